@@ -1,0 +1,100 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "hearth",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "hearth", targets: ["hearth"]),
+        .executable(name: "hearth-bench", targets: ["hearth-bench"]),
+        .library(name: "HearthCore", targets: ["HearthCore"]),
+        .library(name: "HearthServer", targets: ["HearthServer"]),
+        .library(name: "HearthTesting", targets: ["HearthTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+    ],
+    targets: [
+        .target(
+            name: "HearthCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        .target(name: "HearthWire", dependencies: ["HearthCore"], swiftSettings: strict),
+        .target(name: "HearthStore", dependencies: ["HearthCore"], swiftSettings: strict),
+        .target(
+            name: "HearthSQLite",
+            dependencies: ["HearthCore", "HearthStore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HearthServer",
+            dependencies: [
+                "HearthCore", "HearthWire", "HearthStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "hearth",
+            dependencies: [
+                "HearthServer", "HearthSQLite", "HearthStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "hearth-bench",
+            dependencies: [
+                "HearthCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HearthTesting",
+            dependencies: [
+                "HearthServer", "HearthSQLite", "HearthStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"], swiftSettings: strict),
+        .testTarget(
+            name: "HearthStoreTests",
+            dependencies: ["HearthCore", "HearthStore", "HearthSQLite", "HearthTesting"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HearthServerTests",
+            dependencies: [
+                "HearthCore", "HearthServer", "HearthStore", "HearthSQLite", "HearthTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,14 @@
+/// Why a byte sequence is not acceptable JSON.
+public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Byte offset where the reader gave up.
+    public var offset: Int
+    /// A short, safe explanation (never contains the input).
+    public var reason: String
+
+    public init(offset: Int, reason: String) {
+        self.offset = offset
+        self.reason = reason
+    }
+
+    public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+}

@@ -1,0 +1,119 @@
+/// A server value placeholder found while converting a write (`{".sv": ...}`).
+public enum ServerValue: Sendable, Hashable {
+    case timestamp
+    case increment(Leaf)
+}
+
+/// Where a server value must be substituted after parsing.
+public struct ServerValuePlaceholder: Sendable, Hashable {
+    /// Location relative to the write's root.
+    public var path: Path
+    public var value: ServerValue
+    /// True when the placeholder is the node's priority rather than its value.
+    public var isPriority: Bool
+}
+
+/// A value parsed from a write request, with its server-value placeholders.
+public struct ParsedWrite: Sendable, Hashable {
+    public var node: Node
+    public var placeholders: [ServerValuePlaceholder]
+
+    public init(node: Node, placeholders: [ServerValuePlaceholder] = []) {
+        self.node = node
+        self.placeholders = placeholders
+    }
+}
+
+extension Node {
+    /// Converts user JSON into a normalised node, rejecting invalid keys, depth and metadata.
+    ///
+    /// `depth` is the depth of the write location (the value's nesting adds to it).
+    public static func parseWrite(_ json: JSONValue, depth: Int = 0) throws(ValidationError) -> ParsedWrite {
+        var placeholders: [ServerValuePlaceholder] = []
+        var path: [Key] = []
+        let node = try convert(json, depth: depth, path: &path, placeholders: &placeholders)
+        return ParsedWrite(node: node, placeholders: placeholders)
+    }
+
+    /// Converts JSON known to contain no server values (e.g. read back from storage).
+    public init(json: JSONValue) throws(ValidationError) {
+        let parsed = try Node.parseWrite(json)
+        guard parsed.placeholders.isEmpty else { throw ValidationError("Unexpected server value") }
+        self = parsed.node
+    }
+
+    static func serverValue(_ spec: JSONValue) throws(ValidationError) -> ServerValue {
+        switch spec {
+        case .string("timestamp"): return .timestamp
+        case .object(let members) where members.count == 1 && members[0].key == "increment":
+            switch members[0].value {
+            case .int(let i): return .increment(.int(i))
+            case .double(let d): return .increment(.number(d))
+            default: throw ValidationError("Invalid data; increment requires a number")
+            }
+        default: throw ValidationError("Invalid data; unrecognized server value")
+        }
+    }
+
+    static func priority(_ json: JSONValue, path: [Key], placeholders: inout [ServerValuePlaceholder]) throws(ValidationError) -> Leaf? {
+        switch json {
+        case .null: return nil
+        case .int, .double, .string: return Leaf(json: json)
+        case .object(let m) where m.count == 1 && m[0].key == ".sv":
+            placeholders.append(.init(path: Path(path), value: try serverValue(m[0].value), isPriority: true))
+            return nil
+        default: throw ValidationError("Invalid data; priority must be a number, a string or null")
+        }
+    }
+
+    private static func convert(
+        _ json: JSONValue, depth: Int, path: inout [Key], placeholders: inout [ServerValuePlaceholder]
+    ) throws(ValidationError) -> Node {
+        guard depth <= Limits.maxDepth else { throw ValidationError("Invalid data; path is too deep (over 32 levels)") }
+        switch json {
+        case .null: return .empty
+        case .bool, .int, .double, .string: return .leaf(Leaf(json: json)!)
+        case .array(let elements):
+            var c = Children()
+            for (i, e) in elements.enumerated() {
+                let key = Key(String(i))
+                path.append(key)
+                c.appendSorted(key, try convert(e, depth: depth + 1, path: &path, placeholders: &placeholders))
+                path.removeLast()
+            }
+            return Node(.children(c))
+        case .object(let members):
+            var priorityJSON: JSONValue?
+            var valueJSON: JSONValue?
+            var c = Children()
+            for m in members {
+                switch m.key {
+                case ".priority": priorityJSON = m.value
+                case ".value": valueJSON = m.value
+                case ".sv":
+                    guard members.count == 1 else { throw ValidationError("Invalid data; .sv must be the only key") }
+                    placeholders.append(.init(path: Path(path), value: try serverValue(m.value), isPriority: false))
+                    return .empty
+                default:
+                    let key = try Key.validated(m.key)
+                    path.append(key)
+                    c[key] = try convert(m.value, depth: depth + 1, path: &path, placeholders: &placeholders)
+                    path.removeLast()
+                }
+            }
+            var p: Leaf?
+            if let priorityJSON { p = try priority(priorityJSON, path: path, placeholders: &placeholders) }
+            if let valueJSON {
+                guard c.isEmpty else { throw ValidationError("Invalid data; .value cannot be combined with child keys") }
+                switch valueJSON {
+                case .object, .array:
+                    let inner = try convert(valueJSON, depth: depth, path: &path, placeholders: &placeholders)
+                    return inner.withPriority(p)
+                case .null: return .empty
+                default: return .leaf(Leaf(json: valueJSON)!, priority: p)
+                }
+            }
+            return Node(.children(c), priority: p)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+extension ParsedWrite {
+    /// Substitutes every placeholder. `current(relativePath)` returns the stored value at that place
+    /// before this write (increments add to it); `now` is milliseconds since 1970.
+    public func resolved(now: Int64, current: (Path) throws -> Node) rethrows -> Node {
+        var node = self.node
+        for p in placeholders {
+            let leaf: Leaf
+            switch p.value {
+            case .timestamp:
+                leaf = .int(now)
+            case .increment(let delta):
+                leaf = ServerValue.add(try current(p.path).leafValue, delta)
+            }
+            if p.isPriority {
+                let target = node.child(at: p.path)
+                node = node.setting(p.path, to: target.withPriority(leaf))
+            } else {
+                let existing = node.child(at: p.path)
+                node = node.setting(p.path, to: .leaf(leaf, priority: existing.priority))
+            }
+        }
+        return node
+    }
+}
+
+extension ServerValue {
+    /// `base + delta` when base is a number (Int64 unless it overflows), else `delta`.
+    public static func add(_ base: Leaf?, _ delta: Leaf) -> Leaf {
+        switch (base, delta) {
+        case let (.int(a)?, .int(b)):
+            let (sum, overflow) = a.addingReportingOverflow(b)
+            return overflow ? .double(Double(a) + Double(b)) : .int(sum)
+        case let (b?, d) where b.isNumber:
+            return .number(b.doubleValue! + d.doubleValue!)
+        default:
+            return delta
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+public import HearthCore
+public import HearthStore
+
+/// The embedded backend: one SQLite database (WAL mode) per namespace.
+///
+/// Leaves are rows keyed by `PathEncoding`, so a subtree is one range scan in Firebase key order.
+/// Readers use WAL snapshots and never wait for the writer.
+public final class SQLiteStore: DatabaseStore {
+    /// How hard a commit waits for the disk.
+    public enum Durability: String, Sendable {
+        /// fsync on every commit: survives power loss.
+        case full
+        /// fsync at checkpoints: survives a process crash (`kill -9`), may lose the last commits on power loss.
+        case normal
+    }
+
+    private let pool: DatabasePool
+
+    public init(path: String, durability: Durability = .full) throws {
+        var config = Configuration()
+        config.maximumReaderCount = 4
+        let sync = durability == .full ? "FULL" : "NORMAL"
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(sync)")
+        }
+        pool = try DatabasePool(path: path, configuration: config)
+        try pool.write { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS tree(p BLOB PRIMARY KEY NOT NULL, v BLOB, pr BLOB) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY NOT NULL, v) WITHOUT ROWID;
+                """)
+        }
+    }
+
+    public func snapshot<R: Sendable>(_ body: @Sendable (any StoreReader) throws -> R) async throws -> R {
+        try await pool.read { db in try body(SQLiteTransaction(db)) }
+    }
+
+    public func write<R: Sendable>(_ body: @Sendable (any StoreTransaction) throws -> R) async throws -> R {
+        try await pool.write { db in try body(SQLiteTransaction(db)) }
+    }
+
+    public func close() async throws {
+        try pool.close()
+    }
+}
+
+/// Opens `<folder>/<namespace>.sqlite`.
+public struct SQLiteStoreFactory: StoreFactory {
+    public var folder: String
+    public var durability: SQLiteStore.Durability
+
+    public init(folder: String, durability: SQLiteStore.Durability = .full) {
+        self.folder = folder
+        self.durability = durability
+    }
+
+    public func open(namespace: String) async throws -> any DatabaseStore {
+        try SQLiteStore(path: folder + "/" + namespace + ".sqlite", durability: durability)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthStore
+
+/// A `StoreTransaction` over one GRDB connection, valid only inside the pool's read/write closure.
+struct SQLiteTransaction: StoreTransaction {
+    let db: GRDB.Database
+
+    init(_ db: GRDB.Database) {
+        self.db = db
+    }
+
+    private func blob(_ bytes: [UInt8]) -> Data { Data(bytes) }
+
+    static func leaf(from data: Data?) throws -> Leaf? {
+        guard let data else { return nil }
+        let json = try JSONValue.parse(data)
+        return Leaf(json: json)
+    }
+
+    static func bytes(_ leaf: Leaf) -> Data {
+        var w = JSONWriter()
+        w.write(leaf)
+        return Data(w.bytes)
+    }
+
+    func read(_ path: Path) throws -> Node {
+        let start = PathEncoding.encode(path)
+        let statement = try db.cachedStatement(sql: "SELECT p, v, pr FROM tree WHERE p >= ? AND p < ? ORDER BY p")
+        let rows = try Row.fetchCursor(statement, arguments: [blob(start), blob(PathEncoding.subtreeEnd(start))])
+        var builder = NodeBuilder()
+        while let row = try rows.next() {
+            let p: Data = row[0]
+            let keys = PathEncoding.decode(p, from: start.count)
+            builder.add(keys, leaf: try Self.leaf(from: row[1]), priority: try Self.leaf(from: row[2]))
+        }
+        return builder.finish()
+    }
+
+    func sequence() throws -> UInt64 {
+        let value = try Int64.fetchOne(db, sql: "SELECT v FROM meta WHERE k = 'sequence'") ?? 0
+        return UInt64(value)
+    }
+
+    func setting(_ name: String) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT v FROM meta WHERE k = ?", arguments: ["setting:" + name])
+    }
+
+    func setSequence(_ sequence: UInt64) throws {
+        try db.cachedStatement(sql: "INSERT INTO meta(k, v) VALUES('sequence', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v")
+            .execute(arguments: [Int64(sequence)])
+    }
+
+    func setSetting(_ name: String, _ value: String) throws {
+        try db.execute(
+            sql: "INSERT INTO meta(k, v) VALUES(?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v",
+            arguments: ["setting:" + name, value])
+    }
+
+    func set(_ path: Path, _ node: Node) throws {
+        let encoded = PathEncoding.encode(path)
+        try db.cachedStatement(sql: "DELETE FROM tree WHERE p >= ? AND p < ?")
+            .execute(arguments: [blob(encoded), blob(PathEncoding.subtreeEnd(encoded))])
+        var ancestors: [[UInt8]] = []
+        var prefix: [UInt8] = []
+        ancestors.append(prefix)
+        for key in path.keys.dropLast() {
+            PathEncoding.append(key, to: &prefix)
+            ancestors.append(prefix)
+        }
+        if path.isRoot { ancestors = [] }
+        if node.isEmpty {
+            try removeEmptyAncestors(ancestors)
+            return
+        }
+        // A leaf above the write turns into an object (keeping its priority).
+        let dropLeaf = try db.cachedStatement(sql: "DELETE FROM tree WHERE p = ? AND v IS NOT NULL AND pr IS NULL")
+        let clearLeaf = try db.cachedStatement(sql: "UPDATE tree SET v = NULL WHERE p = ? AND v IS NOT NULL")
+        for a in ancestors {
+            try dropLeaf.execute(arguments: [blob(a)])
+            try clearLeaf.execute(arguments: [blob(a)])
+        }
+        let insert = try db.cachedStatement(sql: "INSERT INTO tree(p, v, pr) VALUES(?, ?, ?)")
+        var key = encoded
+        try insertRows(node, key: &key, statement: insert)
+    }
+
+    private func insertRows(_ node: Node, key: inout [UInt8], statement: Statement) throws {
+        let priority = node.priority.map(Self.bytes)
+        switch node.content {
+        case .empty: return
+        case .leaf(let l):
+            try statement.execute(arguments: [blob(key), Self.bytes(l), priority])
+        case .children(let c):
+            if let priority { try statement.execute(arguments: [blob(key), nil, priority]) }
+            let base = key.count
+            for (k, child) in c {
+                PathEncoding.append(k, to: &key)
+                try insertRows(child, key: &key, statement: statement)
+                key.removeSubrange(base...)
+            }
+        }
+    }
+
+    /// After a delete, priority-only rows of ancestors left with no descendants are removed.
+    private func removeEmptyAncestors(_ ancestors: [[UInt8]]) throws {
+        let find = try db.cachedStatement(sql: "SELECT 1 FROM tree WHERE p = ? AND v IS NULL")
+        let hasChild = try db.cachedStatement(sql: "SELECT 1 FROM tree WHERE p > ? AND p < ? LIMIT 1")
+        let delete = try db.cachedStatement(sql: "DELETE FROM tree WHERE p = ?")
+        for a in ancestors.reversed() {
+            guard try Int.fetchOne(find, arguments: [blob(a)]) != nil else { continue }
+            let end = PathEncoding.subtreeEnd(a)
+            if try Int.fetchOne(hasChild, arguments: [blob(a), blob(end)]) == nil {
+                try delete.execute(arguments: [blob(a)])
+            }
+        }
+    }
+
+    func setPriority(_ path: Path, _ priority: Leaf?) throws {
+        let encoded = PathEncoding.encode(path)
+        let exists = try Int.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM tree WHERE p >= ? AND p < ? LIMIT 1"),
+            arguments: [blob(encoded), blob(PathEncoding.subtreeEnd(encoded))])
+        guard exists != nil else { return }
+        if let priority {
+            try db.cachedStatement(sql: "INSERT INTO tree(p, v, pr) VALUES(?, NULL, ?) ON CONFLICT(p) DO UPDATE SET pr = excluded.pr")
+                .execute(arguments: [blob(encoded), Self.bytes(priority)])
+        } else {
+            try db.cachedStatement(sql: "UPDATE tree SET pr = NULL WHERE p = ?").execute(arguments: [blob(encoded)])
+            try db.cachedStatement(sql: "DELETE FROM tree WHERE p = ? AND v IS NULL AND pr IS NULL").execute(arguments: [blob(encoded)])
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import HTTPTypes
+import HearthCore
+import HearthStore
+import HearthWire
+import Hummingbird
+
+extension DatabaseController {
+    /// `/.settings/rules.json`: read or replace the rules document (admin only).
+    func settings(
+        _ request: Request, segments: [Substring], identity: Identity, namespace: Namespace, parameters: [String: String]
+    ) async throws -> Response {
+        guard segments == ["rules"] else { throw RestError(.notFound, "Unknown settings location") }
+        guard case .admin = identity else { throw RestError.permissionDenied }
+        switch request.method {
+        case .get:
+            let rules = namespace.rules
+            if parameters["format"] == "strict" {
+                var w = JSONWriter(pretty: true)
+                w.write(rules.json)
+                return Responses.json(w.bytes)
+            }
+            return Responses.json(Array(rules.source.utf8))
+        case .put:
+            let buffer: ByteBuffer
+            do {
+                buffer = try await request.body.collect(upTo: configuration.maxBodyBytes)
+            } catch {
+                throw RestError.badRequest("Rules document too large")
+            }
+            let text = String(buffer: buffer)
+            let rules: RulesDocument
+            do {
+                rules = try RulesDocument(source: text)
+            } catch {
+                throw RestError.badRequest(error.message)
+            }
+            try await namespace.database.store.write { tx in try tx.setSetting("rules", text) }
+            namespace.replaceRules(rules)
+            return Responses.json(JSONValue.object([JSONMember("status", .string("ok"))]).jsonBytes)
+        default:
+            throw RestError(.methodNotAllowed, "Method not allowed")
+        }
+    }
+}

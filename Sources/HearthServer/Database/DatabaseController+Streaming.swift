@@ -1,0 +1,66 @@
+import HTTPTypes
+import HearthCore
+import HearthStore
+import HearthWire
+import Hummingbird
+import NIOCore
+
+extension DatabaseController {
+    /// `Accept: text/event-stream`: the current value, then every change in commit order.
+    ///
+    /// The listener is registered before the snapshot is read; buffered changes at or below the
+    /// snapshot's sequence are dropped, so nothing is lost or repeated between snapshot and stream.
+    func stream(_ call: RestCall) async throws -> Response {
+        let format: RenderFormat = call.parameters["format"] == "export" ? .export : .plain
+        let query: Query?
+        do {
+            query = try Query(parameters: call.parameters)
+        } catch {
+            throw RestError.badRequest(error.message)
+        }
+        if let query { try checkIndex(query, call: call) }
+        let hub = call.namespace.hub
+        let store = call.namespace.database.store
+        let path = call.path
+        let (id, deliveries) = hub.register(location: path, format: format, isQuery: query != nil)
+        let initial: (Node, UInt64)
+        do {
+            initial = try await store.snapshot { reader in
+                let node = try query.map { try reader.query(path, $0) } ?? reader.read(path)
+                return (node, try reader.sequence())
+            }
+        } catch {
+            hub.unregister(id: id, location: path)
+            throw error
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream; charset=utf-8"
+        headers[.cacheControl] = "no-cache"
+        headers[.accessControlAllowOrigin] = "*"
+        let body = ResponseBody { writer in
+            defer { hub.unregister(id: id, location: path) }
+            var (current, seen) = initial
+            try await writer.write(ByteBuffer(bytes: ServerSentEvent.put(path: .root, node: current, format: format)))
+            for await delivery in deliveries {
+                switch delivery {
+                case .keepAlive:
+                    try await writer.write(ByteBuffer(bytes: ServerSentEvent.keepAlive))
+                case .event(let sequence, let buffer):
+                    guard sequence > seen else { continue }
+                    seen = sequence
+                    try await writer.write(buffer)
+                case .requery(let sequence):
+                    guard sequence > seen, let query else { continue }
+                    let (node, at) = try await store.snapshot { reader in (try reader.query(path, query), try reader.sequence()) }
+                    seen = max(seen, at)
+                    if node != current {
+                        current = node
+                        try await writer.write(ByteBuffer(bytes: ServerSentEvent.put(path: .root, node: node, format: format)))
+                    }
+                }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+}

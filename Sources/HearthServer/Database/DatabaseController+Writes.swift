@@ -1,0 +1,126 @@
+import HTTPTypes
+import HearthCore
+import HearthStore
+import HearthWire
+import Hummingbird
+
+extension DatabaseController {
+    func checkWriteSizeLimit(_ p: [String: String]) throws {
+        guard let v = p["writeSizeLimit"] else { return }
+        guard ["tiny", "small", "medium", "large", "unlimited"].contains(v) else {
+            throw RestError.badRequest("Invalid writeSizeLimit: use tiny, small, medium, large or unlimited")
+        }
+    }
+
+    func parseWrite(_ json: JSONValue, at path: Path) throws -> ParsedWrite {
+        do {
+            return try Node.parseWrite(json, depth: path.count)
+        } catch {
+            throw RestError.badRequest(
+                error.message.hasPrefix("Invalid key") ? ErrorMessage.invalidJSONKeys : error.message)
+        }
+    }
+
+    func commit(_ call: RestCall, _ request: WriteRequest) async throws -> WriteOutcome {
+        do {
+            return try await call.namespace.database.write(request)
+        } catch let e as ValidationError {
+            throw RestError.badRequest(e.message)
+        }
+    }
+
+    func respondToWrite(_ call: RestCall, _ outcome: WriteOutcome) -> Response {
+        switch outcome {
+        case .committed(let value, let etag):
+            var headers = HTTPFields()
+            if let etag { headers[.eTag] = etag }
+            return render(call, value.jsonBytes, headers: headers)
+        case .preconditionFailed(let current, let etag):
+            var headers = HTTPFields()
+            headers[.eTag] = etag
+            return Responses.json(current.jsonBytes(), status: .preconditionFailed, headers: headers)
+        }
+    }
+
+    func put(_ call: RestCall, request: Request) async throws -> Response {
+        try checkWriteSizeLimit(call.parameters)
+        let json = try await body(request)
+        let ifMatch = request.headers[.ifMatchHeader]
+        if call.isPriority {
+            var placeholder: ServerValue?
+            let priority: Leaf?
+            switch json {
+            case .null: priority = nil
+            case .int, .double, .string: priority = Leaf(json: json)
+            case .object(let m) where m.count == 1 && m[0].key == ".sv" && m[0].value == .string("timestamp"):
+                priority = nil
+                placeholder = .timestamp
+            default: throw RestError.badRequest("Invalid priority: use a number, a string or null")
+            }
+            let outcome = try await commit(call, WriteRequest(
+                path: call.path, operation: .setPriority(priority, placeholder: placeholder), ifMatch: ifMatch, wantsETag: ifMatch != nil))
+            return respondToWrite(call, outcome)
+        }
+        let parsed = try parseWrite(json, at: call.path)
+        let outcome = try await commit(call, WriteRequest(path: call.path, operation: .set(parsed), ifMatch: ifMatch, wantsETag: ifMatch != nil))
+        return respondToWrite(call, outcome)
+    }
+
+    func post(_ call: RestCall, request: Request) async throws -> Response {
+        try checkWriteSizeLimit(call.parameters)
+        let json = try await body(request)
+        let id = Key(pushIDs.next(millis: clock()))
+        let path = call.path.child(id)
+        let parsed = try parseWrite(json, at: path)
+        _ = try await commit(call, WriteRequest(path: path, operation: .set(parsed)))
+        return render(call, JSONValue.object([JSONMember("name", .string(id.string))]).jsonBytes)
+    }
+
+    func delete(_ call: RestCall, request: Request) async throws -> Response {
+        let ifMatch = request.headers[.ifMatchHeader]
+        let outcome = try await commit(call, WriteRequest(
+            path: call.path, operation: .set(ParsedWrite(node: .empty, placeholders: [])), ifMatch: ifMatch, wantsETag: ifMatch != nil))
+        if case .committed(_, let etag) = outcome {
+            var headers = HTTPFields()
+            if let etag { headers[.eTag] = etag }
+            return render(call, Array("null".utf8), headers: headers)
+        }
+        return respondToWrite(call, outcome)
+    }
+
+    func patch(_ call: RestCall, request: Request) async throws -> Response {
+        try checkWriteSizeLimit(call.parameters)
+        let json = try await body(request)
+        let members: [JSONMember]
+        switch json {
+        case .null:
+            let outcome = try await commit(call, WriteRequest(path: call.path, operation: .set(ParsedWrite(node: .empty, placeholders: []))))
+            return respondToWrite(call, outcome)
+        case .object(let m): members = m
+        default: throw RestError.badRequest(ErrorMessage.invalidPatch)
+        }
+        var entries: [(path: Path, value: ParsedWrite)] = []
+        for m in members {
+            let relative: Path
+            do {
+                relative = try Path.validated(m.key)
+            } catch {
+                throw RestError.badRequest(ErrorMessage.invalidPatch)
+            }
+            guard !relative.isRoot else { throw RestError.badRequest(ErrorMessage.invalidPatch) }
+            let target = call.path.appending(relative)
+            guard target.count <= Limits.maxDepth else { throw RestError.badRequest("Invalid data; path is too deep (over 32 levels)") }
+            entries.append((relative, try parseWrite(m.value, at: target)))
+        }
+        let all = Set(entries.map(\.path))
+        for p in all {
+            var prefix = p
+            while let parent = prefix.parent, !parent.isRoot {
+                if all.contains(parent) { throw RestError.badRequest("Invalid data; the update contains overlapping paths \(parent) and \(p)") }
+                prefix = parent
+            }
+        }
+        let outcome = try await commit(call, WriteRequest(path: call.path, operation: .update(entries)))
+        return respondToWrite(call, outcome)
+    }
+}

@@ -1,0 +1,183 @@
+import HTTPTypes
+import HearthCore
+import HearthStore
+import HearthWire
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Who is asking.
+enum Identity: Sendable {
+    case admin
+    case anonymous
+    /// A bearer token that is not the admin credential (verified by the auth product later).
+    case token(String)
+}
+
+/// Everything parsed from one REST request before it is dispatched.
+struct RestCall: Sendable {
+    var method: HTTPRequest.Method
+    var path: Path
+    /// True when the last raw segment was `.priority`.
+    var isPriority: Bool
+    var parameters: [String: String]
+    var namespace: Namespace
+    var identity: Identity
+    /// `auth_variable_override` as given by an admin (nil = none; `.null` = unauthenticated).
+    var authOverride: JSONValue?
+    var pretty: Bool
+    var silent: Bool
+}
+
+/// Serves the Realtime Database REST and streaming API (`/<path>.json`).
+struct DatabaseController: Sendable {
+    let configuration: ServerConfiguration
+    let registry: NamespaceRegistry
+    let pushIDs: PushIDGenerator
+    let clock: @Sendable () -> Int64
+    let logger: Logger
+
+    func respond(to request: Request) async -> Response {
+        let parameters = parseQueryString(request.uri.query)
+        let pretty = parameters["print"] == "pretty"
+        do {
+            return try await handle(request, parameters: parameters)
+        } catch let e as RestError {
+            return Responses.error(e, pretty: pretty)
+        } catch {
+            logger.error("request failed", metadata: ["hearth.error": "\(error)"])
+            return Responses.error(RestError(.internalServerError, "Internal error"), pretty: pretty)
+        }
+    }
+
+    private func handle(_ request: Request, parameters: [String: String]) async throws -> Response {
+        var rawPath = Substring(request.uri.path)
+        if request.method == .options {
+            var h = HTTPFields()
+            h[.accessControlAllowOrigin] = "*"
+            h[.accessControlAllowMethods] = "GET, PUT, POST, PATCH, DELETE, OPTIONS"
+            h[.accessControlAllowHeaders] = "*"
+            return Response(status: .ok, headers: h)
+        }
+        guard rawPath.hasSuffix(".json") else {
+            throw RestError(.notFound, "Not found: Realtime Database paths end in .json")
+        }
+        rawPath = rawPath.dropLast(5)
+        var method = request.method
+        if method == .post {
+            let override = request.headers[.methodOverride] ?? parameters["x-http-method-override"]
+            if let override {
+                switch override.uppercased() {
+                case "PUT": method = .put
+                case "PATCH": method = .patch
+                case "DELETE": method = .delete
+                case "GET": method = .get
+                default: throw RestError.badRequest("Invalid X-HTTP-Method-Override value")
+                }
+            }
+        }
+        let nsName = parameters["ns"] ?? configuration.defaultNamespace
+        guard NamespaceRegistry.isValid(nsName) else { throw RestError(.notFound, "Invalid namespace name") }
+        let identity = identify(request, parameters: parameters)
+        var authOverride: JSONValue?
+        if case .admin = identity, let text = parameters["auth_variable_override"] {
+            switch try? JSONValue.parse(text) {
+            case let json? where json == .null: authOverride = json
+            case let .object(members)?: authOverride = .object(members)
+            default: throw RestError.badRequest("auth_variable_override must be a JSON object or null")
+            }
+        }
+        // Special locations.
+        let segments = rawPath.split(separator: "/", omittingEmptySubsequences: true)
+        if segments.first == ".settings" {
+            let ns = try await namespace(nsName)
+            return try await settings(request, segments: Array(segments.dropFirst()), identity: identity, namespace: ns, parameters: parameters)
+        }
+        if segments.first == ".inspect", segments.dropFirst().first == "databases" {
+            guard case .admin = identity else { throw RestError.permissionDenied }
+            let names = await registry.names
+            return Responses.json(JSONValue.array(names.map { .object([JSONMember("name", .string($0))]) }).jsonBytes)
+        }
+        if segments.first == ".info" {
+            if method != .get { throw RestError.badRequest("Invalid path: .info is read-only") }
+        }
+        var isPriority = false
+        if segments.last == ".priority" {
+            isPriority = true
+            while rawPath.hasSuffix("/") { rawPath = rawPath.dropLast() }
+            rawPath = rawPath.dropLast(".priority".count)
+        }
+        let path: Path
+        do {
+            path = try Path.validated(rawURLPath: rawPath)
+        } catch {
+            throw RestError.badRequest(error.message)
+        }
+        // Until the rules engine lands, only the admin credential is served.
+        guard case .admin = identity else { throw RestError.permissionDenied }
+        let call = RestCall(
+            method: method, path: path, isPriority: isPriority, parameters: parameters,
+            namespace: try await namespace(nsName), identity: identity, authOverride: authOverride,
+            pretty: parameters["print"] == "pretty", silent: parameters["print"] == "silent")
+        switch method {
+        case .get:
+            if let accept = request.headers[.accept], accept.contains("text/event-stream") {
+                return try await stream(call)
+            }
+            return try await get(call, request: request)
+        case .head:
+            return try await get(call, request: request)
+        case .put: return try await put(call, request: request)
+        case .post: return try await post(call, request: request)
+        case .patch: return try await patch(call, request: request)
+        case .delete: return try await delete(call, request: request)
+        default: throw RestError(.methodNotAllowed, "Method not allowed")
+        }
+    }
+
+    func namespace(_ name: String) async throws -> Namespace {
+        do {
+            return try await registry.namespace(name)
+        } catch {
+            logger.error("cannot open namespace", metadata: ["hearth.ns": "\(name)", "hearth.error": "\(error)"])
+            throw RestError(.serviceUnavailable, "Database unavailable")
+        }
+    }
+
+    private func identify(_ request: Request, parameters: [String: String]) -> Identity {
+        var token: String?
+        if let header = request.headers[.authorization] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" { token = String(parts[1]) }
+        }
+        token = token ?? parameters["access_token"] ?? parameters["auth"]
+        guard let token, !token.isEmpty else { return .anonymous }
+        return constantTimeEquals(token, configuration.adminToken) ? .admin : .token(token)
+    }
+
+    /// Reads and parses the JSON request body (bounded).
+    func body(_ request: Request) async throws -> JSONValue {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: configuration.maxBodyBytes)
+        } catch {
+            throw RestError.badRequest("Data too large; the request body is over \(configuration.maxBodyBytes) bytes")
+        }
+        guard buffer.readableBytes > 0 else { throw RestError.badRequest(ErrorMessage.noData) }
+        do {
+            return try buffer.withUnsafeReadableBytes { raw in try JSONReader(maxDepth: 64).parse(raw) }
+        } catch {
+            throw RestError.badRequest(ErrorMessage.invalidJSON)
+        }
+    }
+
+    func render(_ call: RestCall, _ bytes: [UInt8], headers: HTTPFields = [:]) -> Response {
+        if call.silent { return Responses.noContent(headers: headers) }
+        if call.pretty, let v = try? JSONValue.parse(bytes) {
+            var w = JSONWriter(pretty: true)
+            w.write(v)
+            return Responses.json(w.bytes, headers: headers)
+        }
+        return Responses.json(bytes, headers: headers)
+    }
+}

@@ -1,0 +1,83 @@
+import HearthCore
+import HearthStore
+import Synchronization
+
+/// One open database: its writer, its listeners and its rules.
+final class Namespace: Sendable {
+    let name: String
+    let database: Database
+    let hub: RealtimeHub
+    private let rulesBox: Mutex<RulesDocument>
+
+    init(name: String, database: Database, hub: RealtimeHub, rules: RulesDocument) {
+        self.name = name
+        self.database = database
+        self.hub = hub
+        self.rulesBox = Mutex(rules)
+    }
+
+    var rules: RulesDocument { rulesBox.withLock { $0 } }
+
+    func replaceRules(_ rules: RulesDocument) { rulesBox.withLock { $0 = rules } }
+}
+
+/// Opens namespaces lazily, once each, and closes them all on shutdown.
+actor NamespaceRegistry {
+    private let factory: any StoreFactory
+    private let clock: @Sendable () -> Int64
+    private var open: [String: Task<Namespace, any Error>] = [:]
+
+    init(factory: any StoreFactory, clock: @escaping @Sendable () -> Int64) {
+        self.factory = factory
+        self.clock = clock
+    }
+
+    /// A namespace name: 1–63 characters of letters, digits, `-` and `_`.
+    static func isValid(_ name: String) -> Bool {
+        guard !name.isEmpty, name.utf8.count <= 63 else { return false }
+        return name.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
+        }
+    }
+
+    func namespace(_ name: String) async throws -> Namespace {
+        if let task = open[name] { return try await task.value }
+        let factory = self.factory
+        let clock = self.clock
+        // A child task per namespace opening, so concurrent first requests share one open.
+        let task = Task<Namespace, any Error> {
+            let store = try await factory.open(namespace: name)
+            let hub = RealtimeHub()
+            let database = try await Database(name: name, store: store, observer: hub, clock: clock)
+            let source = try await store.snapshot { try $0.setting("rules") }
+            let rules = try source.map { (s) throws in try RulesDocument(source: s) } ?? .default
+            return Namespace(name: name, database: database, hub: hub, rules: rules)
+        }
+        open[name] = task
+        do {
+            return try await task.value
+        } catch {
+            open[name] = nil
+            throw error
+        }
+    }
+
+    var names: [String] { open.keys.sorted() }
+
+    /// Ends all streams and closes every store.
+    func closeAll() async {
+        for (_, task) in open {
+            if let ns = try? await task.value {
+                ns.hub.closeAll()
+                try? await ns.database.store.close()
+            }
+        }
+        open = [:]
+    }
+
+    func closeStreams() async {
+        for (_, task) in open {
+            if let ns = try? await task.value { ns.hub.closeAll() }
+        }
+    }
+}

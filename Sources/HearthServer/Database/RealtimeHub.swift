@@ -1,0 +1,172 @@
+import HearthCore
+import HearthStore
+import HearthWire
+import NIOCore
+import Synchronization
+
+/// Something a stream listener must act on, tagged with the commit sequence it reflects.
+enum Delivery: Sendable {
+    /// Pre-encoded SSE bytes, shared by every listener at the same location and format.
+    case event(sequence: UInt64, ByteBuffer)
+    /// A change touched a query listener's location: re-run the query.
+    case requery(sequence: UInt64)
+    case keepAlive
+}
+
+/// Fans committed changes out to the namespace's stream listeners.
+///
+/// Listeners are kept in a trie by location, so a change at W visits only listeners above, at or below W.
+/// Each event is encoded once per (location, format) and the same buffer is handed to every listener there.
+final class RealtimeHub: ChangeObserver, Sendable {
+    struct Listener: Sendable {
+        var id: Int
+        var location: Path
+        var format: RenderFormat
+        var isQuery: Bool
+        var continuation: AsyncStream<Delivery>.Continuation
+    }
+
+    final class TrieNode: @unchecked Sendable {
+        // Only touched while holding `RealtimeHub.state`'s lock.
+        var children: [Key: TrieNode] = [:]
+        var listeners: [Int: Listener] = [:]
+    }
+
+    struct State: Sendable {
+        var nextID = 0
+        var root = TrieNode()
+        var count = 0
+    }
+
+    /// Maximum undelivered events per listener before it is disconnected as too slow.
+    let bufferLimit: Int
+    private let state = Mutex(State())
+
+    init(bufferLimit: Int = 4096) {
+        self.bufferLimit = bufferLimit
+    }
+
+    var listenerCount: Int { state.withLock { $0.count } }
+
+    /// Registers a listener; its stream buffers every change committed from now on.
+    func register(location: Path, format: RenderFormat, isQuery: Bool) -> (id: Int, stream: AsyncStream<Delivery>) {
+        let (stream, continuation) = AsyncStream<Delivery>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
+        let id = state.withLock { s -> Int in
+            s.nextID += 1
+            var node = s.root
+            for k in location.keys {
+                if let next = node.children[k] {
+                    node = next
+                } else {
+                    let next = TrieNode()
+                    node.children[k] = next
+                    node = next
+                }
+            }
+            node.listeners[s.nextID] = Listener(id: s.nextID, location: location, format: format, isQuery: isQuery, continuation: continuation)
+            s.count += 1
+            return s.nextID
+        }
+        return (id, stream)
+    }
+
+    func unregister(id: Int, location: Path) {
+        let removed = state.withLock { s -> Listener? in
+            var chain = [s.root]
+            for k in location.keys {
+                guard let next = chain.last!.children[k] else { return nil }
+                chain.append(next)
+            }
+            guard let l = chain.last!.listeners.removeValue(forKey: id) else { return nil }
+            s.count -= 1
+            // Prune empty trie branches.
+            for (i, k) in location.keys.enumerated().reversed() {
+                let node = chain[i + 1]
+                if node.listeners.isEmpty && node.children.isEmpty { chain[i].children[k] = nil } else { break }
+            }
+            return l
+        }
+        removed?.continuation.finish()
+    }
+
+    func didCommit(_ changes: [Change]) {
+        var slow: [Listener] = []
+        state.withLock { s in
+            for change in changes {
+                var cache: [Path: ByteBuffer] = [:]
+                var exportCache: [Path: ByteBuffer] = [:]
+                let deliver = { (l: Listener) in
+                    let result: AsyncStream<Delivery>.Continuation.YieldResult
+                    if l.isQuery {
+                        result = l.continuation.yield(.requery(sequence: change.sequence))
+                    } else {
+                        let cached = l.format == .plain ? cache[l.location] : exportCache[l.location]
+                        var buffer = cached
+                        if buffer == nil, let event = change.event(for: l.location) {
+                            buffer = ByteBuffer(bytes: RealtimeHub.encode(event, format: l.format))
+                            if l.format == .plain { cache[l.location] = buffer } else { exportCache[l.location] = buffer }
+                        }
+                        guard let buffer else { return }
+                        result = l.continuation.yield(.event(sequence: change.sequence, buffer))
+                    }
+                    if case .dropped = result { slow.append(l) }
+                }
+                // Listeners at or above the change.
+                var node = s.root
+                node.listeners.values.forEach(deliver)
+                var reached = true
+                for k in change.path.keys {
+                    guard let next = node.children[k] else {
+                        reached = false
+                        break
+                    }
+                    node = next
+                    if node !== s.root { node.listeners.values.forEach(deliver) }
+                }
+                // Listeners strictly below the change.
+                if reached {
+                    var stack = Array(node.children.values)
+                    while let n = stack.popLast() {
+                        n.listeners.values.forEach(deliver)
+                        stack.append(contentsOf: n.children.values)
+                    }
+                }
+            }
+        }
+        for l in slow { unregister(id: l.id, location: l.location) }
+    }
+
+    static func encode(_ event: ListenerEvent, format: RenderFormat) -> [UInt8] {
+        switch event {
+        case .put(let p, let n): return ServerSentEvent.put(path: p, node: n, format: format)
+        case .patch(let p, let e): return ServerSentEvent.patch(path: p, entries: e, format: format)
+        }
+    }
+
+    /// Sends a keep-alive to every listener.
+    func keepAlive() {
+        state.withLock { s in
+            var stack = [s.root]
+            while let n = stack.popLast() {
+                for l in n.listeners.values { l.continuation.yield(.keepAlive) }
+                stack.append(contentsOf: n.children.values)
+            }
+        }
+    }
+
+    /// Ends every stream (server shutdown).
+    func closeAll() {
+        let all = state.withLock { s -> [Listener] in
+            var out: [Listener] = []
+            var stack = [s.root]
+            while let n = stack.popLast() {
+                out.append(contentsOf: n.listeners.values)
+                stack.append(contentsOf: n.children.values)
+            }
+            s.root = TrieNode()
+            s.count = 0
+            return out
+        }
+        for l in all { l.continuation.finish() }
+    }
+}

@@ -1,0 +1,105 @@
+import HearthCore
+
+/// The stored rules document of a namespace: its source text and the `.indexOn` declarations.
+///
+/// Enforcing `.read`/`.write`/`.validate` is the rules engine's job (HearthRules); this type only
+/// keeps the text and answers "is there an index for this query?".
+struct RulesDocument: Sendable {
+    /// Source as uploaded (comments included).
+    var source: String
+    var json: JSONValue
+
+    /// New databases deny everything (security by default).
+    static let defaultSource = "{\n  \"rules\": {\n    \".read\": false,\n    \".write\": false\n  }\n}\n"
+
+    static let `default` = try! RulesDocument(source: defaultSource)
+
+    init(source: String) throws(ValidationError) {
+        let stripped = RulesDocument.stripComments(source)
+        let json: JSONValue
+        do {
+            json = try JSONValue.parse(stripped)
+        } catch {
+            throw ValidationError("Invalid rules document: \(error.reason) (byte \(error.offset))")
+        }
+        guard case .object? = json["rules"] else {
+            throw ValidationError("Invalid rules document: expected an object with a \"rules\" member")
+        }
+        try RulesDocument.checkIndexes(json["rules"]!)
+        self.source = source
+        self.json = json
+    }
+
+    static func checkIndexes(_ node: JSONValue) throws(ValidationError) {
+        guard case .object(let members) = node else { return }
+        for m in members {
+            if m.key == ".indexOn" {
+                switch m.value {
+                case .string: continue
+                case .array(let items) where items.allSatisfy({ $0.stringValue != nil }): continue
+                default: throw ValidationError("Invalid rules document: .indexOn must be a string or an array of strings")
+                }
+            }
+            try checkIndexes(m.value)
+        }
+    }
+
+    /// Whether `.indexOn` at a rules node matching `location` lists `index` (a child path or `.value`).
+    func hasIndex(_ index: String, at location: Path) -> Bool {
+        var frontier: [JSONValue] = [json["rules"] ?? .null]
+        for key in location.keys {
+            var next: [JSONValue] = []
+            for node in frontier {
+                guard case .object(let members) = node else { continue }
+                for m in members where m.key == key.string || (m.key.hasPrefix("$") && m.key.count > 1) {
+                    next.append(m.value)
+                }
+            }
+            frontier = next
+            if frontier.isEmpty { return false }
+        }
+        for node in frontier {
+            switch node[".indexOn"] {
+            case .string(let s)?: if s == index { return true }
+            case .array(let items)?: if items.contains(.string(index)) { return true }
+            default: continue
+            }
+        }
+        return false
+    }
+
+    /// Removes `//` and `/* */` comments outside string literals.
+    static func stripComments(_ text: String) -> String {
+        var out: [UInt8] = []
+        let b = Array(text.utf8)
+        var i = 0
+        var inString = false
+        while i < b.count {
+            let c = b[i]
+            if inString {
+                out.append(c)
+                if c == UInt8(ascii: "\\"), i + 1 < b.count {
+                    out.append(b[i + 1])
+                    i += 2
+                    continue
+                }
+                if c == UInt8(ascii: "\"") { inString = false }
+                i += 1
+            } else if c == UInt8(ascii: "\"") {
+                inString = true
+                out.append(c)
+                i += 1
+            } else if c == UInt8(ascii: "/"), i + 1 < b.count, b[i + 1] == UInt8(ascii: "/") {
+                while i < b.count, b[i] != 0x0A { i += 1 }
+            } else if c == UInt8(ascii: "/"), i + 1 < b.count, b[i + 1] == UInt8(ascii: "*") {
+                i += 2
+                while i + 1 < b.count, !(b[i] == UInt8(ascii: "*") && b[i + 1] == UInt8(ascii: "/")) { i += 1 }
+                i += 2
+            } else {
+                out.append(c)
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,40 @@
+/// What to do with a query that orders by a child or value without a matching `.indexOn`.
+public enum IndexPolicy: String, Sendable, CaseIterable {
+    /// Answer 400 `Index not defined…`, as Firebase does over REST.
+    case enforce
+    /// Answer by scanning and log the index to add (the `--dev` default).
+    case scan
+}
+
+/// Everything the HTTP server needs to know; built by the executable from flags, environment and file.
+public struct ServerConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// Namespace used when a request names none (the project id).
+    public var defaultNamespace: String
+    /// The admin credential; `owner` in `--dev`.
+    public var adminToken: String
+    /// Largest accepted request body, in bytes.
+    public var maxBodyBytes: Int
+    public var indexPolicy: IndexPolicy
+    /// Seconds of silence before an SSE keep-alive is sent.
+    public var keepAliveSeconds: Int
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 9000,
+        defaultNamespace: String = "demo",
+        adminToken: String,
+        maxBodyBytes: Int = 16 * 1024 * 1024,
+        indexPolicy: IndexPolicy = .enforce,
+        keepAliveSeconds: Int = 30
+    ) {
+        self.host = host
+        self.port = port
+        self.defaultNamespace = defaultNamespace
+        self.adminToken = adminToken
+        self.maxBodyBytes = maxBodyBytes
+        self.indexPolicy = indexPolicy
+        self.keepAliveSeconds = keepAliveSeconds
+    }
+}

@@ -1,0 +1,141 @@
+public import HearthCore
+
+/// Receives every committed change, in commit order, before the next batch commits.
+public protocol ChangeObserver: Sendable {
+    func didCommit(_ changes: [Change])
+}
+
+/// One namespace: a store plus the serial writer that batches concurrent writes into one
+/// transaction (group commit) and reports changes in commit order.
+public actor Database {
+    public nonisolated let name: String
+    public nonisolated let store: any DatabaseStore
+    private let observer: any ChangeObserver
+    private let clock: @Sendable () -> Int64
+
+    private enum Signal: Sendable {
+        case done(Result<WriteOutcome, any Error>)
+        case drain
+    }
+
+    private struct Pending {
+        var request: WriteRequest
+        var continuation: CheckedContinuation<Signal, Never>?
+    }
+
+    private var pending: [Pending] = []
+    private var draining = false
+    private var sequence: UInt64
+
+    /// - Parameter clock: milliseconds since 1970 (injected for tests).
+    public init(name: String, store: any DatabaseStore, observer: any ChangeObserver, clock: @escaping @Sendable () -> Int64) async throws {
+        self.name = name
+        self.store = store
+        self.observer = observer
+        self.clock = clock
+        self.sequence = try await store.snapshot { try $0.sequence() }
+    }
+
+    /// Applies one write; resolves after it is durably committed.
+    public func write(_ request: WriteRequest) async throws -> WriteOutcome {
+        var batch = [Pending(request: request, continuation: nil)]
+        if draining {
+            let signal = await withCheckedContinuation { pending.append(Pending(request: request, continuation: $0)) }
+            switch signal {
+            case .done(let result): return try result.get()
+            case .drain:
+                batch = pending
+                pending = []
+                // Our own request is in the pending list; it is the first entry.
+            }
+        }
+        draining = true
+        let results = await commit(batch)
+        for (p, r) in zip(batch.dropFirst(), results.dropFirst()) { p.continuation?.resume(returning: .done(r)) }
+        if pending.isEmpty {
+            draining = false
+        } else {
+            let next = pending.removeFirst()
+            pending.insert(next, at: 0)
+            next.continuation?.resume(returning: .drain)
+        }
+        return try results[0].get()
+    }
+
+    private func commit(_ batch: [Pending]) async -> [Result<WriteOutcome, any Error>] {
+        let now = clock()
+        let first = sequence + 1
+        let requests = batch.map(\.request)
+        do {
+            let (results, changes) = try await store.write { tx in
+                var results: [Result<WriteOutcome, any Error>] = []
+                var changes: [Change] = []
+                var seq = first
+                for request in requests {
+                    do {
+                        let (outcome, change) = try Database.apply(request, tx: tx, now: now, sequence: seq)
+                        if let change {
+                            changes.append(change)
+                            seq += 1
+                        }
+                        results.append(.success(outcome))
+                    } catch let error as ValidationError {
+                        results.append(.failure(error))
+                    }
+                }
+                if let last = changes.last { try tx.setSequence(last.sequence) }
+                return (results, changes)
+            }
+            if let last = changes.last { sequence = last.sequence }
+            if !changes.isEmpty { observer.didCommit(changes) }
+            return results
+        } catch {
+            return Array(repeating: .failure(error), count: batch.count)
+        }
+    }
+
+    /// Validates and applies one request. Throws `ValidationError` before writing anything.
+    static func apply(_ request: WriteRequest, tx: any StoreTransaction, now: Int64, sequence: UInt64) throws -> (WriteOutcome, Change?) {
+        let path = request.path
+        if let expected = request.ifMatch {
+            let current = try tx.read(path)
+            let etag = current.etag
+            if etag != expected && "\"\(etag)\"" != expected {
+                return (.preconditionFailed(current: current, etag: etag), nil)
+            }
+        }
+        switch request.operation {
+        case .set(let parsed):
+            let node = try parsed.resolved(now: now) { try tx.read(path.appending($0)) }
+            try tx.set(path, node)
+            let etag = request.wantsETag ? node.etag : nil
+            let echo = try JSONValue.parse(node.jsonBytes())
+            return (.committed(value: echo, etag: etag), Change(sequence: sequence, path: path, kind: .put(node)))
+        case .update(let entries):
+            var resolved: [PatchEntry] = []
+            for entry in entries {
+                let target = path.appending(entry.path)
+                let node = try entry.value.resolved(now: now) { try tx.read(target.appending($0)) }
+                resolved.append(PatchEntry(path: entry.path, node: node))
+            }
+            for entry in resolved { try tx.set(path.appending(entry.path), entry.node) }
+            var members: [JSONMember] = []
+            for entry in resolved {
+                let key = entry.path.keys.map(\.string).joined(separator: "/")
+                members.append(JSONMember(key, try JSONValue.parse(entry.node.jsonBytes())))
+            }
+            if resolved.isEmpty { return (.committed(value: .object([]), etag: nil), nil) }
+            return (.committed(value: .object(members), etag: nil), Change(sequence: sequence, path: path, kind: .patch(resolved)))
+        case .setPriority(let priority, let placeholder):
+            var p = priority
+            if case .timestamp? = placeholder { p = .int(now) }
+            try tx.setPriority(path, p)
+            let node = try tx.read(path)
+            let echo: JSONValue = p?.json ?? .null
+            return (.committed(value: echo, etag: request.wantsETag ? node.etag : nil), Change(sequence: sequence, path: path, kind: .put(node)))
+        }
+    }
+
+    /// The committed sequence visible right now to this actor.
+    public var lastSequence: UInt64 { sequence }
+}

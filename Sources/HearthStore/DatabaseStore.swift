@@ -1,0 +1,52 @@
+public import HearthCore
+
+/// Read access to one namespace's tree inside a consistent snapshot.
+///
+/// Backends implement this over their own transactions; `Database` builds every REST and streaming
+/// read on it.
+public protocol StoreReader {
+    /// The whole subtree at `path` (empty when absent).
+    func read(_ path: Path) throws -> Node
+    /// The children of `path` selected by `query`, in query order. Backends may use indexes.
+    func query(_ path: Path, _ query: Query) throws -> Node
+    /// The sequence number of the last committed change visible to this reader.
+    func sequence() throws -> UInt64
+    /// A named settings document (for example the rules text), if stored.
+    func setting(_ name: String) throws -> String?
+}
+
+extension StoreReader {
+    public func query(_ path: Path, _ query: Query) throws -> Node {
+        query.apply(to: try read(path))
+    }
+}
+
+/// Write access inside a store transaction; everything commits together or not at all.
+public protocol StoreTransaction: StoreReader {
+    /// Replaces the node at `path` (empty deletes it; empty parents vanish; leaf ancestors become objects).
+    func set(_ path: Path, _ node: Node) throws
+    /// Sets the priority of an existing node (no-op on an empty node).
+    func setPriority(_ path: Path, _ priority: Leaf?) throws
+    func setSequence(_ sequence: UInt64) throws
+    func setSetting(_ name: String, _ value: String) throws
+}
+
+/// A storage backend for one namespace.
+///
+/// ```swift
+/// let store = try SQLiteStore(path: "data/demo.sqlite")
+/// let node = try await store.snapshot { try $0.read(Path("users")) }
+/// ```
+public protocol DatabaseStore: Sendable {
+    /// Runs `body` against a consistent read snapshot; never waits behind a writer.
+    func snapshot<R: Sendable>(_ body: @Sendable (any StoreReader) throws -> R) async throws -> R
+    /// Runs `body` in one write transaction, committed durably before returning.
+    func write<R: Sendable>(_ body: @Sendable (any StoreTransaction) throws -> R) async throws -> R
+    /// Releases resources; further calls fail.
+    func close() async throws
+}
+
+/// Opens the store for a namespace (the executable picks the backend).
+public protocol StoreFactory: Sendable {
+    func open(namespace: String) async throws -> any DatabaseStore
+}

@@ -1,0 +1,66 @@
+public import HearthCore
+import Synchronization
+
+/// A `DatabaseStore` that keeps everything in memory: for tests and as the reference behaviour.
+public final class MemoryStore: DatabaseStore {
+    struct State: Sendable {
+        var root = Node.empty
+        var sequence: UInt64 = 0
+        var settings: [String: String] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let writeLock = Mutex(())
+
+    public init() {}
+
+    final class Transaction: StoreTransaction {
+        var state: State
+
+        init(_ state: State) {
+            self.state = state
+        }
+
+        func read(_ path: Path) throws -> Node { state.root.child(at: path) }
+        func sequence() throws -> UInt64 { state.sequence }
+        func setting(_ name: String) throws -> String? { state.settings[name] }
+
+        func set(_ path: Path, _ node: Node) throws {
+            if node.isEmpty, state.root.child(at: path).isEmpty { return }
+            state.root = state.root.setting(path, to: node)
+        }
+
+        func setPriority(_ path: Path, _ priority: Leaf?) throws {
+            let n = state.root.child(at: path)
+            guard !n.isEmpty else { return }
+            state.root = state.root.setting(path, to: n.withPriority(priority))
+        }
+
+        func setSequence(_ sequence: UInt64) throws { state.sequence = sequence }
+        func setSetting(_ name: String, _ value: String) throws { state.settings[name] = value }
+    }
+
+    public func snapshot<R: Sendable>(_ body: @Sendable (any StoreReader) throws -> R) async throws -> R {
+        let copy = state.withLock { $0 }
+        return try body(Transaction(copy))
+    }
+
+    public func write<R: Sendable>(_ body: @Sendable (any StoreTransaction) throws -> R) async throws -> R {
+        try writeLock.withLock { _ in
+            let tx = Transaction(state.withLock { $0 })
+            let result = try body(tx)
+            let newState = tx.state
+            state.withLock { $0 = newState }
+            return result
+        }
+    }
+
+    public func close() async throws {}
+}
+
+/// Creates one `MemoryStore` per namespace.
+public final class MemoryStoreFactory: StoreFactory {
+    public init() {}
+
+    public func open(namespace: String) async throws -> any DatabaseStore { MemoryStore() }
+}

@@ -1,0 +1,46 @@
+public import HearthCore
+
+/// The Realtime Database's SSE events (`put`, `patch`, `keep-alive`, `cancel`, `auth_revoked`).
+public enum ServerSentEvent {
+    /// `event: put` / `event: patch` with `{"path": …, "data": …}`.
+    public static func data(_ type: String, path: Path, write: (inout JSONWriter) -> Void) -> [UInt8] {
+        var w = JSONWriter(reservingCapacity: 128)
+        w.bytes.append(contentsOf: "event: \(type)\ndata: ".utf8)
+        w.beginObject()
+        w.separator(first: true)
+        w.key("path")
+        w.write(path.description)
+        w.separator(first: false)
+        w.key("data")
+        write(&w)
+        w.endObject()
+        w.bytes.append(contentsOf: [0x0A, 0x0A])
+        return w.bytes
+    }
+
+    public static func put(path: Path, node: Node, format: RenderFormat) -> [UInt8] {
+        data("put", path: path) { $0.write(node, format: format) }
+    }
+
+    public static func patch(path: Path, entries: [PatchEntry], format: RenderFormat) -> [UInt8] {
+        data("patch", path: path) { w in
+            w.beginObject()
+            for (i, e) in entries.enumerated() {
+                w.separator(first: i == 0)
+                w.key(e.path.keys.map(\.string).joined(separator: "/"))
+                w.write(e.node, format: format)
+            }
+            w.endObject(empty: entries.isEmpty)
+        }
+    }
+
+    public static let keepAlive: [UInt8] = Array("event: keep-alive\ndata: null\n\n".utf8)
+
+    public static func cancel(_ reason: String) -> [UInt8] {
+        var w = JSONWriter()
+        w.bytes.append(contentsOf: "event: cancel\ndata: ".utf8)
+        w.write(reason)
+        w.bytes.append(contentsOf: [0x0A, 0x0A])
+        return w.bytes
+    }
+}

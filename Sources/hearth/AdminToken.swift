@@ -1,0 +1,25 @@
+import Foundation
+import Logging
+
+/// The admin credential: `owner` in dev mode, else `HEARTH_ADMIN_TOKEN`, else a token generated once
+/// into `<data>/admin-token` (mode 0600) and printed that one time.
+enum AdminToken {
+    static func resolve(dev: Bool, folder: String, logger: Logger) throws -> String {
+        if dev { return "owner" }
+        if let token = ProcessInfo.processInfo.environment["HEARTH_ADMIN_TOKEN"], !token.isEmpty { return token }
+        let file = folder + "/admin-token"
+        if let data = FileManager.default.contents(atPath: file),
+            let token = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty
+        {
+            return token
+        }
+        var rng = SystemRandomNumberGenerator()
+        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &rng)) }.joined()
+        guard FileManager.default.createFile(atPath: file, contents: Data(token.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteNoPermission)
+        }
+        // Printed once, on stdout, so the operator can copy it; never logged.
+        print("Generated admin token (stored in \(file)): \(token)")
+        return token
+    }
+}

@@ -1,0 +1,117 @@
+import ArgumentParser
+import Foundation
+import HearthCore
+import HearthSQLite
+import HearthServer
+import HearthStore
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the Hearth server.")
+
+    @Option(help: "Port to listen on (HEARTH_PORT; default 9000, 0 = any free port).") var port: Int?
+    @Option(help: "Address to bind (HEARTH_HOST; default 127.0.0.1).") var host: String?
+    @Option(help: "Data folder (HEARTH_DATA; default ./hearth-data).") var data: String?
+    @Option(help: "Project id, also the default namespace (HEARTH_PROJECT; default demo).") var project: String?
+    @Flag(help: "Development mode: admin token `owner`, unindexed queries answered by scanning (HEARTH_DEV).") var dev = false
+    @Option(help: "JSON config file (HEARTH_CONFIG; default <data>/hearth.json when present).") var config: String?
+    @Option(help: "Unindexed queries: enforce (400, as Firebase) or scan (HEARTH_INDEX_POLICY).") var indexPolicy: String?
+    @Option(help: "Largest request body in bytes (HEARTH_MAX_BODY_BYTES; default 16 MiB).") var maxBodyBytes: Int?
+    @Option(help: "full (fsync every commit) or normal (survives crashes, not power loss) (HEARTH_DURABILITY).") var durability: String?
+
+    func resolve() throws -> Settings {
+        let env = ProcessInfo.processInfo.environment
+        var s = Settings()
+        let dataFolder = data ?? env["HEARTH_DATA"] ?? s.data
+        if let file = config ?? env["HEARTH_CONFIG"] {
+            try s.apply(file: file)
+        } else if FileManager.default.fileExists(atPath: dataFolder + "/hearth.json") {
+            try s.apply(file: dataFolder + "/hearth.json")
+        }
+        try s.apply(environment: env)
+        if let port { s.port = port }
+        if let host { s.host = host }
+        if let data { s.data = data }
+        if let project { s.project = project }
+        if dev { s.dev = true }
+        if let indexPolicy {
+            guard let p = IndexPolicy(rawValue: indexPolicy) else {
+                throw Settings.Failure(description: "--index-policy must be enforce or scan")
+            }
+            s.indexPolicy = p
+        }
+        if let maxBodyBytes { s.maxBodyBytes = maxBodyBytes }
+        if let durability { s.durability = durability }
+        return s
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "hearth")
+        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let settings: Settings
+        do {
+            settings = try resolve()
+        } catch {
+            FileHandle.standardError.write(Data("hearth: \(error)\n".utf8))
+            throw ExitCode.badConfiguration
+        }
+        guard (0...65535).contains(settings.port), settings.maxBodyBytes > 0,
+            let durability = SQLiteStore.Durability(rawValue: settings.durability)
+        else {
+            FileHandle.standardError.write(Data("hearth: invalid port, body limit or durability (full|normal)\n".utf8))
+            throw ExitCode.badConfiguration
+        }
+        let folder = URL(fileURLWithPath: settings.data).standardizedFileURL.path
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let probe = folder + "/.write-probe"
+            guard FileManager.default.createFile(atPath: probe, contents: Data()) else { throw Settings.Failure(description: "") }
+            try FileManager.default.removeItem(atPath: probe)
+        } catch {
+            FileHandle.standardError.write(Data("hearth: the data folder \(folder) is not writable\n".utf8))
+            throw ExitCode.dataFolderNotWritable
+        }
+        let adminToken: String
+        do {
+            adminToken = try AdminToken.resolve(dev: settings.dev, folder: folder, logger: logger)
+        } catch {
+            FileHandle.standardError.write(Data("hearth: cannot create the admin token: \(error)\n".utf8))
+            throw ExitCode.dataFolderNotWritable
+        }
+        let factory = SQLiteStoreFactory(folder: folder, durability: durability)
+        // Open the default namespace now, so a corrupt file is reported at start, not on first request.
+        do {
+            let store = try await factory.open(namespace: settings.project)
+            try await store.close()
+        } catch {
+            FileHandle.standardError.write(Data("hearth: \(folder)/\(settings.project).sqlite is corrupt or not a Hearth database (\(error))\n".utf8))
+            throw ExitCode.corruptDatabase
+        }
+        let configuration = ServerConfiguration(
+            host: settings.host, port: settings.port, defaultNamespace: settings.project, adminToken: adminToken,
+            maxBodyBytes: settings.maxBodyBytes, indexPolicy: settings.indexPolicy ?? (settings.dev ? .scan : .enforce))
+        let server = HearthServer(configuration: configuration, stores: factory, logger: logger)
+        let startLogger = logger
+        let app = server.application { port in
+            startLogger.info(
+                "Hearth listening on http://\(settings.host):\(port) with data in \(folder)",
+                metadata: ["hearth.dev": "\(settings.dev)"])
+        }
+        do {
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch {
+            await server.shutdown()
+            if "\(error)".contains("Address already in use") || "\(error)".contains("EADDRINUSE") {
+                FileHandle.standardError.write(Data("hearth: port \(settings.port) on \(settings.host) is already in use\n".utf8))
+                throw ExitCode.portInUse
+            }
+            FileHandle.standardError.write(Data("hearth: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        await server.shutdown()
+        logger.info("Hearth stopped")
+    }
+}
