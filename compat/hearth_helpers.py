@@ -374,19 +374,42 @@ class AdminListener:
         self.received.append(item)
         return item
 
-    def close(self, timeout: float = 10.0) -> float:
-        """Closes the registration in a helper thread; returns the seconds it took."""
+    def close(self, timeout: float = 10.0, wake: Callable[[], Any] | None = None) -> float:
+        """Closes the registration; returns the seconds ``close()`` took.
+
+        firebase-admin's ``ListenerRegistration.close()`` closes the response from the calling
+        thread while its reader thread is blocked in ``recv``; on Linux that does not wake the
+        reader, so ``close()`` only returns once the server sends another byte on the stream.
+        With ``wake`` (e.g. a write to the listened location) the public ``close()`` is started
+        first and ``wake()`` is called while it waits. Without it, the stream's socket is shut
+        down (private attributes of the SDK) so teardown never depends on server traffic.
+        """
         if self.registration is None:
             return 0.0
         registration, self.registration = self.registration, None
+        if wake is None:
+            _shutdown_admin_stream(registration)
         started = time.monotonic()
         closer = threading.Thread(target=registration.close, name="admin-listen-close", daemon=True)
         closer.start()
+        if wake is not None:
+            wake()
         closer.join(timeout=timeout)
         elapsed = time.monotonic() - started
         if closer.is_alive():
             raise AssertionError(f"ListenerRegistration.close() did not return within {timeout}s")
         return elapsed
+
+
+def _shutdown_admin_stream(registration: Any) -> None:
+    """Stops an admin SSE client's reconnect loop and interrupts its blocked read."""
+    try:
+        sse = registration._sse  # noqa: SLF001 - SDK internals, teardown only
+        sse.should_connect = False
+        sse.retry = 0
+        sse.resp.raw.shutdown()
+    except Exception:  # noqa: BLE001 - best effort; close() still runs afterwards
+        pass
 
 
 def run_threads(target: Callable[[int], Any], count: int, timeout: float = 60.0) -> list[Any]:

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-public import HearthCore
+import HearthCore
 public import HearthStore
 
 /// The embedded backend: one SQLite database (WAL mode) per namespace.
@@ -30,6 +30,11 @@ public final class SQLiteStore: DatabaseStore {
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS tree(p BLOB PRIMARY KEY NOT NULL, v BLOB, pr BLOB) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY NOT NULL, v) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS idx_specs(id INTEGER PRIMARY KEY, pattern TEXT NOT NULL, spec TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS idx(
+                    ix INTEGER NOT NULL, parent BLOB NOT NULL, v BLOB NOT NULL, k BLOB NOT NULL,
+                    PRIMARY KEY(ix, parent, v, k)) WITHOUT ROWID;
+                CREATE INDEX IF NOT EXISTS idx_by_child ON idx(ix, parent, k);
                 """)
         }
     }

@@ -4,14 +4,29 @@ import HearthCore
 import HearthStore
 
 /// A `StoreTransaction` over one GRDB connection, valid only inside the pool's read/write closure.
-struct SQLiteTransaction: StoreTransaction {
+final class SQLiteTransaction: StoreTransaction {
     let db: GRDB.Database
+    /// Index declarations, loaded once per transaction.
+    private var loadedSpecs: [(id: Int64, spec: IndexSpec)]?
 
     init(_ db: GRDB.Database) {
         self.db = db
     }
 
-    private func blob(_ bytes: [UInt8]) -> Data { Data(bytes) }
+    var specs: [(id: Int64, spec: IndexSpec)] {
+        get throws {
+            if let loadedSpecs { return loadedSpecs }
+            var out: [(Int64, IndexSpec)] = []
+            for row in try Row.fetchAll(db.cachedStatement(sql: "SELECT id, pattern, spec FROM idx_specs")) {
+                let pattern: String = row[1]
+                out.append((row[0], IndexSpec(pattern: pattern.split(separator: "/").map(String.init), index: row[2])))
+            }
+            loadedSpecs = out
+            return out
+        }
+    }
+
+    func blob(_ bytes: [UInt8]) -> Data { Data(bytes) }
 
     static func leaf(from data: Data?) throws -> Leaf? {
         guard let data else { return nil }
@@ -36,6 +51,21 @@ struct SQLiteTransaction: StoreTransaction {
             builder.add(keys, leaf: try Self.leaf(from: row[1]), priority: try Self.leaf(from: row[2]))
         }
         return builder.finish()
+    }
+
+    func resetSpecs() { loadedSpecs = nil }
+
+    func query(_ path: Path, _ query: Query) throws -> Node {
+        if let node = try indexedQuery(path, query) {
+            // A leaf at the location answers like the scan would.
+            return node.isEmpty ? query.apply(to: try leafOnly(path)) : node
+        }
+        return query.apply(to: try read(path))
+    }
+
+    private func leafOnly(_ path: Path) throws -> Node {
+        guard case .leaf(let l) = try indexValue(at: path) else { return .empty }
+        return .leaf(l)
     }
 
     func sequence() throws -> UInt64 {
@@ -72,6 +102,7 @@ struct SQLiteTransaction: StoreTransaction {
         if path.isRoot { ancestors = [] }
         if node.isEmpty {
             try removeEmptyAncestors(ancestors)
+            try maintainIndexes(after: path, node: node)
             return
         }
         // A leaf above the write turns into an object (keeping its priority).
@@ -84,6 +115,7 @@ struct SQLiteTransaction: StoreTransaction {
         let insert = try db.cachedStatement(sql: "INSERT INTO tree(p, v, pr) VALUES(?, ?, ?)")
         var key = encoded
         try insertRows(node, key: &key, statement: insert)
+        try maintainIndexes(after: path, node: node)
     }
 
     private func insertRows(_ node: Node, key: inout [UInt8], statement: Statement) throws {

@@ -1,11 +1,11 @@
 import Foundation
 import HTTPTypes
-public import HearthCore
+import HearthCore
 public import HearthStore
 public import Hummingbird
 public import Logging
 import NIOCore
-public import ServiceLifecycle
+import ServiceLifecycle
 
 /// The Hearth HTTP server: the Realtime Database REST + streaming API on one port.
 ///

@@ -29,6 +29,8 @@ public protocol StoreTransaction: StoreReader {
     func setPriority(_ path: Path, _ priority: Leaf?) throws
     func setSequence(_ sequence: UInt64) throws
     func setSetting(_ name: String, _ value: String) throws
+    /// Declares the indexes to maintain (from `.indexOn`); backends without indexes may ignore it.
+    func setIndexes(_ specs: [IndexSpec]) throws
 }
 
 /// A storage backend for one namespace.

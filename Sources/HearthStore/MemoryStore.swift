@@ -1,4 +1,4 @@
-public import HearthCore
+import HearthCore
 import Synchronization
 
 /// A `DatabaseStore` that keeps everything in memory: for tests and as the reference behaviour.
@@ -38,6 +38,8 @@ public final class MemoryStore: DatabaseStore {
 
         func setSequence(_ sequence: UInt64) throws { state.sequence = sequence }
         func setSetting(_ name: String, _ value: String) throws { state.settings[name] = value }
+        /// The memory store answers every query by scanning, so there is nothing to maintain.
+        func setIndexes(_ specs: [IndexSpec]) throws {}
     }
 
     public func snapshot<R: Sendable>(_ body: @Sendable (any StoreReader) throws -> R) async throws -> R {

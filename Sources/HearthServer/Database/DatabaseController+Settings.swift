@@ -34,7 +34,11 @@ extension DatabaseController {
             } catch {
                 throw RestError.badRequest(error.message)
             }
-            try await namespace.database.store.write { tx in try tx.setSetting("rules", text) }
+            let specs = rules.indexSpecs
+            try await namespace.database.store.write { tx in
+                try tx.setSetting("rules", text)
+                try tx.setIndexes(specs)
+            }
             namespace.replaceRules(rules)
             return Responses.json(JSONValue.object([JSONMember("status", .string("ok"))]).jsonBytes)
         default:

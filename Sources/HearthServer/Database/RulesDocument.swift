@@ -1,4 +1,5 @@
 import HearthCore
+import HearthStore
 
 /// The stored rules document of a namespace: its source text and the `.indexOn` declarations.
 ///
@@ -66,6 +67,31 @@ struct RulesDocument: Sendable {
             }
         }
         return false
+    }
+
+    /// Every `.indexOn` declaration, as index specs for the store.
+    var indexSpecs: [IndexSpec] {
+        var out: [IndexSpec] = []
+        func walk(_ node: JSONValue, _ pattern: [String]) {
+            guard case .object(let members) = node else { return }
+            for m in members {
+                if m.key == ".indexOn" {
+                    let names: [String]
+                    switch m.value {
+                    case .string(let s): names = [s]
+                    case .array(let items): names = items.compactMap(\.stringValue)
+                    default: names = []
+                    }
+                    for n in names where !out.contains(IndexSpec(pattern: pattern, index: n)) {
+                        out.append(IndexSpec(pattern: pattern, index: n))
+                    }
+                } else if !m.key.hasPrefix(".") {
+                    walk(m.value, pattern + [m.key])
+                }
+            }
+        }
+        walk(json["rules"] ?? .null, [])
+        return out
     }
 
     /// Removes `//` and `/* */` comments outside string literals.

@@ -1,0 +1,84 @@
+import HearthCore
+import HearthStore
+import Testing
+
+/// One suite every backend must pass, so the embedded and scale-out engines agree on the tree.
+@Suite("Store conformance")
+struct StoreConformanceTests {
+    @Test(arguments: Backend.allCases)
+    func roundTripsNestedValuesInKeyOrder(backend: Backend) async throws {
+        let store = try backend.makeStore()
+        try await store.put("u", #"{"b":{"x":1.5,"y":"s"},"a":true,"10":null,"2":[1,null,3],"-z":{".value":4,".priority":2}}"#)
+        #expect(try await store.getJSON("u") == #"{"2":[1,null,3],"-z":4,"a":true,"b":{"x":1.5,"y":"s"}}"#)
+        #expect(try await store.get("u").children.keys.map(\.string) == ["2", "-z", "a", "b"])
+        #expect(try await store.getJSON("u", format: .export) == #"{"2":{"0":1,"2":3},"-z":{".priority":2,".value":4},"a":true,"b":{"x":1.5,"y":"s"}}"#)
+        #expect(try await store.getJSON("u/b/y") == #""s""#)
+        #expect(try await store.getJSON("missing") == "null")
+    }
+
+    @Test(arguments: Backend.allCases)
+    func deletingTheLastChildRemovesEmptyParents(backend: Backend) async throws {
+        let store = try backend.makeStore()
+        try await store.put("a", #"{"b":{"c":1}}"#)
+        try await store.write { try $0.set(Path("a/b/c"), .empty) }
+        #expect(try await store.getJSON("") == "null")
+        try await store.put("a", #"{"b":{"c":1},"d":2}"#)
+        try await store.put("a/b", "{}")
+        #expect(try await store.getJSON("") == #"{"a":{"d":2}}"#)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func writingBelowALeafTurnsItIntoAnObject(backend: Backend) async throws {
+        let store = try backend.makeStore()
+        try await store.put("a", #"{".value":5,".priority":"p"}"#)
+        #expect(try await store.getJSON("a/b") == "null")
+        try await store.put("a/b", "1")
+        #expect(try await store.getJSON("a") == #"{"b":1}"#)
+        #expect(try await store.get("a").priority == .string("p"))
+        try await store.put("", "7")
+        #expect(try await store.getJSON("") == "7")
+        #expect(try await store.getJSON("a") == "null")
+    }
+
+    @Test(arguments: Backend.allCases)
+    func prioritiesFollowTheirNode(backend: Backend) async throws {
+        let store = try backend.makeStore()
+        try await store.write { try $0.setPriority(Path("nothing"), .int(1)) }
+        #expect(try await store.getJSON("", format: .export) == "null")
+        try await store.put("o", #"{"k":1}"#)
+        try await store.write { try $0.setPriority(Path("o"), .string("z")) }
+        #expect(try await store.getJSON("", format: .export) == #"{"o":{".priority":"z","k":1}}"#)
+        try await store.write { try $0.set(Path("o/k"), .empty) }
+        #expect(try await store.getJSON("", format: .export) == "null")
+        try await store.put("o", #"{"k":1}"#)
+        #expect(try await store.get("o").priority == nil)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func sequenceAndSettingsAreStored(backend: Backend) async throws {
+        let store = try backend.makeStore()
+        #expect(try await store.snapshot { try $0.sequence() } == 0)
+        try await store.write { tx in
+            try tx.setSequence(42)
+            try tx.setSetting("rules", "{}")
+        }
+        #expect(try await store.snapshot { try $0.sequence() } == 42)
+        #expect(try await store.snapshot { try $0.setting("rules") } == "{}")
+        #expect(try await store.snapshot { try $0.setting("other") } == nil)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func failedTransactionsWriteNothing(backend: Backend) async throws {
+        struct Boom: Error {}
+        let store = try backend.makeStore()
+        try await store.put("a", "1")
+        await #expect(throws: Boom.self) {
+            try await store.write { tx in
+                try tx.set(Path("a"), .leaf(.int(2)))
+                try tx.set(Path("b"), .leaf(.int(3)))
+                throw Boom()
+            }
+        }
+        #expect(try await store.getJSON("") == #"{"a":1}"#)
+    }
+}
