@@ -82,7 +82,9 @@ def hearth_server(tmp_path_factory):
     port = _free_port()
     base_url = f"http://127.0.0.1:{port}"
     cmd = [binary, "serve", "--host", "127.0.0.1", "--port", str(port),
-           "--data", str(data_dir), "--dev"]
+           "--data", str(data_dir), "--dev",
+           # Firebase answers unindexed REST queries with 400; --dev alone would scan instead.
+           "--index-policy", "enforce"]
 
     log_file = open(log_path, "wb")  # noqa: SIM115 - closed in the finally below
     proc = subprocess.Popen(

@@ -5,7 +5,8 @@ public import HearthStore
 public import Hummingbird
 public import Logging
 import NIOCore
-import ServiceLifecycle
+public import ServiceLifecycle
+public import UnixSignals
 
 /// The Hearth HTTP server: the Realtime Database REST + streaming API on one port.
 ///
@@ -43,13 +44,29 @@ public struct HearthServer: Sendable {
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{\"status\":\"ok\"}")))
         }
         let responder = HearthResponder(controller: controller, router: router.buildResponder())
+        // Hummingbird's own start-up line would repeat ours; keep its warnings and errors.
+        var appLogger = logger
+        appLogger.logLevel = max(logger.logLevel, .notice)
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-            services: [KeepAliveService(registry: registry, seconds: configuration.keepAliveSeconds)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
-            logger: logger
+            logger: appLogger
         )
+    }
+
+    /// The server and its stream keeper as one service group. On a shutdown signal the keeper ends
+    /// every stream first (services stop in reverse order), then the HTTP server finishes in-flight
+    /// requests.
+    public func serviceGroup(
+        gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> ServiceGroup {
+        ServiceGroup(
+            configuration: .init(
+                services: [application(onServerRunning: onServerRunning), StreamKeeper(registry: registry, seconds: configuration.keepAliveSeconds, logger: logger)],
+                gracefulShutdownSignals: gracefulShutdownSignals,
+                logger: logger))
     }
 
     /// Closes every open store (call after the application stopped).
@@ -69,20 +86,23 @@ struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context 
     }
 }
 
-/// Sends SSE keep-alives and, on graceful shutdown, ends every stream so in-flight responses finish.
-struct KeepAliveService: Service {
+/// Sends SSE keep-alives (a failed write is how a silently closed connection is noticed) and, on
+/// graceful shutdown, ends every stream.
+struct StreamKeeper: Service {
     let registry: NamespaceRegistry
     let seconds: Int
+    let logger: Logger
 
     func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(seconds))
-                for name in await registry.names {
+                for name in registry.names {
                     try? await registry.namespace(name).hub.keepAlive()
                 }
             }
         }
-        await registry.closeStreams()
+        logger.debug("closing streams for shutdown")
+        registry.closeStreams()
     }
 }

@@ -109,9 +109,8 @@ public actor Database {
             let node = try parsed.resolved(now: now) { try tx.read(path.appending($0)) }
             try tx.set(path, node)
             let etag = request.wantsETag ? node.etag : nil
-            let echo = try JSONValue.parse(node.jsonBytes())
-            return (.committed(value: echo, etag: etag), Change(sequence: sequence, path: path, kind: .put(node)))
-        case .update(let entries):
+            return (.committed(body: node.jsonBytes(), etag: etag), Change(sequence: sequence, path: path, kind: .put(node)))
+        case .update(let entries, let priorities):
             var resolved: [PatchEntry] = []
             for entry in entries {
                 let target = path.appending(entry.path)
@@ -119,20 +118,31 @@ public actor Database {
                 resolved.append(PatchEntry(path: entry.path, node: node))
             }
             for entry in resolved { try tx.set(path.appending(entry.path), entry.node) }
-            var members: [JSONMember] = []
-            for entry in resolved {
-                let key = entry.path.keys.map(\.string).joined(separator: "/")
-                members.append(JSONMember(key, try JSONValue.parse(entry.node.jsonBytes())))
+            var w = JSONWriter()
+            w.beginObject()
+            for (i, entry) in resolved.enumerated() {
+                w.separator(first: i == 0)
+                w.key(entry.path.keys.map(\.string).joined(separator: "/"))
+                w.write(entry.node, format: .plain)
             }
-            if resolved.isEmpty { return (.committed(value: .object([]), etag: nil), nil) }
-            return (.committed(value: .object(members), etag: nil), Change(sequence: sequence, path: path, kind: .patch(resolved)))
+            for (i, p) in priorities.enumerated() {
+                let target = path.appending(p.path)
+                try tx.setPriority(target, p.priority)
+                w.separator(first: i == 0 && resolved.isEmpty)
+                w.key((p.path.keys.map(\.string) + [".priority"]).joined(separator: "/"))
+                if let value = p.priority { w.write(value) } else { w.writeNull() }
+                resolved.append(PatchEntry(path: p.path, node: try tx.read(target)))
+            }
+            w.endObject(empty: resolved.isEmpty)
+            if resolved.isEmpty { return (.committed(body: w.bytes, etag: nil), nil) }
+            return (.committed(body: w.bytes, etag: nil), Change(sequence: sequence, path: path, kind: .patch(resolved)))
         case .setPriority(let priority, let placeholder):
             var p = priority
             if case .timestamp? = placeholder { p = .int(now) }
             try tx.setPriority(path, p)
             let node = try tx.read(path)
             let echo: JSONValue = p?.json ?? .null
-            return (.committed(value: echo, etag: request.wantsETag ? node.etag : nil), Change(sequence: sequence, path: path, kind: .put(node)))
+            return (.committed(body: echo.jsonBytes, etag: request.wantsETag ? node.etag : nil), Change(sequence: sequence, path: path, kind: .put(node)))
         }
     }
 

@@ -19,7 +19,7 @@ public struct IndexSpec: Sendable, Hashable {
 
     /// Whether the first keys of `keys` match the start of the pattern (all of `keys` when shorter).
     public func matchesPrefix(of keys: ArraySlice<Key>) -> Bool {
-        for (p, k) in zip(pattern, keys) where !(p.hasPrefix("$") || p == k.string) { return false }
+        for (p, k) in zip(pattern, keys) where !(p.hasPrefix("$") || p.utf8.elementsEqual(k.string.utf8)) { return false }
         return true
     }
 

@@ -4,7 +4,7 @@ public import HearthCore
 /// depth-first, so one range scan returns a subtree in order.
 ///
 /// Each key is a tagged, terminated segment. Integer-like keys: `0x01`, the value as 4 bytes
-/// (sign-flipped big-endian), the text length, the text, `0x00`. Other keys: `0x02`, each UTF-16 code
+/// (sign-flipped big-endian), the text length (2 bytes), the text, `0x00`. Other keys: `0x02`, each UTF-16 code
 /// unit as one byte when ASCII or three bytes (`0x80|…`) otherwise, then `0x00`. Every descendant of a
 /// path starts with the path's encoding followed by `0x01` or `0x02`, so the subtree of `E` is the
 /// range `[E, E + 0x03)`.
@@ -24,7 +24,9 @@ public enum PathEncoding {
             out.append(UInt8(biased >> 16 & 0xFF))
             out.append(UInt8(biased >> 8 & 0xFF))
             out.append(UInt8(biased & 0xFF))
-            out.append(UInt8(key.string.utf8.count))
+            let length = key.string.utf8.count  // ≤ 768 bytes: two bytes
+            out.append(UInt8(length >> 8))
+            out.append(UInt8(length & 0xFF))
             out.append(contentsOf: key.string.utf8)
         } else {
             out.append(0x02)
@@ -53,8 +55,8 @@ public enum PathEncoding {
             let tag = b[i]
             i += 1
             if tag == 0x01 {
-                let length = Int(b[i + 4])
-                i += 5
+                let length = Int(b[i + 4]) << 8 | Int(b[i + 5])
+                i += 6
                 keys.append(Key(String(decoding: b[i..<(i + length)], as: UTF8.self)))
                 i += length + 1
             } else {

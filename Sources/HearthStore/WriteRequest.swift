@@ -5,8 +5,9 @@ public struct WriteRequest: Sendable {
     public enum Operation: Sendable {
         /// PUT / POST / DELETE: replace the node at the path.
         case set(ParsedWrite)
-        /// PATCH: replace each relative path (no two may overlap).
-        case update([(path: Path, value: ParsedWrite)])
+        /// PATCH: replace each relative path (no two may overlap), then set the listed priorities
+        /// (`"a/.priority": 3` entries).
+        case update([(path: Path, value: ParsedWrite)], priorities: [(path: Path, priority: Leaf?)] = [])
         /// PUT to `…/.priority`.
         case setPriority(Leaf?, placeholder: ServerValue?)
     }
@@ -28,8 +29,9 @@ public struct WriteRequest: Sendable {
 
 /// What happened to a `WriteRequest`.
 public enum WriteOutcome: Sendable, Hashable {
-    /// Committed. `value` is the resolved written value (for PATCH, an object keyed by the relative paths).
-    case committed(value: JSONValue, etag: String?)
+    /// Committed. `body` is the resolved written value as JSON (for PATCH, an object keyed by the
+    /// relative paths), ready to echo.
+    case committed(body: [UInt8], etag: String?)
     /// `if-match` did not match: the current value and its ETag.
     case preconditionFailed(current: Node, etag: String)
 }

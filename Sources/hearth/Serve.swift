@@ -95,13 +95,13 @@ struct Serve: AsyncParsableCommand {
             maxBodyBytes: settings.maxBodyBytes, indexPolicy: settings.indexPolicy ?? (settings.dev ? .scan : .enforce))
         let server = HearthServer(configuration: configuration, stores: factory, logger: logger)
         let startLogger = logger
-        let app = server.application { port in
+        let group = server.serviceGroup { port in
             startLogger.info(
                 "Hearth listening on http://\(settings.host):\(port) with data in \(folder)",
                 metadata: ["hearth.dev": "\(settings.dev)"])
         }
         do {
-            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+            try await group.run()
         } catch {
             await server.shutdown()
             if "\(error)".contains("Address already in use") || "\(error)".contains("EADDRINUSE") {

@@ -55,10 +55,11 @@ struct DatabaseWriterTests {
         let stale = try await db.write(WriteRequest(path: Path("x"), operation: parsed("2"), ifMatch: "null_etag"))
         #expect(stale == .preconditionFailed(current: .leaf(.int(1)), etag: etag))
         let ok = try await db.write(WriteRequest(path: Path("x"), operation: parsed("3"), ifMatch: etag, wantsETag: true))
-        guard case .committed(.int(3), let newTag?) = ok else {
+        guard case .committed(let body, let newTag?) = ok else {
             Issue.record("expected a commit, got \(ok)")
             return
         }
+        #expect(body == Array("3".utf8))
         #expect(newTag != etag)
     }
 

@@ -19,7 +19,7 @@ public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Firebase's "integer-like" test.
     static func integerValue(of s: String) -> Int32? {
         var utf8 = s.utf8[...]
-        guard !utf8.isEmpty, utf8.count <= 12 else { return nil }
+        guard !utf8.isEmpty else { return nil }
         var negative = false
         if utf8.first == UInt8(ascii: "-") {
             negative = true
@@ -39,18 +39,23 @@ public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     public static func < (a: Key, b: Key) -> Bool { compare(a, b) < 0 }
 
-    public static func == (a: Key, b: Key) -> Bool { a.string == b.string }
+    /// Keys are equal when their code units are (Swift's `String ==` would also equate canonically
+    /// equivalent strings such as "é" and "e\u{301}", which Firebase keeps apart).
+    public static func == (a: Key, b: Key) -> Bool { a.string.utf8.elementsEqual(b.string.utf8) }
 
-    public func hash(into hasher: inout Hasher) { hasher.combine(string) }
+    public func hash(into hasher: inout Hasher) {
+        for byte in string.utf8 { hasher.combine(byte) }
+    }
 
     /// Three-way comparison: negative, zero or positive.
     public static func compare(_ a: Key, _ b: Key) -> Int {
-        if a.string == b.string { return 0 }
+        if a == b { return 0 }
         switch (a.intValue, b.intValue) {
         case let (x?, y?):
             if x != y { return x < y ? -1 : 1 }
             let (la, lb) = (a.string.utf8.count, b.string.utf8.count)
             if la != lb { return la < lb ? -1 : 1 }
+            // Same value and length ("-0" vs "00"): fall back to the text so the order is total.
             return compareUTF16(a.string, b.string)
         case (.some, nil): return -1
         case (nil, .some): return 1

@@ -11,6 +11,15 @@ public struct ServerValuePlaceholder: Sendable, Hashable {
     public var value: ServerValue
     /// True when the placeholder is the node's priority rather than its value.
     public var isPriority: Bool
+    /// The priority to give the resolved value (`{".value": {".sv": …}, ".priority": p}`).
+    public var priority: Leaf?
+
+    public init(path: Path, value: ServerValue, isPriority: Bool, priority: Leaf? = nil) {
+        self.path = path
+        self.value = value
+        self.isPriority = isPriority
+        self.priority = priority
+    }
 }
 
 /// A value parsed from a write request, with its server-value placeholders.
@@ -107,7 +116,12 @@ extension Node {
                 guard c.isEmpty else { throw ValidationError("Invalid data; .value cannot be combined with child keys") }
                 switch valueJSON {
                 case .object, .array:
+                    let before = placeholders.count
                     let inner = try convert(valueJSON, depth: depth, path: &path, placeholders: &placeholders)
+                    // A server value as `.value` keeps the priority given beside it.
+                    if inner.isEmpty, placeholders.count == before + 1, placeholders[before].path == Path(path) {
+                        placeholders[before].priority = p
+                    }
                     return inner.withPriority(p)
                 case .null: return .empty
                 default: return .leaf(Leaf(json: valueJSON)!, priority: p)

@@ -28,7 +28,7 @@ public struct Path: Sendable, Hashable, CustomStringConvertible {
 
     /// True when `self` equals `other` or lies above it.
     public func isAncestor(ofOrEqualTo other: Path) -> Bool {
-        keys.count <= other.keys.count && zip(keys, other.keys).allSatisfy { $0.string == $1.string }
+        keys.count <= other.keys.count && zip(keys, other.keys).allSatisfy { $0 == $1 }
     }
 
     /// `other` expressed relative to `self`; nil when `self` is not an ancestor-or-equal.

@@ -16,7 +16,7 @@ extension ParsedWrite {
                 node = node.setting(p.path, to: target.withPriority(leaf))
             } else {
                 let existing = node.child(at: p.path)
-                node = node.setting(p.path, to: .leaf(leaf, priority: existing.priority))
+                node = node.setting(p.path, to: .leaf(leaf, priority: p.priority ?? existing.priority))
             }
         }
         return node

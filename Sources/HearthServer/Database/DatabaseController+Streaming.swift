@@ -3,6 +3,7 @@ import HearthCore
 import HearthStore
 import HearthWire
 import Hummingbird
+import Logging
 import NIOCore
 
 extension DatabaseController {
@@ -59,6 +60,7 @@ extension DatabaseController {
                     }
                 }
             }
+            logger.debug("stream ended", metadata: ["hearth.path": "\(path)"])
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: headers, body: body)

@@ -31,10 +31,10 @@ extension DatabaseController {
 
     func respondToWrite(_ call: RestCall, _ outcome: WriteOutcome) -> Response {
         switch outcome {
-        case .committed(let value, let etag):
+        case .committed(let body, let etag):
             var headers = HTTPFields()
             if let etag { headers[.eTag] = etag }
-            return render(call, value.jsonBytes, headers: headers)
+            return render(call, body, headers: headers)
         case .preconditionFailed(let current, let etag):
             var headers = HTTPFields()
             headers[.eTag] = etag
@@ -100,7 +100,22 @@ extension DatabaseController {
         default: throw RestError.badRequest(ErrorMessage.invalidPatch)
         }
         var entries: [(path: Path, value: ParsedWrite)] = []
+        var priorities: [(path: Path, priority: Leaf?)] = []
         for m in members {
+            if m.key == ".priority" || m.key.hasSuffix("/.priority") {
+                let relative: Path
+                do {
+                    relative = try Path.validated(String(m.key.dropLast(".priority".count)))
+                } catch {
+                    throw RestError.badRequest(ErrorMessage.invalidPatch)
+                }
+                switch m.value {
+                case .null: priorities.append((relative, nil))
+                case .int, .double, .string: priorities.append((relative, Leaf(json: m.value)))
+                default: throw RestError.badRequest("Invalid priority: use a number, a string or null")
+                }
+                continue
+            }
             let relative: Path
             do {
                 relative = try Path.validated(m.key)
@@ -113,6 +128,9 @@ extension DatabaseController {
             entries.append((relative, try parseWrite(m.value, at: target)))
         }
         let all = Set(entries.map(\.path))
+        for p in priorities where all.contains(where: { $0.isAncestor(ofOrEqualTo: p.path) }) {
+            throw RestError.badRequest("Invalid data; the update sets \(p.path) and its priority separately")
+        }
         for p in all {
             var prefix = p
             while let parent = prefix.parent, !parent.isRoot {
@@ -120,7 +138,7 @@ extension DatabaseController {
                 prefix = parent
             }
         }
-        let outcome = try await commit(call, WriteRequest(path: call.path, operation: .update(entries)))
+        let outcome = try await commit(call, WriteRequest(path: call.path, operation: .update(entries, priorities: priorities)))
         return respondToWrite(call, outcome)
     }
 }

@@ -95,7 +95,7 @@ struct DatabaseController: Sendable {
         }
         if segments.first == ".inspect", segments.dropFirst().first == "databases" {
             guard case .admin = identity else { throw RestError.permissionDenied }
-            let names = await registry.names
+            let names = registry.names
             return Responses.json(JSONValue.array(names.map { .object([JSONMember("name", .string($0))]) }).jsonBytes)
         }
         if segments.first == ".info" {

@@ -22,7 +22,40 @@ final class Namespace: Sendable {
 }
 
 /// Opens namespaces lazily, once each, and closes them all on shutdown.
-actor NamespaceRegistry {
+///
+/// Open namespaces are found under a lock without an actor hop (every request asks); only opening
+/// goes through the actor.
+final class NamespaceRegistry: Sendable {
+    private let opened = Mutex<[String: Namespace]>([:])
+    private let opener: NamespaceOpener
+
+    init(factory: any StoreFactory, clock: @escaping @Sendable () -> Int64) {
+        opener = NamespaceOpener(factory: factory, clock: clock)
+    }
+
+    static func isValid(_ name: String) -> Bool { NamespaceOpener.isValid(name) }
+
+    func namespace(_ name: String) async throws -> Namespace {
+        if let ns = opened.withLock({ $0[name] }) { return ns }
+        let ns = try await opener.namespace(name)
+        opened.withLock { $0[name] = ns }
+        return ns
+    }
+
+    var names: [String] { opened.withLock { $0.keys.sorted() } }
+
+    /// Ends every stream (graceful shutdown), so in-flight streaming responses can finish.
+    func closeStreams() {
+        for ns in opened.withLock({ Array($0.values) }) { ns.hub.closeAll() }
+    }
+
+    func closeAll() async {
+        opened.withLock { $0 = [:] }
+        await opener.closeAll()
+    }
+}
+
+actor NamespaceOpener {
     private let factory: any StoreFactory
     private let clock: @Sendable () -> Int64
     private var open: [String: Task<Namespace, any Error>] = [:]
@@ -62,8 +95,6 @@ actor NamespaceRegistry {
         }
     }
 
-    var names: [String] { open.keys.sorted() }
-
     /// Ends all streams and closes every store.
     func closeAll() async {
         for (_, task) in open {
@@ -73,11 +104,5 @@ actor NamespaceRegistry {
             }
         }
         open = [:]
-    }
-
-    func closeStreams() async {
-        for (_, task) in open {
-            if let ns = try? await task.value { ns.hub.closeAll() }
-        }
     }
 }

@@ -52,7 +52,7 @@ struct RulesDocument: Sendable {
             var next: [JSONValue] = []
             for node in frontier {
                 guard case .object(let members) = node else { continue }
-                for m in members where m.key == key.string || (m.key.hasPrefix("$") && m.key.count > 1) {
+                for m in members where m.key.utf8.elementsEqual(key.string.utf8) || (m.key.hasPrefix("$") && m.key.count > 1) {
                     next.append(m.value)
                 }
             }

@@ -1,0 +1,110 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built `hearth` binary run as a subprocess, as a user would run it.
+final class HearthProcess: @unchecked Sendable {
+    // Mutated only by the test that owns it, one step at a time.
+    let process = Process()
+    private let stderr = Pipe()
+    private(set) var port = 0
+
+    static var binary: URL {
+        get throws {
+            let testBinary = URL(fileURLWithPath: CommandLine.arguments[0])
+            var dir = testBinary.deletingLastPathComponent()
+            for _ in 0..<4 {
+                let candidate = dir.appendingPathComponent("hearth")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                dir = dir.deletingLastPathComponent()
+            }
+            throw HearthProcessError(message: "the hearth binary was not built next to the tests; run `swift build --build-tests` first")
+        }
+    }
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = try Self.binary
+        process.arguments = arguments
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        var env = ProcessInfo.processInfo.environment
+        env.removeValue(forKey: "HEARTH_PORT")
+        process.environment = env
+        try process.run()
+    }
+
+    /// Starts `hearth serve` on a free port and waits for its "listening" line.
+    static func serve(data: String, extra: [String] = []) async throws -> HearthProcess {
+        let p = try HearthProcess(["serve", "--port", "0", "--data", data, "--dev"] + extra)
+        try await p.waitForPort()
+        return p
+    }
+
+    func waitForPort() async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var text = ""
+        let handle = stderr.fileHandleForReading
+        while ContinuousClock.now < deadline {
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                if !process.isRunning { break }
+                try await Task.sleep(for: .milliseconds(20))
+                continue
+            }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                let match = text[range]
+                port = Int(match.split(separator: ":").last!)!
+                return
+            }
+        }
+        throw HearthProcessError(message: "hearth did not start: \(text)")
+    }
+
+    func signal(_ sig: Int32) {
+        kill(process.processIdentifier, sig)
+    }
+
+    /// Waits for exit (bounded) and returns the exit code.
+    func exitCode(within seconds: Double = 15) async throws -> Int32 {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                signal(SIGKILL)
+                throw HearthProcessError(message: "hearth did not exit within \(seconds) s")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    var stderrText: String { String(decoding: stderr.fileHandleForReading.availableData, as: UTF8.self) }
+
+    func request(_ method: HTTPMethod, _ path: String, body: String? = nil, accept: String? = nil) async throws -> (UInt, String) {
+        var req = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        req.method = method
+        req.headers.add(name: "Authorization", value: "Bearer owner")
+        if let accept { req.headers.add(name: "Accept", value: accept) }
+        if let body { req.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await HTTPClient.shared.execute(req, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 64 << 20)
+        return (response.status.code, String(buffer: bytes))
+    }
+}
+
+struct HearthProcessError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}
+
+func temporaryDataFolder() -> String {
+    let dir = NSTemporaryDirectory() + "hearth-proc-" + UUID().uuidString
+    try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    return dir
+}

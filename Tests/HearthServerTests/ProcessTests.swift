@@ -1,0 +1,83 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real binary: restart, `kill -9`, signals and start-up errors with their exit codes.
+@Suite("hearth process", .serialized)
+struct ProcessTests {
+    @Test func acknowledgedWritesSurviveKill9() async throws {
+        let data = temporaryDataFolder()
+        let server = try await HearthProcess.serve(data: data)
+        try await withThrowingTaskGroup(of: UInt.self) { group in
+            for i in 0..<200 {
+                group.addTask { try await server.request(.PUT, "/acked/k\(i).json?print=silent", body: "{\"i\":\(i)}").0 }
+            }
+            for try await status in group { #expect(status == 204) }
+        }
+        server.signal(SIGKILL)
+        _ = try await server.exitCode()
+        let again = try await HearthProcess.serve(data: data)
+        let (status, body) = try await again.request(.GET, "/acked.json?shallow=true")
+        #expect(status == 200)
+        let keys = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Bool]
+        #expect(keys?.count == 200)
+        #expect(try await again.request(.GET, "/acked/k199/i.json").1 == "199")
+        again.signal(SIGTERM)
+        #expect(try await again.exitCode() == 0)
+    }
+
+    @Test func sigtermClosesStreamsAndExitsZero() async throws {
+        let server = try await HearthProcess.serve(data: temporaryDataFolder())
+        _ = try await server.request(.PUT, "/s.json", body: "1")
+        var req = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/s.json")
+        req.headers.add(name: "Authorization", value: "Bearer owner")
+        req.headers.add(name: "Accept", value: "text/event-stream")
+        let response = try await HTTPClient.shared.execute(req, timeout: .seconds(30))
+        #expect(response.headers.first(name: "Content-Type") == "text/event-stream; charset=utf-8")
+        var received = ""
+        var iterator = response.body.makeAsyncIterator()
+        if let first = try await iterator.next() { received += String(buffer: first) }
+        #expect(received.hasPrefix("event: put\ndata: {\"path\":\"/\",\"data\":1}\n\n"))
+        server.signal(SIGTERM)
+        // The stream ends (the server closes it) and the process exits cleanly.
+        while let more = try await iterator.next() { received += String(buffer: more) }
+        #expect(try await server.exitCode() == 0)
+    }
+
+    @Test func versionAndUsage() async throws {
+        let version = try HearthProcess(["--version"])
+        #expect(try await version.exitCode() == 0)
+        let bad = try HearthProcess(["serve", "--port", "not-a-number"])
+        #expect(try await bad.exitCode() == 64)
+    }
+
+    @Test func portInUseExitsFive() async throws {
+        let first = try await HearthProcess.serve(data: temporaryDataFolder())
+        let second = try HearthProcess(["serve", "--port", "\(first.port)", "--data", temporaryDataFolder(), "--dev"])
+        #expect(try await second.exitCode() == 5)
+        #expect(second.stderrText.contains("already in use"))
+        first.signal(SIGTERM)
+        #expect(try await first.exitCode() == 0)
+    }
+
+    @Test func unwritableDataFolderExitsThree() async throws {
+        let file = temporaryDataFolder() + "/plain-file"
+        _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        let p = try HearthProcess(["serve", "--port", "0", "--data", file + "/data"])
+        #expect(try await p.exitCode() == 3)
+    }
+
+    @Test func corruptDatabaseExitsFour() async throws {
+        let data = temporaryDataFolder()
+        _ = FileManager.default.createFile(atPath: data + "/demo.sqlite", contents: Data(repeating: 0x41, count: 8192))
+        let p = try HearthProcess(["serve", "--port", "0", "--data", data, "--dev"])
+        #expect(try await p.exitCode() == 4)
+        #expect(p.stderrText.contains("corrupt"))
+    }
+}
