@@ -56,6 +56,9 @@ final class SQLiteTransaction: StoreTransaction {
     func resetSpecs() { loadedSpecs = nil }
 
     func query(_ path: Path, _ query: Query) throws -> Node {
+        if let node = try keyOrderedQuery(path, query) {
+            return node.isEmpty ? query.apply(to: try leafOnly(path)) : node
+        }
         if let node = try indexedQuery(path, query) {
             // A leaf at the location answers like the scan would.
             return node.isEmpty ? query.apply(to: try leafOnly(path)) : node

@@ -43,6 +43,13 @@ public enum PathEncoding {
         out.append(0x00)
     }
 
+    /// The encoding of one key.
+    public static func encodeKey(_ key: Key) -> [UInt8] {
+        var out: [UInt8] = []
+        append(key, to: &out)
+        return out
+    }
+
     /// The exclusive upper bound of the subtree range of `encoded`.
     public static func subtreeEnd(_ encoded: [UInt8]) -> [UInt8] { encoded + [0x03] }
 
