@@ -52,15 +52,7 @@ public enum IndexValueEncoding {
         case .leaf(.bool(true)): return [0x02]
         case .leaf(.string(let s)):
             var out: [UInt8] = [0x04]
-            for u in s.utf16 {
-                if u > 0, u < 0x80 {
-                    out.append(UInt8(u))
-                } else {
-                    out.append(0x80 | UInt8(u >> 14))
-                    out.append(0x80 | UInt8(u >> 7 & 0x7F))
-                    out.append(0x80 | UInt8(u & 0x7F))
-                }
-            }
+            PathEncoding.appendUTF16(s, to: &out)
             return out
         case .leaf(let number):
             var d = number.doubleValue!

@@ -30,17 +30,23 @@ public enum PathEncoding {
             out.append(contentsOf: key.string.utf8)
         } else {
             out.append(0x02)
-            for u in key.string.utf16 {
-                if u > 0, u < 0x80 {
-                    out.append(UInt8(u))
-                } else {
-                    out.append(0x80 | UInt8(u >> 14))
-                    out.append(0x80 | UInt8(u >> 7 & 0x7F))
-                    out.append(0x80 | UInt8(u & 0x7F))
-                }
-            }
+            appendUTF16(key.string, to: &out)
         }
         out.append(0x00)
+    }
+
+    /// Each UTF-16 code unit as one byte when ASCII, else three bytes `0x80|…`, so bytewise order is
+    /// UTF-16 order and no byte is `0x00`.
+    static func appendUTF16(_ s: String, to out: inout [UInt8]) {
+        for u in s.utf16 {
+            if u > 0, u < 0x80 {
+                out.append(UInt8(u))
+            } else {
+                out.append(0x80 | UInt8(u >> 14))
+                out.append(0x80 | UInt8(u >> 7 & 0x7F))
+                out.append(0x80 | UInt8(u & 0x7F))
+            }
+        }
     }
 
     /// The encoding of one key.
