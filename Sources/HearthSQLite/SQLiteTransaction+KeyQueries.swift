@@ -44,3 +44,28 @@ extension SQLiteTransaction {
         return Node(.children(children))
     }
 }
+
+extension SQLiteTransaction {
+    /// Child keys by skip-scan: one seek per child, never reading a child's subtree.
+    func shallow(_ path: Path, _ query: Query?) throws -> Node {
+        if case .leaf(let l) = try indexValue(at: path) { return query?.isUnfiltered == false ? .empty : .leaf(l) }
+        let parent = PathEncoding.encode(path)
+        let parentEnd = PathEncoding.subtreeEnd(parent)
+        var lower = parent + [0x01]
+        if case .string(let s)? = query?.start?.value {
+            let k = parent + PathEncoding.encodeKey(Key(s))
+            lower = query!.start!.strict ? PathEncoding.subtreeEnd(k) : k
+        }
+        var limit = Int.max
+        if case .first(let n)? = query?.limit { limit = n }
+        let next = try db.cachedStatement(sql: "SELECT p FROM tree WHERE p >= ? AND p < ? ORDER BY p LIMIT 1")
+        var children = Children()
+        while children.count < limit, let p = try Data.fetchOne(next, arguments: [blob(lower), blob(parentEnd)]) {
+            guard let key = PathEncoding.decode(p, from: parent.count).first else { break }
+            if let query, !query.contains(key: key, value: .leaf(.string(key.string))) { break }
+            children.appendSorted(key, .leaf(.bool(true)))
+            lower = PathEncoding.subtreeEnd(parent + PathEncoding.encodeKey(key))
+        }
+        return Node(.children(children))
+    }
+}

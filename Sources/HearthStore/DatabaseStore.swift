@@ -9,6 +9,9 @@ public protocol StoreReader {
     func read(_ path: Path) throws -> Node
     /// The children of `path` selected by `query`, in query order. Backends may use indexes.
     func query(_ path: Path, _ query: Query) throws -> Node
+    /// `shallow=true`: a leaf as itself, an object as `{key: true}` for its children selected by the
+    /// optional key-ordered `query`. Backends may avoid reading the children's subtrees.
+    func shallow(_ path: Path, _ query: Query?) throws -> Node
     /// The sequence number of the last committed change visible to this reader.
     func sequence() throws -> UInt64
     /// A named settings document (for example the rules text), if stored.
@@ -18,6 +21,11 @@ public protocol StoreReader {
 extension StoreReader {
     public func query(_ path: Path, _ query: Query) throws -> Node {
         query.apply(to: try read(path))
+    }
+
+    public func shallow(_ path: Path, _ query: Query?) throws -> Node {
+        let node = try read(path)
+        return (query.map { $0.apply(to: node) } ?? node).shallow
     }
 }
 

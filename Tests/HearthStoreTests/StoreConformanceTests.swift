@@ -55,6 +55,22 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func shallowListsChildKeysInKeyOrder(backend: Backend) async throws {
+        let store = try backend.makeStore()
+        try await store.put("s", #"{"b":{"deep":{"x":1}},"a":1,"10":true,"2":"x","c":{".value":3,".priority":1}}"#)
+        try await store.put("leaf", "5")
+        func shallow(_ path: String, _ q: Query?) async throws -> String {
+            try await store.snapshot { try $0.shallow(Path(path), q) }.jsonString()
+        }
+        #expect(try await shallow("s", nil) == #"{"2":true,"10":true,"a":true,"b":true,"c":true}"#)
+        #expect(try await shallow("leaf", nil) == "5")
+        #expect(try await shallow("missing", nil) == "null")
+        #expect(try await shallow("s", Query(order: .key, limit: .first(2))) == #"{"2":true,"10":true}"#)
+        #expect(try await shallow("s", Query(order: .key, start: .init(value: .string("a")), limit: .first(2))) == #"{"a":true,"b":true}"#)
+        #expect(try await shallow("s", Query(order: .key, start: .init(value: .string("a"), strict: true))) == #"{"b":true,"c":true}"#)
+    }
+
+    @Test(arguments: Backend.allCases)
     func sequenceAndSettingsAreStored(backend: Backend) async throws {
         let store = try backend.makeStore()
         #expect(try await store.snapshot { try $0.sequence() } == 0)

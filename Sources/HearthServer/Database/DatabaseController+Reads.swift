@@ -26,6 +26,9 @@ extension DatabaseController {
         }
         let path = call.path
         let (node, etag) = try await call.namespace.database.store.snapshot { reader -> (Node, String?) in
+            if shallow {
+                return (try reader.shallow(path, query), wantsETag ? try reader.read(path).etag : nil)
+            }
             if let query {
                 let result = try reader.query(path, query)
                 return (result, wantsETag ? try reader.read(path).etag : nil)
@@ -38,8 +41,7 @@ extension DatabaseController {
         if let ifNoneMatch, let etag, ifNoneMatch == etag || ifNoneMatch == "\"\(etag)\"" {
             return Response(status: .notModified, headers: headers)
         }
-        let result = shallow ? node.shallow : node
-        var bytes = result.jsonBytes(format: format, pretty: call.pretty)
+        var bytes = node.jsonBytes(format: format, pretty: call.pretty)
         if let callback = call.parameters["callback"] {
             guard !callback.isEmpty, callback.utf8.allSatisfy({ c in
                 (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x5F || c == 0x2E || c == 0x24

@@ -1,0 +1,212 @@
+import ArgumentParser
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@main
+struct HearthBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hearth-bench",
+        abstract: "Benchmarks a real `hearth serve --dev` process on 127.0.0.1 against Hearth's performance targets.",
+        discussion: """
+            Scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")).
+            Each run starts the server binary in a fresh temporary data folder on a free port, runs the scenarios \
+            (always in the order above), prints a table, optionally writes JSON, and stops the server with SIGTERM. \
+            put-small and get-small are driven by wrk when it is on PATH (faster than any in-process client on a \
+            small machine), otherwise by an in-process SwiftNIO load loop.
+            """)
+
+    @Option(help: "The hearth binary (default: `hearth` next to this executable).")
+    var server: String?
+
+    @Option(help: "Comma-separated scenarios to run (default: all).")
+    var scenarios: String?
+
+    @Option(help: "Write the results as JSON to this file.")
+    var json: String?
+
+    @Flag(help: "Shorter runs: 3 s load, 100,000 query children, 20 fan-out writes.")
+    var quick = false
+
+    @Option(help: "Seconds per load run for put-small/get-small (default 10, quick 3).")
+    var duration: Int?
+
+    @Option(help: "Concurrent connections for put-small/get-small.")
+    var connections = 64
+
+    @Option(help: "Load generator for put-small/get-small: auto, wrk or nio.")
+    var generator = "auto"
+
+    @Option(help: "Threads/event loops for the load generator and the SSE listeners.")
+    var loadThreads = 2
+
+    @Option(help: "put-small target paths: distinct (a new key per request) or same (one key).")
+    var putMode = "distinct"
+
+    @Option(help: "Children seeded for query-1m (default 1,000,000; quick 100,000).")
+    var items: Int?
+
+    @Option(help: "Sequential queries for query-1m (also bounded by time: 180 s, quick 60 s).")
+    var queries = 500
+
+    @Option(help: "SSE listeners for sse-fanout.")
+    var listeners = 1000
+
+    @Option(help: "Writes for sse-fanout (default 50, quick 20).")
+    var writes: Int?
+
+    @Option(help: "Milliseconds between sse-fanout writes.")
+    var writeInterval = 100
+
+    @Option(help: "Server starts measured by the startup scenario.")
+    var startupRuns = 5
+
+    @Flag(help: "Keep the temporary folder (data and server logs) for inspection.")
+    var keepData = false
+
+    func validate() throws {
+        guard ["auto", "wrk", "nio"].contains(generator) else { throw ValidationError("--generator must be auto, wrk or nio") }
+        guard ["distinct", "same"].contains(putMode) else { throw ValidationError("--put-mode must be distinct or same") }
+        guard (1...10_000).contains(connections), (1...64).contains(loadThreads), (1...20_000).contains(listeners),
+            (1...10_000_000).contains(items ?? 1), (1...100_000).contains(queries), (1...1000).contains(writes ?? 1),
+            (1...3600).contains(duration ?? 1), (1...100).contains(startupRuns), (1...10_000).contains(writeInterval)
+        else { throw ValidationError("an option is out of range") }
+        if let scenarios {
+            for name in scenarios.split(separator: ",") where Scenario(rawValue: String(name)) == nil {
+                throw ValidationError("unknown scenario \(name); known: \(Scenario.allCases.map(\.rawValue).joined(separator: ","))")
+            }
+        }
+    }
+
+    func run() throws {
+        raiseOpenFileLimit()
+        let binary = server.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            ?? (URL(fileURLWithPath: ownExecutablePath()).deletingLastPathComponent().path + "/hearth")
+        guard access(binary, X_OK) == 0 else {
+            throw ValidationError("no executable hearth at \(binary); build it or pass --server")
+        }
+        var wrk: String?
+        switch generator {
+        case "wrk":
+            guard let w = findOnPath("wrk") else { throw ValidationError("--generator wrk but wrk is not on PATH") }
+            wrk = w
+        case "auto": wrk = findOnPath("wrk")
+        default: wrk = nil
+        }
+        let selected: [Scenario] = {
+            guard let scenarios else { return Scenario.allCases }
+            let names = Set(scenarios.split(separator: ",").map(String.init))
+            return Scenario.allCases.filter { names.contains($0.rawValue) }
+        }()
+        let scratch = try makeTemporaryDirectory(prefix: "hearth-bench")
+        let config = BenchConfig(
+            serverBinary: binary, scratch: scratch, quick: quick, seconds: duration ?? (quick ? 3 : 10),
+            connections: connections, loadThreads: loadThreads, wrk: wrk,
+            putMode: putMode == "same" ? .putSame : .putDistinct,
+            items: items ?? (quick ? 100_000 : 1_000_000), queries: queries, listeners: listeners,
+            writes: writes ?? (quick ? 20 : 50), writeIntervalMs: writeInterval, startupRuns: startupRuns)
+        let generatorName = wrk.map { "wrk (\($0), \(loadThreads) threads)" } ?? "in-process SwiftNIO (\(loadThreads) event loops)"
+        log("server \(binary); scratch \(scratch); load generator: \(generatorName)")
+
+        var rows: [MetricRow] = []
+        var notes: [String] = []
+        var shared: HearthServerProcess?
+        var serverCount = 0
+        defer {
+            if let s = shared { log("stopping server pid \(s.pid): \(s.stop())") }
+        }
+
+        for scenario in selected {
+            log("scenario \(scenario.rawValue) …")
+            let started = nowNanos()
+            do {
+                if scenario.usesSharedServer {
+                    if let s = shared, !s.isRunning {
+                        let note = "server pid \(s.pid) died before \(scenario.rawValue) (\(s.process.describeExit())); log tail:\n\(s.logTail())"
+                        notes.append(note)
+                        log(note)
+                        shared = nil
+                    }
+                    if shared == nil {
+                        serverCount += 1
+                        let s = try HearthServerProcess(binary: binary, scratch: scratch, label: "main-\(serverCount)")
+                        shared = s
+                        try s.waitUntilReady()
+                        log("server pid \(s.pid) on port \(s.port)")
+                    }
+                }
+                let server = shared
+                var result: [MetricRow]
+                switch scenario {
+                case .startup: result = try Scenarios.startup(config)
+                case .idleRSS: result = try Scenarios.idleRSS(server!)
+                case .putSmall: result = try Scenarios.putSmall(config, server: server!)
+                case .getSmall: result = try Scenarios.getSmall(config, server: server!)
+                case .sseFanout: result = try Scenarios.sseFanout(config, server: server!)
+                case .query1m: result = try Scenarios.query(config, server: server!)
+                }
+                if let s = server, scenario != .idleRSS {
+                    if s.isRunning {
+                        result.append(MetricRow(scenario.rawValue, "server RSS after scenario", s.rssMB, unit: "MB"))
+                    } else {
+                        result.append(
+                            MetricRow(
+                                scenario.rawValue, "server alive after scenario", 0, target: .equals(1),
+                                note: "\(s.process.describeExit()): \(s.logTail(lines: 5))"))
+                    }
+                }
+                rows += result
+            } catch {
+                let alive = shared.map { $0.isRunning ? "server still running" : "server exited: \($0.process.describeExit())" } ?? ""
+                rows.append(MetricRow(scenario.rawValue, "completed", 0, target: .equals(1), note: "\(error) \(alive)"))
+                log("scenario \(scenario.rawValue) failed: \(error)")
+            }
+            log("scenario \(scenario.rawValue) done in \(formatNumber(Double(nowNanos() - started) / 1e9)) s")
+            print(renderTable(rows.filter { $0.scenario == scenario.rawValue }) + "\n")
+        }
+
+        if let s = shared {
+            let errors = s.errorLines()
+            if !errors.isEmpty {
+                notes.append("server log has \(errors.count) error line(s), e.g. \(errors.prefix(3))")
+            }
+            if let peak = s.peakRSSMB {
+                rows.append(MetricRow("summary", "server peak RSS (VmHWM)", peak, unit: "MB"))
+            }
+            let stopped = s.stop()
+            if stopped != "exit 0" { notes.append("shared server did not exit cleanly on SIGTERM: \(stopped)") }
+            shared = nil
+        }
+
+        print("== hearth-bench results (\(quick ? "quick" : "full") run; load generator: \(generatorName)) ==")
+        print(renderTable(rows))
+        if !notes.isEmpty { print("\n" + notes.joined(separator: "\n")) }
+        let missed = rows.filter { $0.met == false }
+        print("\n\(rows.filter { $0.met == true }.count) targets met, \(missed.count) missed" +
+            (missed.isEmpty ? "" : ": " + missed.map { "\($0.scenario)/\($0.metric)" }.joined(separator: ", ")))
+
+        if let json {
+            let formatter = ISO8601DateFormatter()
+            let commit = try? Subprocess.run(
+                findOnPath("git") ?? "/usr/bin/git", ["rev-parse", "--short", "HEAD"], timeout: 10, scratch: scratch)
+            let report = BenchReport(
+                date: formatter.string(from: Date()),
+                gitCommit: commit.flatMap { $0.1 == 0 ? $0.0.trimmingCharacters(in: .whitespacesAndNewlines) : nil },
+                server: binary, quick: quick, loadGenerator: generatorName, machine: MachineInfo.current(), notes: notes,
+                results: rows)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            try encoder.encode(report).write(to: URL(fileURLWithPath: json))
+            log("wrote \(json)")
+        }
+        if keepData {
+            log("kept \(scratch)")
+        } else {
+            try? FileManager.default.removeItem(atPath: scratch)
+        }
+    }
+}

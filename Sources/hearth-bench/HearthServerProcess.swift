@@ -1,0 +1,79 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A `hearth serve --dev` process on 127.0.0.1, with its own fresh data folder.
+final class HearthServerProcess {
+    let binary: String
+    let port: Int
+    let dataDir: String
+    let process: Subprocess
+
+    /// Starts the server; returns immediately after spawning.
+    init(binary: String, scratch: String, label: String) throws {
+        self.binary = binary
+        dataDir = scratch + "/data-\(label)"
+        try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+        port = try freeLocalPort()
+        process = try Subprocess(
+            executable: binary,
+            arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--data", dataDir, "--dev"],
+            outputPath: scratch + "/server-\(label).log")
+    }
+
+    var pid: pid_t { process.pid }
+    var isRunning: Bool { process.isRunning }
+
+    /// Polls `GET /.json` (admin) until it answers 200; returns seconds from spawn to that first response.
+    @discardableResult
+    func waitUntilReady(timeout: Double = 30) throws -> Double {
+        let deadline = process.spawnedAt + UInt64(timeout * 1e9)
+        while nowNanos() < deadline {
+            guard process.isRunning else {
+                throw BenchError("server exited during start-up (\(process.describeExit())):\n\(logTail())")
+            }
+            if let conn = try? HTTPConnection(port: port, timeout: 5), let r = try? conn.get("/.json"), r.status == 200 {
+                return Double(nowNanos() - process.spawnedAt) / 1e9
+            }
+            usleep(500)
+        }
+        throw BenchError("server not ready after \(Int(timeout)) s:\n\(logTail())")
+    }
+
+    /// A field of /proc/PID/status in kB (VmRSS, VmHWM, …).
+    func statusKB(_ field: String) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        }
+        return nil
+    }
+
+    var rssMB: Double? { statusKB("VmRSS").map { Double($0) / 1024 } }
+    var peakRSSMB: Double? { statusKB("VmHWM").map { Double($0) / 1024 } }
+    var threads: Int? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").first { $0.hasPrefix("Threads:") }
+            .flatMap { Int($0.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") }
+    }
+
+    func logTail(lines: Int = 20) -> String {
+        process.output.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+
+    /// Lines of the server log at error level or worse.
+    func errorLines() -> [String] {
+        process.output.split(separator: "\n").filter {
+            $0.contains(" error ") || $0.contains(" critical ") || $0.contains("Fatal error") || $0.contains("fatal")
+        }.map(String.init)
+    }
+
+    @discardableResult
+    func stop() -> String {
+        process.terminate(grace: 10)
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// What a closed-loop load run (N connections, each sending its next request when the previous answered) measured.
+struct LoadResult {
+    var generator: String
+    var completed: Int
+    var ok: Int
+    var non2xx: Int
+    var socketErrors: Int
+    var seconds: Double
+    var p50Ms: Double?
+    var p90Ms: Double?
+    var p99Ms: Double?
+    var maxMs: Double?
+    var okPerSecond: Double { seconds > 0 ? Double(ok) / seconds : 0 }
+}
+
+/// Which request a load run sends.
+enum LoadRequest: Sendable {
+    /// PUT of a small JSON string leaf at `/bench/put/c<connection>-<n>` (a new key per request).
+    case putDistinct
+    /// PUT of a small JSON string leaf, always at `/bench/same/leaf`.
+    case putSame
+    /// GET of `/bench/get/leaf`.
+    case get
+
+    static let leafBody = "\"small-leaf-value\""
+    static let namespace = "bench"
+}
+
+// MARK: - wrk
+
+/// Drives wrk (C, epoll, LuaJIT): far cheaper per request than anything in-process, so on a 2-core box it leaves
+/// more CPU to the server. The Lua `done` hook prints exact counts and percentiles on one line.
+enum WrkDriver {
+    static let doneHook = """
+        function done(summary, latency, requests)
+          io.write(string.format("HEARTH_BENCH requests=%d duration_us=%d non2xx=%d connect=%d read=%d write=%d timeout=%d p50=%.0f p90=%.0f p99=%.0f max=%.0f\\n",
+            summary.requests, summary.duration, summary.errors.status, summary.errors.connect, summary.errors.read,
+            summary.errors.write, summary.errors.timeout, latency:percentile(50), latency:percentile(90),
+            latency:percentile(99), latency.max))
+        end
+        """
+
+    static func script(for request: LoadRequest) -> String {
+        let common = """
+            wrk.headers["Authorization"] = "Bearer owner"
+
+            """
+        switch request {
+        case .get:
+            return common + "wrk.method = \"GET\"\n" + doneHook
+        case .putSame:
+            return common + """
+                wrk.method = "PUT"
+                wrk.headers["Content-Type"] = "application/json"
+                wrk.body = '\(LoadRequest.leafBody)'
+
+                """ + doneHook
+        case .putDistinct:
+            return """
+                local nextid = 0
+                function setup(thread)
+                  thread:set("tid", nextid)
+                  nextid = nextid + 1
+                end
+                local counter = 0
+                wrk.method = "PUT"
+                wrk.headers["Authorization"] = "Bearer owner"
+                wrk.headers["Content-Type"] = "application/json"
+                wrk.body = '\(LoadRequest.leafBody)'
+                function request()
+                  counter = counter + 1
+                  return wrk.format(nil, "/bench/put/t" .. tid .. "-" .. counter .. ".json?ns=\(LoadRequest.namespace)")
+                end
+
+                """ + doneHook
+        }
+    }
+
+    static func run(
+        wrk: String, port: Int, request: LoadRequest, connections: Int, threads: Int, seconds: Int, scratch: String
+    ) throws -> LoadResult {
+        let scriptPath = scratch + "/wrk-\(request).lua"
+        try script(for: request).write(toFile: scriptPath, atomically: true, encoding: .utf8)
+        let path: String
+        switch request {
+        case .get: path = "/bench/get/leaf.json?ns=\(LoadRequest.namespace)"
+        case .putSame: path = "/bench/same/leaf.json?ns=\(LoadRequest.namespace)"
+        case .putDistinct: path = "/bench/put.json?ns=\(LoadRequest.namespace)"  // replaced by request()
+        }
+        let args = [
+            "-t", String(threads), "-c", String(connections), "-d", "\(seconds)s", "--timeout", "10s", "--latency",
+            "-s", scriptPath, "http://127.0.0.1:\(port)\(path)",
+        ]
+        let (output, code) = try Subprocess.run(wrk, args, timeout: Double(seconds) + 60, scratch: scratch)
+        guard code == 0, let line = output.split(separator: "\n").first(where: { $0.hasPrefix("HEARTH_BENCH ") }) else {
+            throw BenchError("wrk failed (exit \(code.map(String.init) ?? "?")):\n\(output)")
+        }
+        var fields: [String: Double] = [:]
+        for part in line.split(separator: " ").dropFirst() {
+            let kv = part.split(separator: "=", maxSplits: 1)
+            if kv.count == 2 { fields[String(kv[0])] = Double(kv[1]) }
+        }
+        let completed = Int(fields["requests"] ?? 0)
+        let non2xx = Int(fields["non2xx"] ?? 0)
+        let socketErrors = Int((fields["connect"] ?? 0) + (fields["read"] ?? 0) + (fields["write"] ?? 0) + (fields["timeout"] ?? 0))
+        return LoadResult(
+            generator: "wrk (\(threads) threads)", completed: completed, ok: completed - non2xx, non2xx: non2xx,
+            socketErrors: socketErrors, seconds: (fields["duration_us"] ?? 0) / 1e6,
+            p50Ms: fields["p50"].map { $0 / 1000 }, p90Ms: fields["p90"].map { $0 / 1000 },
+            p99Ms: fields["p99"].map { $0 / 1000 }, maxMs: fields["max"].map { $0 / 1000 })
+    }
+}
+
+// MARK: - In-process NIO load loop (fallback when wrk is missing)
+
+struct ConnectionStats: Sendable {
+    var latencies: [UInt64] = []
+    var ok = 0
+    var non2xx = 0
+    var errors = 0
+    var finishedAt: UInt64 = 0
+}
+
+/// One keep-alive connection sending requests back to back until the deadline.
+final class LoadConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    let connection: Int
+    let port: Int
+    let request: LoadRequest
+    let deadline: UInt64
+    let promise: EventLoopPromise<ConnectionStats>
+    private var stats = ConnectionStats()
+    private var counter = 0
+    private var sentAt: UInt64 = 0
+    private var status = 0
+    private var done = false
+    private var body: ByteBuffer?
+
+    init(connection: Int, port: Int, request: LoadRequest, deadline: UInt64, promise: EventLoopPromise<ConnectionStats>) {
+        self.connection = connection
+        self.port = port
+        self.request = request
+        self.deadline = deadline
+        self.promise = promise
+        stats.latencies.reserveCapacity(65536)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if request != .get { body = context.channel.allocator.buffer(string: LoadRequest.leafBody) }
+        sendNext(context: context)
+    }
+
+    private func sendNext(context: ChannelHandlerContext) {
+        counter += 1
+        let uri: String
+        let method: HTTPMethod
+        switch request {
+        case .get:
+            method = .GET
+            uri = "/bench/get/leaf.json?ns=\(LoadRequest.namespace)"
+        case .putSame:
+            method = .PUT
+            uri = "/bench/same/leaf.json?ns=\(LoadRequest.namespace)"
+        case .putDistinct:
+            method = .PUT
+            uri = "/bench/put/c\(connection)-\(counter).json?ns=\(LoadRequest.namespace)"
+        }
+        var head = HTTPRequestHead(version: .http1_1, method: method, uri: uri)
+        head.headers.add(name: "Host", value: "127.0.0.1:\(port)")
+        head.headers.add(name: "Authorization", value: "Bearer owner")
+        if let body {
+            head.headers.add(name: "Content-Type", value: "application/json")
+            head.headers.add(name: "Content-Length", value: String(body.readableBytes))
+        }
+        sentAt = nowNanos()
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if let body { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            status = Int(h.status.code)
+        case .body:
+            break
+        case .end:
+            let now = nowNanos()
+            stats.latencies.append(now - sentAt)
+            if (200..<300).contains(status) { stats.ok += 1 } else { stats.non2xx += 1 }
+            if now < deadline {
+                sendNext(context: context)
+            } else {
+                finish(context: context)
+            }
+        }
+    }
+
+    private func finish(context: ChannelHandlerContext) {
+        guard !done else { return }
+        done = true
+        stats.finishedAt = nowNanos()
+        promise.succeed(stats)
+        context.close(promise: nil)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        stats.errors += 1
+        finish(context: context)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !done {
+            stats.errors += 1
+            done = true
+            stats.finishedAt = nowNanos()
+            promise.succeed(stats)
+        }
+    }
+}
+
+enum NIOLoadDriver {
+    static func run(port: Int, request: LoadRequest, connections: Int, threads: Int, seconds: Int) throws -> LoadResult {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        defer { try? group.syncShutdownGracefully() }
+        let start = nowNanos()
+        let deadline = start + UInt64(seconds) * 1_000_000_000
+        var futures: [EventLoopFuture<ConnectionStats>] = []
+        for i in 0..<connections {
+            let loop = group.next()
+            let promise = loop.makePromise(of: ConnectionStats.self)
+            futures.append(promise.futureResult)
+            ClientBootstrap(group: loop)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        try channel.pipeline.syncOperations.addHandler(
+                            LoadConnectionHandler(connection: i, port: port, request: request, deadline: deadline, promise: promise))
+                    }
+                }
+                .connect(host: "127.0.0.1", port: port)
+                .whenFailure { promise.fail($0) }
+        }
+        var samples = Samples()
+        var ok = 0, non2xx = 0, errors = 0
+        var end = start
+        for f in futures {
+            switch Result(catching: { try f.wait() }) {
+            case .success(let s):
+                samples.add(contentsOf: s.latencies)
+                ok += s.ok
+                non2xx += s.non2xx
+                errors += s.errors
+                end = max(end, s.finishedAt)
+            case .failure:
+                errors += 1
+            }
+        }
+        return LoadResult(
+            generator: "in-process SwiftNIO (\(threads) event loops)", completed: ok + non2xx, ok: ok, non2xx: non2xx,
+            socketErrors: errors, seconds: Double(end - start) / 1e9,
+            p50Ms: samples.percentileMs(50), p90Ms: samples.percentileMs(90), p99Ms: samples.percentileMs(99),
+            maxMs: samples.percentileMs(100))
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+
+/// Settings shared by the scenarios.
+struct BenchConfig {
+    var serverBinary: String
+    var scratch: String
+    var quick: Bool
+    var seconds: Int
+    var connections: Int
+    var loadThreads: Int
+    var wrk: String?
+    var putMode: LoadRequest
+    var items: Int
+    var queries: Int
+    var listeners: Int
+    var writes: Int
+    var writeIntervalMs: Int
+    var startupRuns: Int
+}
+
+enum Scenario: String, CaseIterable {
+    case startup
+    case idleRSS = "idle-rss"
+    case putSmall = "put-small"
+    case getSmall = "get-small"
+    case sseFanout = "sse-fanout"
+    case query1m = "query-1m"
+
+    /// Whether the scenario runs against the shared server (startup spawns its own).
+    var usesSharedServer: Bool { self != .startup }
+}
+
+enum Scenarios {
+    // MARK: startup
+
+    static func startup(_ c: BenchConfig) throws -> [MetricRow] {
+        var times: [Double] = []
+        var exits: [String] = []
+        var shutdown = Samples()
+        for run in 0..<c.startupRuns {
+            let server = try HearthServerProcess(binary: c.serverBinary, scratch: c.scratch, label: "startup-\(run)")
+            let t: Double
+            do {
+                t = try server.waitUntilReady(timeout: 30)
+            } catch {
+                server.stop()
+                throw error
+            }
+            times.append(t * 1000)
+            usleep(100_000)
+            let stopStart = nowNanos()
+            exits.append(server.stop())
+            shutdown.add(nowNanos() - stopStart)
+        }
+        let sorted = times.sorted()
+        let median = sorted[sorted.count / 2]
+        let unclean = exits.filter { $0 != "exit 0" }
+        return [
+            MetricRow(
+                "startup", "spawn → first 200 (median of \(times.count))", median, unit: "ms", target: .atMost(200),
+                note: "runs: " + times.map { formatNumber($0) }.joined(separator: ", ") + " ms; first 200 = GET /.json"),
+            MetricRow("startup", "spawn → first 200 (max)", sorted.last, unit: "ms"),
+            MetricRow("startup", "SIGTERM → exit (median)", shutdown.percentileMs(50), unit: "ms"),
+            MetricRow(
+                "startup", "clean exits on SIGTERM", Double(exits.count - unclean.count), target: .equals(Double(exits.count)),
+                note: unclean.isEmpty ? nil : "non-clean: \(unclean)"),
+        ]
+    }
+
+    // MARK: idle-rss
+
+    static func idleRSS(_ server: HearthServerProcess) throws -> [MetricRow] {
+        let atReady = server.rssMB
+        sleepSeconds(2)
+        let idle = server.rssMB
+        return [
+            MetricRow("idle-rss", "RSS at first response", atReady, unit: "MB"),
+            MetricRow("idle-rss", "RSS after 2 s idle", idle, unit: "MB", target: .atMost(50)),
+            MetricRow("idle-rss", "threads", server.threads.map(Double.init)),
+        ]
+    }
+
+    // MARK: put-small / get-small
+
+    static func load(_ c: BenchConfig, port: Int, request: LoadRequest) throws -> LoadResult {
+        if let wrk = c.wrk {
+            return try WrkDriver.run(
+                wrk: wrk, port: port, request: request, connections: c.connections, threads: c.loadThreads,
+                seconds: c.seconds, scratch: c.scratch)
+        }
+        return try NIOLoadDriver.run(port: port, request: request, connections: c.connections, threads: c.loadThreads, seconds: c.seconds)
+    }
+
+    static func loadRows(_ name: String, _ r: LoadResult, rateMetric: String, target: Double) -> [MetricRow] {
+        [
+            MetricRow(
+                name, rateMetric, r.okPerSecond, unit: "req/s", target: .atLeast(target),
+                note: "\(r.generator), \(r.ok) ok in \(formatNumber(r.seconds)) s"),
+            MetricRow(name, "latency p50", r.p50Ms, unit: "ms"),
+            MetricRow(name, "latency p99", r.p99Ms, unit: "ms"),
+            MetricRow(name, "latency max", r.maxMs, unit: "ms"),
+            MetricRow(name, "non-2xx responses", Double(r.non2xx), target: .equals(0)),
+            MetricRow(name, "socket errors/timeouts", Double(r.socketErrors), target: .equals(0)),
+        ]
+    }
+
+    static func putSmall(_ c: BenchConfig, server: HearthServerProcess) throws -> [MetricRow] {
+        let conn = try HTTPConnection(port: server.port)
+        // Open the namespace before the clock starts.
+        let warm = try conn.request("PUT", "/bench/warm.json?ns=\(LoadRequest.namespace)", body: Array("1".utf8))
+        guard warm.status == 200 else { throw BenchError("warm-up PUT: HTTP \(warm.status) \(warm.text)") }
+        let r = try load(c, port: server.port, request: c.putMode)
+        let mode = c.putMode == .putDistinct ? "distinct paths" : "same path"
+        var rows = loadRows(
+            "put-small", r, rateMetric: "acknowledged writes/s (\(mode), \(c.connections) conns)", target: 20_000)
+        if c.putMode == .putDistinct {
+            // Every acknowledged write must be readable afterwards (in-flight ones at the end may add a few more).
+            let check = try HTTPConnection(port: server.port, timeout: 120)
+            let got = try check.get("/bench/put.json?ns=\(LoadRequest.namespace)&shallow=true")
+            let keys = (try? got.json() as? [String: Any])?.count ?? 0
+            rows.append(
+                MetricRow(
+                    "put-small", "acked writes missing on read-back", Double(max(0, r.ok - keys)), target: .equals(0),
+                    note: "\(keys) keys under /bench/put, \(r.ok) acknowledged"))
+        }
+        return rows
+    }
+
+    static func getSmall(_ c: BenchConfig, server: HearthServerProcess) throws -> [MetricRow] {
+        let conn = try HTTPConnection(port: server.port)
+        let seed = try conn.request("PUT", "/bench/get/leaf.json?ns=\(LoadRequest.namespace)", body: Array(LoadRequest.leafBody.utf8))
+        guard seed.status == 200 else { throw BenchError("seed PUT: HTTP \(seed.status) \(seed.text)") }
+        let check = try conn.get("/bench/get/leaf.json?ns=\(LoadRequest.namespace)")
+        guard check.status == 200, check.text == LoadRequest.leafBody else {
+            throw BenchError("GET returned HTTP \(check.status) \(check.text)")
+        }
+        let r = try load(c, port: server.port, request: .get)
+        return loadRows("get-small", r, rateMetric: "reads/s (\(c.connections) conns)", target: 30_000)
+    }
+
+    // MARK: sse-fanout
+
+    static func sseFanout(_ c: BenchConfig, server: HearthServerProcess) throws -> [MetricRow] {
+        let r = try FanoutDriver.run(
+            port: server.port, listeners: c.listeners, writes: c.writes, intervalMs: c.writeIntervalMs, threads: c.loadThreads)
+        var delivery = r.delivery
+        var ack = r.writeAck
+        let expected = r.connected * r.writes
+        return [
+            MetricRow(
+                "sse-fanout", "listeners with initial put", Double(r.connected), target: .equals(Double(r.listeners)),
+                note: "setup (connect + initial put, batches of 100) took \(formatNumber(r.setupSeconds)) s"),
+            MetricRow(
+                "sse-fanout", "delivery latency p50", delivery.percentileMs(50), unit: "ms",
+                note: "\(r.writes) writes \(c.writeIntervalMs) ms apart × \(r.connected) listeners; \(delivery.count)/\(expected) delivered"),
+            MetricRow("sse-fanout", "delivery latency p99", delivery.percentileMs(99), unit: "ms", target: .atMost(100)),
+            MetricRow("sse-fanout", "delivery latency max", delivery.percentileMs(100), unit: "ms"),
+            MetricRow("sse-fanout", "missed deliveries", Double(r.missed), target: .equals(0)),
+            MetricRow("sse-fanout", "duplicate deliveries", Double(r.duplicates), target: .equals(0)),
+            MetricRow(
+                "sse-fanout", "streams closed by server early", Double(r.closedEarly), target: .equals(0),
+                note: r.errors.isEmpty && r.unparsed == 0 ? nil : "errors: \(r.errors), unparsed events: \(r.unparsed)"),
+            MetricRow("sse-fanout", "writer PUT ack p50", ack.percentileMs(50), unit: "ms"),
+        ]
+    }
+
+    // MARK: query-1m
+
+    static func query(_ c: BenchConfig, server: HearthServerProcess) throws -> [MetricRow] {
+        let ns = "query"
+        let conn = try HTTPConnection(port: server.port, timeout: 600)
+        let rules = #"{"rules":{".read":false,".write":false,"items":{".indexOn":["score"]}}}"#
+        let rr = try conn.request("PUT", "/.settings/rules.json?ns=\(ns)", body: Array(rules.utf8))
+        guard rr.status == 200 else { throw BenchError("installing rules: HTTP \(rr.status) \(rr.text)") }
+
+        // Seed: deterministic scores, keys i0000000… (zero-padded so key order = index order).
+        var rng = SplitMix64(state: 42)
+        let n = c.items
+        var scores = [Int](repeating: 0, count: n)
+        for i in 0..<n { scores[i] = Int(rng.next() % 1_000_000_000) }
+        func key(_ i: Int) -> String {
+            let s = String(i)
+            return "i" + String(repeating: "0", count: max(0, 7 - s.count)) + s
+        }
+        let batch = 10_000
+        let seedStart = nowNanos()
+        var batchTimes = Samples()
+        var first = 0
+        while first < n {
+            let last = min(first + batch, n)
+            var body = "{"
+            body.reserveCapacity(batch * 48)
+            for i in first..<last {
+                if i > first { body += "," }
+                let k = key(i)
+                body += "\"\(k)\":{\"score\":\(scores[i]),\"name\":\"item-\(k)\"}"
+            }
+            body += "}"
+            let t = nowNanos()
+            let r = try conn.request("PATCH", "/items.json?ns=\(ns)&print=silent", body: Array(body.utf8))
+            batchTimes.add(nowNanos() - t)
+            guard (200..<300).contains(r.status) else {
+                throw BenchError("seeding batch at \(first): HTTP \(r.status) \(r.text.prefix(300))")
+            }
+            first = last
+            if (first / batch) % 10 == 0 { log("query: seeded \(first)/\(n)") }
+        }
+        let seedSeconds = Double(nowNanos() - seedStart) / 1e9
+        let rssAfterSeed = server.rssMB
+
+        // Expected answer: the 10 highest (score, key).
+        let expected = Set((0..<n).sorted { (scores[$0], $0) < (scores[$1], $1) }.suffix(10).map(key))
+        let target = "/items.json?ns=\(ns)&orderBy=%22score%22&limitToLast=10"
+        func check(_ r: HTTPResult) -> String? {
+            guard r.status == 200 else { return "HTTP \(r.status) \(r.text.prefix(200))" }
+            guard let obj = (try? r.json()) as? [String: Any] else { return "not a JSON object: \(r.text.prefix(200))" }
+            let got = Set(obj.keys)
+            return got == expected ? nil : "wrong children: got \(got.sorted()), expected \(expected.sorted())"
+        }
+        let t0 = nowNanos()
+        let firstResponse = try conn.get(target)
+        let firstMs = Double(nowNanos() - t0) / 1e6
+        var problems: [String] = []
+        if let p = check(firstResponse) { problems.append("first query: " + p) }
+
+        var lat = Samples()
+        let budget: UInt64 = (c.quick ? 60 : 180) * 1_000_000_000
+        let loopStart = nowNanos()
+        var last = firstResponse
+        for _ in 0..<c.queries {
+            let t = nowNanos()
+            last = try conn.get(target)
+            lat.add(nowNanos() - t)
+            if last.status != 200 {
+                problems.append("HTTP \(last.status) \(last.text.prefix(200))")
+                break
+            }
+            if nowNanos() - loopStart > budget { break }
+        }
+        if let p = check(last) { problems.append("last query: " + p) }
+        let label = n >= 1_000_000 ? "\(n / 1_000_000)M" : "\(n / 1000)k"
+        return [
+            MetricRow(
+                "query-1m", "seed \(label) children (PATCH × \(batch))", seedSeconds, unit: "s",
+                note: "\(formatNumber(Double(n) / seedSeconds)) children/s; PATCH p50 \(formatNumber(batchTimes.percentileMs(50) ?? 0)) ms, max \(formatNumber(batchTimes.percentileMs(100) ?? 0)) ms"),
+            MetricRow("query-1m", "RSS after seeding", rssAfterSeed, unit: "MB"),
+            MetricRow("query-1m", "first query latency", firstMs, unit: "ms"),
+            MetricRow(
+                "query-1m", "orderBy score limitToLast=10 p50", lat.percentileMs(50), unit: "ms",
+                note: "\(lat.count) sequential queries on one keep-alive connection over \(label) children"),
+            MetricRow("query-1m", "orderBy score limitToLast=10 p99", lat.percentileMs(99), unit: "ms", target: .atMost(5)),
+            MetricRow(
+                "query-1m", "wrong or failed answers", Double(problems.count), target: .equals(0),
+                note: problems.isEmpty ? "first and last answers = the expected top 10" : problems.joined(separator: "; ")),
+        ]
+    }
+}
