@@ -58,12 +58,12 @@ public enum Leaf: Sendable, Hashable {
         }
     }
 
-    /// Firebase value order between two primitives.
+    /// Firebase value order between two primitives. Numbers compare as IEEE doubles, as Firebase's
+    /// servers and SDKs do (so 2^63-1 and 2^63-2 tie and are ordered by key).
     public static func compare(_ a: Leaf, _ b: Leaf) -> Int {
         let (ra, rb) = (a.rank, b.rank)
         if ra != rb { return ra < rb ? -1 : 1 }
         switch (a, b) {
-        case let (.int(x), .int(y)): return x == y ? 0 : (x < y ? -1 : 1)
         case let (.string(x), .string(y)): return compareUTF16(x, y)
         case (.bool, .bool): return 0
         default:

@@ -3,7 +3,8 @@ extension ParsedWrite {
     /// before this write (increments add to it); `now` is milliseconds since 1970.
     public func resolved(now: Int64, current: (Path) throws -> Node) rethrows -> Node {
         var node = self.node
-        for p in placeholders {
+        // Values first, so a priority placeholder finds the node it belongs to.
+        for p in placeholders.filter({ !$0.isPriority }) + placeholders.filter(\.isPriority) {
             let leaf: Leaf
             switch p.value {
             case .timestamp:
