@@ -6,18 +6,7 @@ import Testing
 /// exactly what evaluating the query over the whole node returns.
 @Suite("Query differential")
 struct QueryDifferentialTests {
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    static func randomValue(_ rng: inout SplitMix) -> JSONValue {
+    static func randomValue(_ rng: inout SplitMix64) -> JSONValue {
         switch Int.random(in: 0..<8, using: &rng) {
         case 0: return .null
         case 1: return .bool(Bool.random(using: &rng))
@@ -29,7 +18,7 @@ struct QueryDifferentialTests {
         }
     }
 
-    static func randomChild(_ rng: inout SplitMix) -> JSONValue {
+    static func randomChild(_ rng: inout SplitMix64) -> JSONValue {
         var members = [JSONMember("name", .string("n"))]
         let score = randomValue(&rng)
         if score != .null { members.append(JSONMember("score", score)) }
@@ -39,7 +28,7 @@ struct QueryDifferentialTests {
 
     static let keys = ["1", "2", "10", "-1", "007", "a", "b", "B", "-Nx", "zz", "é", "k9", "0", "3"]
 
-    static func randomBound(_ rng: inout SplitMix, order: Query.Order) -> Query.Bound {
+    static func randomBound(_ rng: inout SplitMix64, order: Query.Order) -> Query.Bound {
         let value: Leaf?
         if order == .key {
             value = .string(keys.randomElement(using: &rng)!)
@@ -50,7 +39,7 @@ struct QueryDifferentialTests {
         return Query.Bound(value: value, key: key, strict: Bool.random(using: &rng))
     }
 
-    static func randomQuery(_ rng: inout SplitMix) -> Query {
+    static func randomQuery(_ rng: inout SplitMix64) -> Query {
         let orders: [Query.Order] = [.key, .value, .priority, .child(Path("score")), .child(Path("r/pos"))]
         let order = orders.randomElement(using: &rng)!
         var q = Query(order: order)
@@ -74,7 +63,7 @@ struct QueryDifferentialTests {
             IndexSpec(pattern: ["groups", "$g"], index: "score"),
         ]
         try await store.write { try $0.setIndexes(specs) }
-        var rng = SplitMix(state: 7)
+        var rng = SplitMix64(seed: 7)
         for round in 0..<60 {
             // A random write: whole location, one child, a child's field, or a delete.
             let key = Self.keys.randomElement(using: &rng)!

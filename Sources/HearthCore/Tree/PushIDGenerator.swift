@@ -33,7 +33,7 @@ public final class PushIDGenerator: Sendable {
                 s.lastTime = millis
             }
             var out = [UInt8](repeating: 0, count: 20)
-            var t = millis
+            var t = max(millis, 0)
             for i in stride(from: 7, through: 0, by: -1) {
                 out[i] = PushIDGenerator.alphabet[Int(t % 64)]
                 t /= 64

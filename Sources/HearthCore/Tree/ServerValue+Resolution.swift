@@ -10,7 +10,9 @@ extension ParsedWrite {
             case .timestamp:
                 leaf = .int(now)
             case .increment(let delta):
-                leaf = ServerValue.add(try current(p.path).leafValue, delta)
+                // A priority increment adds to the stored priority, a value increment to the stored value.
+                let stored = try current(p.path)
+                leaf = ServerValue.add(p.isPriority ? stored.priority : stored.leafValue, delta)
             }
             if p.isPriority {
                 let target = node.child(at: p.path)
