@@ -38,10 +38,14 @@ public struct HearthServer: Sendable {
     public func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in })
         -> some ApplicationProtocol
     {
-        let router = Router(context: BasicRequestContext.self)
+        let router = Router(context: HearthRequestContext.self)
         let controller = self.controller
+        let registry = self.registry
         router.get("/.well-known/hearth/health") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: "{\"status\":\"ok\"}")))
+            let listeners = registry.listenerCount
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: "{\"status\":\"ok\",\"listeners\":\(listeners)}")))
         }
         let responder = HearthResponder(controller: controller, router: router.buildResponder())
         // Hummingbird's own start-up line would repeat ours; keep its warnings and errors.
@@ -76,13 +80,13 @@ public struct HearthServer: Sendable {
 }
 
 /// Sends `/.well-known/…` to the router and everything else to the database controller.
-struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == BasicRequestContext {
+struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == HearthRequestContext {
     let controller: DatabaseController
     let router: Inner
 
-    func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+    func respond(to request: Request, context: HearthRequestContext) async throws -> Response {
         if request.uri.path.hasPrefix("/.well-known/") { return try await router.respond(to: request, context: context) }
-        return await controller.respond(to: request)
+        return await controller.respond(to: request, channel: context.channel)
     }
 }
 

@@ -84,6 +84,7 @@ struct HearthBench: ParsableCommand {
 
     func run() throws {
         raiseOpenFileLimit()
+        installSignalCleanup()
         let binary = server.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             ?? (URL(fileURLWithPath: ownExecutablePath()).deletingLastPathComponent().path + "/hearth")
         guard access(binary, X_OK) == 0 else {
@@ -111,6 +112,7 @@ struct HearthBench: ParsableCommand {
             writes: writes ?? (quick ? 20 : 50), writeIntervalMs: writeInterval, startupRuns: startupRuns)
         let generatorName = wrk.map { "wrk (\($0), \(loadThreads) threads)" } ?? "in-process SwiftNIO (\(loadThreads) event loops)"
         log("server \(binary); scratch \(scratch); load generator: \(generatorName)")
+        let loadAtStart = loadAverage()
 
         var rows: [MetricRow] = []
         var notes: [String] = []
@@ -140,6 +142,8 @@ struct HearthBench: ParsableCommand {
                     }
                 }
                 let server = shared
+                let cpu0 = (machineBusyCPUSeconds(), server?.cpuSeconds, cpuSeconds(children: false) + cpuSeconds(children: true))
+                let wall0 = nowNanos()
                 var result: [MetricRow]
                 switch scenario {
                 case .startup: result = try Scenarios.startup(config)
@@ -148,6 +152,17 @@ struct HearthBench: ParsableCommand {
                 case .getSmall: result = try Scenarios.getSmall(config, server: server!)
                 case .sseFanout: result = try Scenarios.sseFanout(config, server: server!)
                 case .query1m: result = try Scenarios.query(config, server: server!)
+                }
+                if [.sseFanout, .query1m].contains(scenario), let m0 = cpu0.0, let s0 = cpu0.1,
+                    let m1 = machineBusyCPUSeconds(), let s1 = server?.cpuSeconds
+                {
+                    let wall = Double(nowNanos() - wall0) / 1e9
+                    let own = cpuSeconds(children: false) + cpuSeconds(children: true) - cpu0.2
+                    result.append(
+                        MetricRow(
+                            scenario.rawValue, "CPU used by other processes (avg)", max(0, (m1 - m0 - (s1 - s0) - own) / wall),
+                            unit: "cores",
+                            note: "server averaged \(formatNumber((s1 - s0) / wall)) cores, bench \(formatNumber(own / wall)) cores over \(formatNumber(wall)) s"))
                 }
                 if let s = server, scenario != .idleRSS {
                     if s.isRunning {
@@ -166,7 +181,7 @@ struct HearthBench: ParsableCommand {
                 log("scenario \(scenario.rawValue) failed: \(error)")
             }
             log("scenario \(scenario.rawValue) done in \(formatNumber(Double(nowNanos() - started) / 1e9)) s")
-            print(renderTable(rows.filter { $0.scenario == scenario.rawValue }) + "\n")
+            out(renderTable(rows.filter { $0.scenario == scenario.rawValue }) + "\n")
         }
 
         if let s = shared {
@@ -182,11 +197,12 @@ struct HearthBench: ParsableCommand {
             shared = nil
         }
 
-        print("== hearth-bench results (\(quick ? "quick" : "full") run; load generator: \(generatorName)) ==")
-        print(renderTable(rows))
-        if !notes.isEmpty { print("\n" + notes.joined(separator: "\n")) }
+        notes.append("load average (1/5/15 min) at start \(loadAtStart), at end \(loadAverage()) on \(MachineInfo.current().cpus) CPUs")
+        out("== hearth-bench results (\(quick ? "quick" : "full") run; load generator: \(generatorName)) ==")
+        out(renderTable(rows))
+        if !notes.isEmpty { out("\n" + notes.joined(separator: "\n")) }
         let missed = rows.filter { $0.met == false }
-        print("\n\(rows.filter { $0.met == true }.count) targets met, \(missed.count) missed" +
+        out("\n\(rows.filter { $0.met == true }.count) targets met, \(missed.count) missed" +
             (missed.isEmpty ? "" : ": " + missed.map { "\($0.scenario)/\($0.metric)" }.joined(separator: ", ")))
 
         if let json {
@@ -196,11 +212,16 @@ struct HearthBench: ParsableCommand {
             let report = BenchReport(
                 date: formatter.string(from: Date()),
                 gitCommit: commit.flatMap { $0.1 == 0 ? $0.0.trimmingCharacters(in: .whitespacesAndNewlines) : nil },
-                server: binary, quick: quick, loadGenerator: generatorName, machine: MachineInfo.current(), notes: notes,
+                server: binary,
+                serverBuilt: ((try? FileManager.default.attributesOfItem(atPath: binary))?[.modificationDate] as? Date)
+                    .map { formatter.string(from: $0) },
+                quick: quick, loadGenerator: generatorName, machine: MachineInfo.current(), notes: notes,
                 results: rows)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            try encoder.encode(report).write(to: URL(fileURLWithPath: json))
+            let url = URL(fileURLWithPath: json)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try encoder.encode(report).write(to: url)
             log("wrote \(json)")
         }
         if keepData {

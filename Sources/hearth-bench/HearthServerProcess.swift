@@ -61,6 +61,23 @@ final class HearthServerProcess {
             .flatMap { Int($0.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") }
     }
 
+    /// Open sockets of the server (its /proc/PID/fd entries that link to `socket:[…]`).
+    var openSockets: Int? {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
+        return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)"))?.hasPrefix("socket:") == true }.count
+    }
+
+    /// User + system CPU seconds the server has used so far (from /proc/PID/stat).
+    var cpuSeconds: Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After the command name: state is field 3, utime 14, stime 15 (1-based in proc(5)).
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     func logTail(lines: Int = 20) -> String {
         process.output.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
     }

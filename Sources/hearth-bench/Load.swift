@@ -15,6 +15,10 @@ struct LoadResult {
     var p90Ms: Double?
     var p99Ms: Double?
     var maxMs: Double?
+    /// Average cores used during the run (filled in by the caller).
+    var serverCores: Double?
+    var generatorCores: Double?
+    var otherCores: Double?
     var okPerSecond: Double { seconds > 0 ? Double(ok) / seconds : 0 }
 }
 

@@ -77,6 +77,8 @@ struct BenchReport: Codable {
     var date: String
     var gitCommit: String?
     var server: String
+    /// Modification time of the server binary (tells which build was measured when HEAD moved since).
+    var serverBuilt: String?
     var quick: Bool
     var loadGenerator: String
     var machine: MachineInfo

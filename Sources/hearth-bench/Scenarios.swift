@@ -19,11 +19,13 @@ struct BenchConfig {
 }
 
 enum Scenario: String, CaseIterable {
+    // sse-fanout runs early on purpose: its "sockets released" check must not coincide with the server's
+    // keep-alive tick (every 30 s after start), which would release closed streams and hide a leak.
     case startup
     case idleRSS = "idle-rss"
+    case sseFanout = "sse-fanout"
     case putSmall = "put-small"
     case getSmall = "get-small"
-    case sseFanout = "sse-fanout"
     case query1m = "query-1m"
 
     /// Whether the scenario runs against the shared server (startup spawns its own).
@@ -82,13 +84,29 @@ enum Scenarios {
 
     // MARK: put-small / get-small
 
-    static func load(_ c: BenchConfig, port: Int, request: LoadRequest) throws -> LoadResult {
+    static func load(_ c: BenchConfig, server: HearthServerProcess, request: LoadRequest) throws -> LoadResult {
+        let serverCPU0 = server.cpuSeconds
+        let selfCPU0 = cpuSeconds(children: false)
+        let childCPU0 = cpuSeconds(children: true)
+        let machine0 = machineBusyCPUSeconds()
+        let wall0 = nowNanos()
+        var r: LoadResult
         if let wrk = c.wrk {
-            return try WrkDriver.run(
-                wrk: wrk, port: port, request: request, connections: c.connections, threads: c.loadThreads,
+            r = try WrkDriver.run(
+                wrk: wrk, port: server.port, request: request, connections: c.connections, threads: c.loadThreads,
                 seconds: c.seconds, scratch: c.scratch)
+        } else {
+            r = try NIOLoadDriver.run(
+                port: server.port, request: request, connections: c.connections, threads: c.loadThreads, seconds: c.seconds)
         }
-        return try NIOLoadDriver.run(port: port, request: request, connections: c.connections, threads: c.loadThreads, seconds: c.seconds)
+        let wall = Double(nowNanos() - wall0) / 1e9
+        if let a = serverCPU0, let b = server.cpuSeconds { r.serverCores = (b - a) / wall }
+        let generatorCPU = c.wrk != nil ? cpuSeconds(children: true) - childCPU0 : cpuSeconds(children: false) - selfCPU0
+        r.generatorCores = generatorCPU / wall
+        if let a = machine0, let b = machineBusyCPUSeconds(), let server = r.serverCores {
+            r.otherCores = max(0, (b - a) / wall - server - generatorCPU / wall)
+        }
+        return r
     }
 
     static func loadRows(_ name: String, _ r: LoadResult, rateMetric: String, target: Double) -> [MetricRow] {
@@ -99,6 +117,12 @@ enum Scenarios {
             MetricRow(name, "latency p50", r.p50Ms, unit: "ms"),
             MetricRow(name, "latency p99", r.p99Ms, unit: "ms"),
             MetricRow(name, "latency max", r.maxMs, unit: "ms"),
+            MetricRow(
+                name, "server CPU during load", r.serverCores, unit: "cores",
+                note: "load generator used \(formatNumber(r.generatorCores ?? 0)) cores of \(MachineInfo.current().cpus)"),
+            MetricRow(
+                name, "CPU used by other processes during load", r.otherCores, unit: "cores",
+                note: "should be ~0 for a clean measurement; load average now \(loadAverage())"),
             MetricRow(name, "non-2xx responses", Double(r.non2xx), target: .equals(0)),
             MetricRow(name, "socket errors/timeouts", Double(r.socketErrors), target: .equals(0)),
         ]
@@ -109,7 +133,7 @@ enum Scenarios {
         // Open the namespace before the clock starts.
         let warm = try conn.request("PUT", "/bench/warm.json?ns=\(LoadRequest.namespace)", body: Array("1".utf8))
         guard warm.status == 200 else { throw BenchError("warm-up PUT: HTTP \(warm.status) \(warm.text)") }
-        let r = try load(c, port: server.port, request: c.putMode)
+        let r = try load(c, server: server, request: c.putMode)
         let mode = c.putMode == .putDistinct ? "distinct paths" : "same path"
         var rows = loadRows(
             "put-small", r, rateMetric: "acknowledged writes/s (\(mode), \(c.connections) conns)", target: 20_000)
@@ -134,15 +158,37 @@ enum Scenarios {
         guard check.status == 200, check.text == LoadRequest.leafBody else {
             throw BenchError("GET returned HTTP \(check.status) \(check.text)")
         }
-        let r = try load(c, port: server.port, request: .get)
+        let r = try load(c, server: server, request: .get)
         return loadRows("get-small", r, rateMetric: "reads/s (\(c.connections) conns)", target: 30_000)
     }
 
     // MARK: sse-fanout
 
     static func sseFanout(_ c: BenchConfig, server: HearthServerProcess) throws -> [MetricRow] {
+        // Open the namespace first so its database files are not counted as leaked descriptors.
+        let probe = try HTTPConnection(port: server.port).get("/.json?ns=fanout")
+        guard probe.status == 200 else { throw BenchError("GET /.json?ns=fanout: HTTP \(probe.status) \(probe.text)") }
+        let fdsBefore = server.openSockets
         let r = try FanoutDriver.run(
             port: server.port, listeners: c.listeners, writes: c.writes, intervalMs: c.writeIntervalMs, threads: c.loadThreads)
+        // The listeners are closed now; give the server a moment to notice.
+        var fdsAfter = server.openSockets
+        let settle = nowNanos() + 1_000_000_000
+        while let a = fdsAfter, let b = fdsBefore, a > b, nowNanos() < settle {
+            usleep(100_000)
+            fdsAfter = server.openSockets
+        }
+        // If they are still open, one more write to the path makes the server notice (its write to them fails).
+        var fdsAfterWrite: Int?
+        if let a = fdsAfter, let b = fdsBefore, a > b {
+            let w = try HTTPConnection(port: server.port).request("PUT", "/fanout/msg.json?ns=fanout", body: Array("null".utf8))
+            guard w.status == 200 else { throw BenchError("final write: HTTP \(w.status)") }
+            let deadline = nowNanos() + 3_000_000_000
+            repeat {
+                usleep(100_000)
+                fdsAfterWrite = server.openSockets
+            } while (fdsAfterWrite ?? 0) > b && nowNanos() < deadline
+        }
         var delivery = r.delivery
         var ack = r.writeAck
         let expected = r.connected * r.writes
@@ -161,6 +207,12 @@ enum Scenarios {
                 "sse-fanout", "streams closed by server early", Double(r.closedEarly), target: .equals(0),
                 note: r.errors.isEmpty && r.unparsed == 0 ? nil : "errors: \(r.errors), unparsed events: \(r.unparsed)"),
             MetricRow("sse-fanout", "writer PUT ack p50", ack.percentileMs(50), unit: "ms"),
+            MetricRow(
+                "sse-fanout", "server sockets still open 1 s after listeners closed",
+                fdsBefore.flatMap { b in fdsAfter.map { Double(max(0, $0 - b)) } }, target: .equals(0),
+                note: "server sockets before listening \(fdsBefore.map(String.init) ?? "?"), 1 s after the client closed all "
+                    + "listeners \(fdsAfter.map(String.init) ?? "?")"
+                    + (fdsAfterWrite.map { ", after one more write to the path \($0)" } ?? "")),
         ]
     }
 
@@ -224,18 +276,26 @@ enum Scenarios {
         if let p = check(firstResponse) { problems.append("first query: " + p) }
 
         var lat = Samples()
+        var ordered: [UInt64] = []
         let budget: UInt64 = (c.quick ? 60 : 180) * 1_000_000_000
         let loopStart = nowNanos()
+        let machine0 = machineBusyCPUSeconds(), server0 = server.cpuSeconds, own0 = cpuSeconds(children: false)
         var last = firstResponse
         for _ in 0..<c.queries {
             let t = nowNanos()
             last = try conn.get(target)
             lat.add(nowNanos() - t)
+            ordered.append(nowNanos() - t)
             if last.status != 200 {
                 problems.append("HTTP \(last.status) \(last.text.prefix(200))")
                 break
             }
             if nowNanos() - loopStart > budget { break }
+        }
+        let loopWall = Double(nowNanos() - loopStart) / 1e9
+        var othersDuringLoop: Double?
+        if let m0 = machine0, let m1 = machineBusyCPUSeconds(), let s0 = server0, let s1 = server.cpuSeconds {
+            othersDuringLoop = max(0, (m1 - m0 - (s1 - s0) - (cpuSeconds(children: false) - own0)) / loopWall)
         }
         if let p = check(last) { problems.append("last query: " + p) }
         let label = n >= 1_000_000 ? "\(n / 1_000_000)M" : "\(n / 1000)k"
@@ -248,7 +308,12 @@ enum Scenarios {
             MetricRow(
                 "query-1m", "orderBy score limitToLast=10 p50", lat.percentileMs(50), unit: "ms",
                 note: "\(lat.count) sequential queries on one keep-alive connection over \(label) children"),
-            MetricRow("query-1m", "orderBy score limitToLast=10 p99", lat.percentileMs(99), unit: "ms", target: .atMost(5)),
+            MetricRow(
+                "query-1m", "orderBy score limitToLast=10 p99", lat.percentileMs(99), unit: "ms", target: .atMost(5),
+                note: "max \(formatNumber(lat.percentileMs(100) ?? 0)) ms; other processes used "
+                    + "\(formatNumber(othersDuringLoop ?? .nan)) cores during the \(formatNumber(loopWall)) s query loop; "
+                    + "slowest: " + ordered.enumerated().sorted { $0.element > $1.element }.prefix(5)
+                        .map { "#\($0.offset) \(formatNumber(Double($0.element) / 1e6)) ms" }.joined(separator: ", ")),
             MetricRow(
                 "query-1m", "wrong or failed answers", Double(problems.count), target: .equals(0),
                 note: problems.isEmpty ? "first and last answers = the expected top 10" : problems.joined(separator: "; ")),

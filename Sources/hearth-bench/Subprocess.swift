@@ -6,6 +6,28 @@ import Glibc
 import Darwin
 #endif
 
+/// Children still running, so a SIGINT/SIGTERM to the bench can stop them too (read from a signal handler).
+nonisolated(unsafe) private var liveChildren = [pid_t](repeating: 0, count: 64)
+
+private func trackChild(_ pid: pid_t, alive: Bool) {
+    for i in liveChildren.indices where liveChildren[i] == (alive ? 0 : pid) {
+        liveChildren[i] = alive ? pid : 0
+        return
+    }
+}
+
+/// On SIGINT/SIGTERM: SIGTERM every child we started, then exit.
+func installSignalCleanup() {
+    let handler: @convention(c) (Int32) -> Void = { sig in
+        liveChildren.withUnsafeBufferPointer { buffer in
+            for pid in buffer where pid > 0 { kill(pid, SIGTERM) }
+        }
+        _exit(128 + sig)
+    }
+    signal(SIGINT, handler)
+    signal(SIGTERM, handler)
+}
+
 /// A child process started with posix_spawn, stdout and stderr sent to a file.
 final class Subprocess {
     let pid: pid_t
@@ -35,6 +57,7 @@ final class Subprocess {
         let rc = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard rc == 0 else { throw BenchError("cannot start \(executable): \(String(cString: strerror(rc)))") }
         self.pid = pid
+        trackChild(pid, alive: true)
     }
 
     /// True while the child has not exited (reaps it when it has).
@@ -44,6 +67,7 @@ final class Subprocess {
         let r = waitpid(pid, &status, WNOHANG)
         if r == pid {
             exitStatus = status
+            trackChild(pid, alive: false)
             return false
         }
         return r == 0

@@ -31,6 +31,11 @@ func sleep(until deadline: UInt64) {
     if deadline > now { sleepSeconds(Double(deadline - now) / 1e9) }
 }
 
+/// Writes to stdout unbuffered, so it interleaves correctly with the stderr progress log.
+func out(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
 func log(_ message: String) {
     FileHandle.standardError.write(Data("[bench] \(message)\n".utf8))
 }
@@ -183,4 +188,33 @@ struct MachineInfo: Codable {
             cpus: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), cpuModel: model, memoryMB: memKB / 1024,
             kernel: "\(sys) \(release)", openFileLimit: currentOpenFileLimit())
     }
+}
+
+/// CPU seconds (user + system) used by this process and by its reaped children (wrk runs are reaped when they end).
+func cpuSeconds(children: Bool) -> Double {
+    var usage = rusage()
+    #if os(Linux)
+    getrusage(__rusage_who_t(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue), &usage)
+    #else
+    getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
+    #endif
+    func secs(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+/// Busy CPU seconds of the whole machine so far (all cores; from /proc/stat).
+func machineBusyCPUSeconds() -> Double? {
+    guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+        let line = text.split(separator: "\n").first, line.hasPrefix("cpu ")
+    else { return nil }
+    let v = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+    guard v.count >= 8 else { return nil }
+    // user nice system idle iowait irq softirq steal
+    let busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7]
+    return busy / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// The 1-minute load average.
+func loadAverage() -> String {
+    ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").split(separator: " ").prefix(3).joined(separator: " ")
 }

@@ -11,7 +11,7 @@ extension DatabaseController {
     ///
     /// The listener is registered before the snapshot is read; buffered changes at or below the
     /// snapshot's sequence are dropped, so nothing is lost or repeated between snapshot and stream.
-    func stream(_ call: RestCall) async throws -> Response {
+    func stream(_ call: RestCall, channel: (any Channel)?) async throws -> Response {
         let format: RenderFormat = call.parameters["format"] == "export" ? .export : .plain
         let query: Query?
         do {
@@ -38,8 +38,16 @@ extension DatabaseController {
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-cache"
         headers[.accessControlAllowOrigin] = "*"
+        // End the stream as soon as the client goes away, not at the next write.
+        let peerClosed = PeerClosedHandler { hub.unregister(id: id, location: path) }
+        if let channel {
+            try? await channel.pipeline.addHandler(peerClosed, position: .first).get()
+        }
         let body = ResponseBody { writer in
-            defer { hub.unregister(id: id, location: path) }
+            defer {
+                hub.unregister(id: id, location: path)
+                if let channel { channel.pipeline.removeHandler(peerClosed, promise: nil) }
+            }
             var (current, seen) = initial
             try await writer.write(ByteBuffer(bytes: ServerSentEvent.put(path: .root, node: current, format: format)))
             for await delivery in deliveries {

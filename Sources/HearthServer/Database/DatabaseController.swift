@@ -37,11 +37,11 @@ struct DatabaseController: Sendable {
     let clock: @Sendable () -> Int64
     let logger: Logger
 
-    func respond(to request: Request) async -> Response {
+    func respond(to request: Request, channel: (any Channel)?) async -> Response {
         let parameters = parseQueryString(request.uri.query)
         let pretty = parameters["print"] == "pretty"
         do {
-            return try await handle(request, parameters: parameters)
+            return try await handle(request, parameters: parameters, channel: channel)
         } catch let e as RestError {
             return Responses.error(e, pretty: pretty)
         } catch {
@@ -50,7 +50,7 @@ struct DatabaseController: Sendable {
         }
     }
 
-    private func handle(_ request: Request, parameters: [String: String]) async throws -> Response {
+    private func handle(_ request: Request, parameters: [String: String], channel: (any Channel)?) async throws -> Response {
         var rawPath = Substring(request.uri.path)
         if request.method == .options {
             var h = HTTPFields()
@@ -122,7 +122,7 @@ struct DatabaseController: Sendable {
         switch method {
         case .get:
             if let accept = request.headers[.accept], accept.contains("text/event-stream") {
-                return try await stream(call)
+                return try await stream(call, channel: channel)
             }
             return try await get(call, request: request)
         case .head:

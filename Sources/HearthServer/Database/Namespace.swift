@@ -44,6 +44,9 @@ final class NamespaceRegistry: Sendable {
 
     var names: [String] { opened.withLock { $0.keys.sorted() } }
 
+    /// Open stream listeners across all namespaces.
+    var listenerCount: Int { opened.withLock { $0.values.reduce(0) { $0 + $1.hub.listenerCount } } }
+
     /// Ends every stream (graceful shutdown), so in-flight streaming responses can finish.
     func closeStreams() {
         for ns in opened.withLock({ Array($0.values) }) { ns.hub.closeAll() }
