@@ -22,8 +22,9 @@ final class ReaderConnections: Sendable {
         let connection = try free.withLock { $0.popLast() } ?? DatabaseQueue(path: path, configuration: configuration)
         defer { free.withLock { $0.append(connection) } }
         return try connection.inDatabase { db in
-            try db.execute(sql: "BEGIN DEFERRED")
-            defer { try? db.execute(sql: "COMMIT") }
+            // Cached statements: parsing BEGIN/COMMIT text on every read cost ~5 % of a GET.
+            try db.cachedStatement(sql: "BEGIN DEFERRED").execute()
+            defer { try? db.cachedStatement(sql: "COMMIT").execute() }
             return try body(db)
         }
     }
