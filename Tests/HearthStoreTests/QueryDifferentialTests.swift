@@ -64,13 +64,27 @@ struct QueryDifferentialTests {
         ]
         try await store.write { try $0.setIndexes(specs) }
         var rng = SplitMix64(seed: 7)
-        for round in 0..<60 {
+        for round in 0..<150 {
             // A random write: whole location, one child, a child's field, or a delete.
             let key = Self.keys.randomElement(using: &rng)!
             let base = Bool.random(using: &rng) ? "items" : "groups/g\(Int.random(in: 0...1, using: &rng))"
             let node: Node
             let path: String
-            switch Int.random(in: 0..<5, using: &rng) {
+            switch Int.random(in: 0..<7, using: &rng) {
+            case 5:
+                // Above the indexed locations: the whole `groups` tree, wildcard level included.
+                var groups: [JSONMember] = []
+                for g in ["g0", "g1"] where Bool.random(using: &rng) {
+                    var members: [JSONMember] = []
+                    for k in Self.keys where Bool.random(using: &rng) { members.append(JSONMember(k, Self.randomChild(&rng))) }
+                    groups.append(JSONMember(g, .object(members)))
+                }
+                path = "groups"
+                node = try Node(json: .object(groups))
+            case 6:
+                // A leaf above an indexed location, later replaced by children again.
+                path = Bool.random(using: &rng) ? "groups/g0" : "items"
+                node = .leaf(.int(1))
             case 0:
                 var members: [JSONMember] = []
                 for k in Self.keys where Bool.random(using: &rng) { members.append(JSONMember(k, Self.randomChild(&rng))) }
