@@ -108,12 +108,16 @@ final class SQLiteTransaction: StoreTransaction {
             try maintainIndexes(after: path, node: node)
             return
         }
-        // A leaf above the write turns into an object (keeping its priority).
-        let dropLeaf = try db.cachedStatement(sql: "DELETE FROM tree WHERE p = ? AND v IS NOT NULL AND pr IS NULL")
-        let clearLeaf = try db.cachedStatement(sql: "UPDATE tree SET v = NULL WHERE p = ? AND v IS NOT NULL")
-        for a in ancestors {
-            try dropLeaf.execute(arguments: [blob(a)])
-            try clearLeaf.execute(arguments: [blob(a)])
+        // A leaf above the write turns into an object (keeping its priority). One lookup finds it;
+        // almost always there is none.
+        if !ancestors.isEmpty {
+            let marks = Array(repeating: "?", count: ancestors.count).joined(separator: ",")
+            let find = try db.cachedStatement(sql: "SELECT p FROM tree WHERE p IN (\(marks)) AND v IS NOT NULL")
+            let leaves = try Data.fetchAll(find, arguments: StatementArguments(ancestors.map(blob)))
+            for leaf in leaves {
+                try db.cachedStatement(sql: "DELETE FROM tree WHERE p = ? AND pr IS NULL").execute(arguments: [leaf])
+                try db.cachedStatement(sql: "UPDATE tree SET v = NULL WHERE p = ?").execute(arguments: [leaf])
+            }
         }
         let insert = try db.cachedStatement(sql: "INSERT INTO tree(p, v, pr) VALUES(?, ?, ?)")
         var key = encoded

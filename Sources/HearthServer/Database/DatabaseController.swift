@@ -146,9 +146,11 @@ struct DatabaseController: Sendable {
 
     private func identify(_ request: Request, parameters: [String: String]) -> Identity {
         var token: String?
-        if let header = request.headers[.authorization] {
-            let parts = header.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" { token = String(parts[1]) }
+        if let header = request.headers[.authorization], header.utf8.count > 7 {
+            let scheme = header.utf8.prefix(7)
+            if scheme.elementsEqual("Bearer ".utf8) || scheme.elementsEqual("bearer ".utf8) {
+                token = String(header.dropFirst(7))
+            }
         }
         token = token ?? parameters["access_token"] ?? parameters["auth"]
         guard let token, !token.isEmpty else { return .anonymous }
