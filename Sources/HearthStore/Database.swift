@@ -55,9 +55,8 @@ public actor Database {
         if pending.isEmpty {
             draining = false
         } else {
-            let next = pending.removeFirst()
-            pending.insert(next, at: 0)
-            next.continuation?.resume(returning: .drain)
+            // Hand the drain to the oldest waiter; it commits everything pending, itself first.
+            pending[0].continuation?.resume(returning: .drain)
         }
         return try results[0].get()
     }
