@@ -19,7 +19,8 @@ enum AdminToken {
             throw CocoaError(.fileWriteNoPermission)
         }
         // Printed once, on stdout, so the operator can copy it; never logged.
-        print("Generated admin token (stored in \(file)): \(token)")
+        // Written unbuffered, so it shows at once even when stdout is a file or a pipe.
+        FileHandle.standardOutput.write(Data("Generated admin token (stored in \(file)): \(token)\n".utf8))
         return token
     }
 }

@@ -13,6 +13,7 @@ final class HearthProcess: @unchecked Sendable {
     // Mutated only by the test that owns it, one step at a time.
     let process = Process()
     private let stderr = Pipe()
+    private let stdout = Pipe()
     private(set) var port = 0
 
     static var binary: URL {
@@ -32,11 +33,15 @@ final class HearthProcess: @unchecked Sendable {
         process.executableURL = try Self.binary
         process.arguments = arguments
         process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = stdout
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "HEARTH_PORT")
+        env.removeValue(forKey: "HEARTH_ADMIN_TOKEN")
         process.environment = env
         try process.run()
+        // Drop our copies of the write ends, so reads see end-of-file once the child exits.
+        try stdout.fileHandleForWriting.close()
+        try stderr.fileHandleForWriting.close()
     }
 
     /// Starts `hearth serve` on a free port and waits for its "listening" line.
@@ -86,10 +91,15 @@ final class HearthProcess: @unchecked Sendable {
 
     var stderrText: String { String(decoding: stderr.fileHandleForReading.availableData, as: UTF8.self) }
 
-    func request(_ method: HTTPMethod, _ path: String, body: String? = nil, accept: String? = nil) async throws -> (UInt, String) {
+    /// What the process wrote to stdout so far (call once the process printed what you expect).
+    var stdoutText: String { String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self) }
+
+    func request(
+        _ method: HTTPMethod, _ path: String, body: String? = nil, accept: String? = nil, token: String? = "owner"
+    ) async throws -> (UInt, String) {
         var req = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         req.method = method
-        req.headers.add(name: "Authorization", value: "Bearer owner")
+        if let token { req.headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let accept { req.headers.add(name: "Accept", value: accept) }
         if let body { req.body = .bytes(ByteBuffer(string: body)) }
         let response = try await HTTPClient.shared.execute(req, timeout: .seconds(30))

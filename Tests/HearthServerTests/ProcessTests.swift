@@ -50,6 +50,26 @@ struct ProcessTests {
         #expect(try await server.exitCode() == 0)
     }
 
+    @Test func generatedAdminTokenIsPrintedOnceAndKept() async throws {
+        let data = temporaryDataFolder()
+        let first = try HearthProcess(["serve", "--port", "0", "--data", data])
+        try await first.waitForPort()
+        let token = try String(contentsOfFile: data + "/admin-token", encoding: .utf8)
+        #expect(token.count == 64)
+        #expect(first.stdoutText.contains("Generated admin token (stored in \(data)/admin-token): \(token)"))
+        #expect(try await first.request(.GET, "/x.json", token: token).0 == 200)
+        #expect(try await first.request(.GET, "/x.json", token: "owner").0 == 401)
+        #expect(try await first.request(.GET, "/x.json", token: nil).0 == 401)
+        first.signal(SIGTERM)
+        #expect(try await first.exitCode() == 0)
+        let second = try HearthProcess(["serve", "--port", "0", "--data", data])
+        try await second.waitForPort()
+        #expect(try await second.request(.GET, "/x.json", token: token).0 == 200)
+        second.signal(SIGTERM)
+        #expect(try await second.exitCode() == 0)
+        #expect(!second.stdoutText.contains("Generated"))
+    }
+
     @Test func versionAndUsage() async throws {
         let version = try HearthProcess(["--version"])
         #expect(try await version.exitCode() == 0)
