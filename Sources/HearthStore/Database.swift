@@ -144,7 +144,4 @@ public actor Database {
             return (.committed(body: echo.jsonBytes, etag: request.wantsETag ? node.etag : nil), Change(sequence: sequence, path: path, kind: .put(node)))
         }
     }
-
-    /// The committed sequence visible right now to this actor.
-    public var lastSequence: UInt64 { sequence }
 }

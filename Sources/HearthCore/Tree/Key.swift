@@ -44,7 +44,8 @@ public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
     public static func == (a: Key, b: Key) -> Bool { a.string.utf8.elementsEqual(b.string.utf8) }
 
     public func hash(into hasher: inout Hasher) {
-        for byte in string.utf8 { hasher.combine(byte) }
+        var text = string
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// Three-way comparison: negative, zero or positive.
@@ -63,8 +64,6 @@ public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
         }
     }
 
-    /// The smallest and largest possible keys, used as open bounds in queries.
-    public static let min = Key("\u{0}min")
 }
 
 /// Compares two strings by UTF-16 code units, as JavaScript and Firebase do.

@@ -121,7 +121,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
                         break
                     }
                     node = next
-                    if node !== s.root { node.listeners.values.forEach(deliver) }
+                    node.listeners.values.forEach(deliver)
                 }
                 // Listeners strictly below the change.
                 if reached {
