@@ -31,7 +31,7 @@ public struct HearthServer: Sendable {
         self.logger = logger
         self.registry = NamespaceRegistry(factory: stores, clock: wallClock)
         self.controller = DatabaseController(
-            configuration: configuration, registry: registry, pushIDs: PushIDGenerator(), clock: wallClock, logger: logger)
+            configuration: configuration, registry: registry, logger: logger)
     }
 
     /// The Hummingbird application; `onServerRunning` receives the bound port.

@@ -12,6 +12,9 @@ public actor Database {
     public nonisolated let store: any DatabaseStore
     private let observer: any ChangeObserver
     private let clock: @Sendable () -> Int64
+    private let pushIDs: PushIDGenerator
+    /// The latest commit time used for push ids; never goes back, even if the clock does.
+    private var pushMillis: Int64 = .min
 
     private enum Signal: Sendable {
         case done(Result<WriteOutcome, any Error>)
@@ -27,12 +30,18 @@ public actor Database {
     private var draining = false
     private var sequence: UInt64
 
-    /// - Parameter clock: milliseconds since 1970 (injected for tests).
-    public init(name: String, store: any DatabaseStore, observer: any ChangeObserver, clock: @escaping @Sendable () -> Int64) async throws {
+    /// - Parameters:
+    ///   - clock: milliseconds since 1970 (injected for tests).
+    ///   - pushIDs: names the children that `.push` writes create (injected for tests).
+    public init(
+        name: String, store: any DatabaseStore, observer: any ChangeObserver,
+        clock: @escaping @Sendable () -> Int64, pushIDs: PushIDGenerator = PushIDGenerator()
+    ) async throws {
         self.name = name
         self.store = store
         self.observer = observer
         self.clock = clock
+        self.pushIDs = pushIDs
         self.sequence = try await store.snapshot { try $0.sequence() }
     }
 
@@ -63,6 +72,8 @@ public actor Database {
 
     private func commit(_ batch: [Pending]) async -> [Result<WriteOutcome, any Error>] {
         let now = clock()
+        pushMillis = max(pushMillis, now)
+        let pushContext = PushContext(generator: pushIDs, millis: pushMillis)
         let first = sequence + 1
         let requests = batch.map(\.request)
         do {
@@ -72,7 +83,7 @@ public actor Database {
                 var seq = first
                 for request in requests {
                     do {
-                        let (outcome, change) = try Database.apply(request, tx: tx, now: now, sequence: seq)
+                        let (outcome, change) = try Database.apply(request, tx: tx, now: now, push: pushContext, sequence: seq)
                         if let change {
                             changes.append(change)
                             seq += 1
@@ -93,8 +104,26 @@ public actor Database {
         }
     }
 
+    /// How `.push` writes name their child within one batch.
+    struct PushContext: Sendable {
+        let generator: PushIDGenerator
+        let millis: Int64
+    }
+
     /// Validates and applies one request. Throws `ValidationError` before writing anything.
-    static func apply(_ request: WriteRequest, tx: any StoreTransaction, now: Int64, sequence: UInt64) throws -> (WriteOutcome, Change?) {
+    static func apply(
+        _ request: WriteRequest, tx: any StoreTransaction, now: Int64, push: PushContext, sequence: UInt64
+    ) throws -> (WriteOutcome, Change?) {
+        if case .push(let parsed) = request.operation {
+            // Named here, inside the serial writer, so that key order is commit order.
+            let id = Key(push.generator.next(millis: push.millis))
+            var named = request
+            named.path = request.path.child(id)
+            named.operation = .set(parsed)
+            let (_, change) = try apply(named, tx: tx, now: now, push: push, sequence: sequence)
+            let echo = JSONValue.object([JSONMember("name", .string(id.string))])
+            return (.committed(body: echo.jsonBytes, etag: nil), change)
+        }
         let path = request.path
         if let expected = request.ifMatch {
             let current = try tx.read(path)
@@ -135,6 +164,8 @@ public actor Database {
             w.endObject(empty: resolved.isEmpty)
             if resolved.isEmpty { return (.committed(body: w.bytes, etag: nil), nil) }
             return (.committed(body: w.bytes, etag: nil), Change(sequence: sequence, path: path, kind: .patch(resolved)))
+        case .push:
+            preconditionFailure("handled above")
         case .setPriority(let priority, let placeholder):
             var p = priority
             if case .timestamp? = placeholder { p = .int(now) }

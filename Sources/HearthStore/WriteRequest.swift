@@ -3,8 +3,12 @@ public import HearthCore
 /// A write to apply in the namespace's serial writer.
 public struct WriteRequest: Sendable {
     public enum Operation: Sendable {
-        /// PUT / POST / DELETE: replace the node at the path.
+        /// PUT / DELETE: replace the node at the path.
         case set(ParsedWrite)
+        /// POST: add the value as a new child of the path, named by a push id that the writer
+        /// generates when it applies the write, so push ids sort in commit order. The echoed body
+        /// is `{"name": id}`.
+        case push(ParsedWrite)
         /// PATCH: replace each relative path (no two may overlap), then set the listed priorities
         /// (`"a/.priority": 3` entries).
         case update([(path: Path, value: ParsedWrite)], priorities: [(path: Path, priority: Leaf?)] = [])

@@ -34,6 +34,42 @@ struct DatabaseWriterTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func pushIDsSortInCommitOrderEvenWhenTheClockGoesBack(backend: Backend) async throws {
+        let observer = RecordingObserver()
+        // A clock that jumps back every few calls: ids must still follow commit order.
+        let ticks = Mutex<Int64>(5_000)
+        let clock: @Sendable () -> Int64 = {
+            ticks.withLock { t in
+                t += 1
+                return t % 7 == 0 ? t - 3_000 : t
+            }
+        }
+        let db = try await Database(
+            name: "t", store: backend.makeStore(), observer: observer, clock: clock,
+            pushIDs: PushIDGenerator(random: SplitMix64(seed: 3)))
+        let names = try await withThrowingTaskGroup(of: String.self) { group in
+            for i in 0..<100 {
+                group.addTask {
+                    let op = try WriteRequest.Operation.push(Node.parseWrite(JSONValue.parse("\(i)")))
+                    let outcome = try await db.write(WriteRequest(path: Path("q"), operation: op))
+                    guard case .committed(let body, _) = outcome, case .object(let m) = try JSONValue.parse(body),
+                        case .string(let name)? = m.first?.value
+                    else { throw ValidationError("unexpected outcome \(outcome)") }
+                    return name
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(names).count == 100)
+        let committed = observer.changes.withLock { $0.map { $0.path.keys.last!.string } }
+        #expect(committed.count == 100)
+        #expect(committed == committed.sorted { Key($0) < Key($1) })
+        #expect(Set(committed) == Set(names))
+        let node = try await db.store.snapshot { try $0.read(Path("q")) }
+        #expect(node.childCount == 100)
+    }
+
+    @Test(arguments: Backend.allCases)
     func serverValuesResolveInsideTheTransaction(backend: Backend) async throws {
         let db = try await Database(name: "t", store: backend.makeStore(), observer: RecordingObserver(), clock: { 1234 })
         _ = try await db.write(WriteRequest(path: Path("c"), operation: parsed("5")))

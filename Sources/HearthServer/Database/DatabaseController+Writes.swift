@@ -13,8 +13,12 @@ extension DatabaseController {
     }
 
     func parseWrite(_ json: JSONValue, at path: Path) throws -> ParsedWrite {
+        try parseWrite(json, depth: path.count)
+    }
+
+    func parseWrite(_ json: JSONValue, depth: Int) throws -> ParsedWrite {
         do {
-            return try Node.parseWrite(json, depth: path.count)
+            return try Node.parseWrite(json, depth: depth)
         } catch {
             throw RestError.badRequest(
                 error.message.hasPrefix("Invalid key") ? ErrorMessage.invalidJSONKeys : error.message)
@@ -69,11 +73,10 @@ extension DatabaseController {
     func post(_ call: RestCall, request: Request) async throws -> Response {
         try checkWriteSizeLimit(call.parameters)
         let json = try await body(request)
-        let id = Key(pushIDs.next(millis: clock()))
-        let path = call.path.child(id)
-        let parsed = try parseWrite(json, at: path)
-        _ = try await commit(call, WriteRequest(path: path, operation: .set(parsed)))
-        return render(call, JSONValue.object([JSONMember("name", .string(id.string))]).jsonBytes)
+        // The child is one level below the path; the writer names it when it commits.
+        let parsed = try parseWrite(json, depth: call.path.count + 1)
+        let outcome = try await commit(call, WriteRequest(path: call.path, operation: .push(parsed)))
+        return respondToWrite(call, outcome)
     }
 
     func delete(_ call: RestCall, request: Request) async throws -> Response {

@@ -33,8 +33,6 @@ struct RestCall: Sendable {
 struct DatabaseController: Sendable {
     let configuration: ServerConfiguration
     let registry: NamespaceRegistry
-    let pushIDs: PushIDGenerator
-    let clock: @Sendable () -> Int64
     let logger: Logger
 
     func respond(to request: Request, channel: (any Channel)?) async -> Response {
