@@ -32,6 +32,7 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
+        .target(name: "HearthRules", dependencies: ["HearthCore"], swiftSettings: strict),
         .target(name: "HearthWire", dependencies: ["HearthCore"], swiftSettings: strict),
         .target(name: "HearthStore", dependencies: ["HearthCore"], swiftSettings: strict),
         .target(
@@ -42,7 +43,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthCore", "HearthWire", "HearthStore",
+                "HearthCore", "HearthRules", "HearthWire", "HearthStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -85,6 +86,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"], swiftSettings: strict),
+        .testTarget(
+            name: "HearthRulesTests",
+            dependencies: ["HearthCore", "HearthRules"],
+            resources: [.copy("Corpus")],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "HearthStoreTests",
             dependencies: ["HearthCore", "HearthStore", "HearthSQLite", "HearthTesting"],

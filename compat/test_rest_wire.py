@@ -307,19 +307,38 @@ def test_missing_json_suffix_is_404(http, base_url, ns, path):
 
 
 # ------------------------------------------------------------------------------------------
-# Identity (§2.2). Until security rules are enforced, only admin requests are served, so a
-# request without credentials is refused with 401. When rules enforcement lands these tests
-# must change: with the default open rules (§0) such a read or write is then allowed.
+# Identity (§2.2). A request without credentials is signed out (auth == null); with rules that
+# require sign-in it is refused with 401 and changes nothing. (Rules in depth: test_rules.py.)
+
+SIGNED_IN_RULES = {"rules": {".read": "auth != null", ".write": "auth != null"}}
 
 
 @pytest.mark.parametrize("method", ["GET", "PUT", "PATCH", "POST", "DELETE"])
-def test_request_without_credentials_is_401(rest, anon_http, method):
+def test_request_without_credentials_is_401(rest, http, anon_http, base_url, ns, method):
+    put_rules(http, base_url, ns, SIGNED_IN_RULES)
     rest.seed("secret", {"v": 1})
     data = None if method in ("GET", "DELETE") else body({"v": 2})
     resp = anon_http.request(method, rest.url("secret"), data=data)
     assert resp.status_code == 401
     assert resp.json() == {"error": "Permission denied"}
     assert rest.value("secret") == {"v": 1}
+
+
+@pytest.mark.parametrize("method", ["GET", "PUT", "PATCH", "POST", "DELETE"])
+def test_request_without_credentials_under_default_dev_rules(rest, anon_http, method):
+    # --dev starts new databases open, as the Firebase emulator does.
+    rest.seed("open", {"v": 1})
+    data = None if method in ("GET", "DELETE") else body({"v": 2})
+    resp = anon_http.request(method, rest.url("open"), data=data)
+    assert resp.status_code == 200
+    if method == "GET":
+        assert resp.json() == {"v": 1}
+    elif method == "DELETE":
+        assert rest.value("open") is None
+    elif method == "POST":
+        assert "v" in rest.value("open") and len(rest.value("open")) == 2
+    else:
+        assert rest.value("open") == {"v": 2}
 
 
 @pytest.mark.parametrize("param", ["auth", "access_token"])
@@ -804,12 +823,12 @@ def rules_url(base_url: str, ns: str, **params) -> str:
     return f"{base_url}/.settings/rules.json?{qs(params)}"
 
 
-def test_default_rules_deny_everything(http, base_url, ns):
-    # Hearth is secure by default: a new database denies reads and writes until rules say otherwise
-    # (the Firebase emulator starts open; production databases start locked, as here).
+def test_default_rules_in_dev_are_open(http, base_url, ns):
+    # In --dev a new database starts open, as the Firebase emulator does (outside --dev it
+    # requires sign-in; see the Swift router tests).
     resp = http.get(rules_url(base_url, ns, format="strict"))
     assert resp.status_code == 200
-    assert resp.json() == {"rules": {".read": False, ".write": False}}
+    assert resp.json() == {"rules": {".read": True, ".write": True}}
 
 
 def test_rules_round_trip_with_comments(http, base_url, ns):
@@ -872,7 +891,8 @@ def test_stream_on_missing_location(sse, base_url, ns):
     assert stream.next_event().summary() == ("put", "/", None)
 
 
-def test_stream_requires_credentials(rest, sse, base_url, ns):
+def test_stream_requires_credentials(rest, sse, http, base_url, ns):
+    put_rules(http, base_url, ns, SIGNED_IN_RULES)
     rest.seed("s", 1)
     stream = sse(stream_url(base_url, ns, "s"), headers={})
     assert stream.status_code == 401

@@ -53,6 +53,19 @@ final class SQLiteTransaction: StoreTransaction {
         return builder.finish()
     }
 
+    /// At most two rows: the location's own row (leaf or priority) and whether anything lies below.
+    func summary(_ path: Path) throws -> NodeSummary {
+        let start = PathEncoding.encode(path)
+        let statement = try db.cachedStatement(sql: "SELECT p, v, pr FROM tree WHERE p >= ? AND p < ? ORDER BY p LIMIT 2")
+        let rows = try Row.fetchAll(statement, arguments: [blob(start), blob(PathEncoding.subtreeEnd(start))])
+        guard let first = rows.first else { return .absent }
+        let firstPath: Data = first[0]
+        guard firstPath.elementsEqual(start) else { return .object(priority: nil) }
+        let priority = try Self.leaf(from: first[2])
+        if let leaf = try Self.leaf(from: first[1]) { return .leaf(leaf, priority: priority) }
+        return rows.count > 1 ? .object(priority: priority) : .absent
+    }
+
     func resetSpecs() { loadedSpecs = nil }
 
     func query(_ path: Path, _ query: Query) throws -> Node {

@@ -29,7 +29,7 @@ public struct HearthServer: Sendable {
         let wallClock: @Sendable () -> Int64 = clock
         self.configuration = configuration
         self.logger = logger
-        self.registry = NamespaceRegistry(factory: stores, clock: wallClock)
+        self.registry = NamespaceRegistry(factory: stores, clock: wallClock, initialRules: .initial(dev: configuration.dev))
         self.controller = DatabaseController(
             configuration: configuration, registry: registry, logger: logger)
     }

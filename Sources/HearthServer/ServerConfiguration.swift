@@ -19,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     public var indexPolicy: IndexPolicy
     /// Seconds of silence before an SSE keep-alive is sent.
     public var keepAliveSeconds: Int
+    /// Development mode: new namespaces start with open rules (as the Firebase emulator), unsigned
+    /// ID tokens are accepted, and a denial names the rule that decided (`X-Hearth-Rule`).
+    public var dev: Bool
 
     public init(
         host: String = "127.0.0.1",
@@ -27,8 +30,10 @@ public struct ServerConfiguration: Sendable {
         adminToken: String,
         maxBodyBytes: Int = 16 * 1024 * 1024,
         indexPolicy: IndexPolicy = .enforce,
-        keepAliveSeconds: Int = 30
+        keepAliveSeconds: Int = 30,
+        dev: Bool = false
     ) {
+        self.dev = dev
         self.host = host
         self.port = port
         self.defaultNamespace = defaultNamespace

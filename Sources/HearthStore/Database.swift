@@ -91,6 +91,8 @@ public actor Database {
                         results.append(.success(outcome))
                     } catch let error as ValidationError {
                         results.append(.failure(error))
+                    } catch let error as PermissionDenied {
+                        results.append(.failure(error))
                     }
                 }
                 if let last = changes.last { try tx.setSequence(last.sequence) }
@@ -101,6 +103,12 @@ public actor Database {
             return results
         } catch {
             return Array(repeating: .failure(error), count: batch.count)
+        }
+    }
+
+    private static func authorize(_ request: WriteRequest, _ writes: [(path: Path, node: Node)], tx: any StoreTransaction, now: Int64) throws {
+        if let authorizer = request.authorizer, let reason = authorizer.denial(for: writes, data: tx, now: now) {
+            throw PermissionDenied(reason: reason)
         }
     }
 
@@ -135,6 +143,7 @@ public actor Database {
         switch request.operation {
         case .set(let parsed):
             let node = try parsed.resolved(now: now) { try tx.read(path.appending($0)) }
+            try authorize(request, [(path, node)], tx: tx, now: now)
             try tx.set(path, node)
             let etag = request.wantsETag ? node.etag : nil
             return (.committed(body: node.jsonBytes(), etag: etag), Change(sequence: sequence, path: path, kind: .put(node)))
@@ -144,6 +153,14 @@ public actor Database {
                 let target = path.appending(entry.path)
                 let node = try entry.value.resolved(now: now) { try tx.read(target.appending($0)) }
                 resolved.append(PatchEntry(path: entry.path, node: node))
+            }
+            if request.authorizer != nil {
+                var writes = resolved.map { (path: path.appending($0.path), node: $0.node) }
+                for p in priorities {
+                    let target = path.appending(p.path)
+                    writes.append((target, try tx.read(target).withPriority(p.priority)))
+                }
+                try authorize(request, writes, tx: tx, now: now)
             }
             for entry in resolved { try tx.set(path.appending(entry.path), entry.node) }
             var w = JSONWriter()
@@ -169,6 +186,9 @@ public actor Database {
         case .setPriority(let priority, let placeholder):
             var p = priority
             if case .timestamp? = placeholder { p = .int(now) }
+            if request.authorizer != nil {
+                try authorize(request, [(path, try tx.read(path).withPriority(p))], tx: tx, now: now)
+            }
             try tx.setPriority(path, p)
             let node = try tx.read(path)
             let echo: JSONValue = p?.json ?? .null

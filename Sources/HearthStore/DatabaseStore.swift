@@ -16,9 +16,16 @@ public protocol StoreReader {
     func sequence() throws -> UInt64
     /// A named settings document (for example the rules text), if stored.
     func setting(_ name: String) throws -> String?
+    /// What is at `path` without its descendants (security rules ask this often). Backends should
+    /// answer without reading the subtree.
+    func summary(_ path: Path) throws -> NodeSummary
 }
 
 extension StoreReader {
+    public func summary(_ path: Path) throws -> NodeSummary {
+        NodeSummary(try read(path))
+    }
+
     public func query(_ path: Path, _ query: Query) throws -> Node {
         query.apply(to: try read(path))
     }

@@ -22,13 +22,36 @@ public struct WriteRequest: Sendable {
     public var ifMatch: String?
     /// Whether the caller wants the new ETag.
     public var wantsETag: Bool
+    /// Security rules to check inside the transaction (nil = admin, no check).
+    public var authorizer: (any WriteAuthorizer)?
 
-    public init(path: Path, operation: Operation, ifMatch: String? = nil, wantsETag: Bool = false) {
+    public init(
+        path: Path, operation: Operation, ifMatch: String? = nil, wantsETag: Bool = false,
+        authorizer: (any WriteAuthorizer)? = nil
+    ) {
         self.path = path
         self.operation = operation
         self.ifMatch = ifMatch
         self.wantsETag = wantsETag
+        self.authorizer = authorizer
     }
+}
+
+/// Decides whether a write may happen, given the data as the writer's transaction sees it (so the
+/// check and the write are atomic). Called with server values already resolved.
+public protocol WriteAuthorizer: Sendable {
+    /// Returns nil to allow, or the reason for a denial.
+    /// - Parameter writes: absolute paths with their new values (empty = delete); for a multi-path
+    ///   update, every path, all-or-nothing.
+    func denial(for writes: [(path: Path, node: Node)], data: any StoreReader, now: Int64) -> String?
+}
+
+/// A write refused by the security rules. Nothing of the request was written.
+public struct PermissionDenied: Error, Sendable {
+    /// Which rule decided (for development diagnostics only).
+    public var reason: String
+
+    public init(reason: String) { self.reason = reason }
 }
 
 /// What happened to a `WriteRequest`.

@@ -92,12 +92,13 @@ struct Serve: AsyncParsableCommand {
         }
         let configuration = ServerConfiguration(
             host: settings.host, port: settings.port, defaultNamespace: settings.project, adminToken: adminToken,
-            maxBodyBytes: settings.maxBodyBytes, indexPolicy: settings.indexPolicy ?? (settings.dev ? .scan : .enforce))
+            maxBodyBytes: settings.maxBodyBytes, indexPolicy: settings.indexPolicy ?? (settings.dev ? .scan : .enforce),
+            dev: settings.dev)
         let server = HearthServer(configuration: configuration, stores: factory, logger: logger)
         let startLogger = logger
         let group = server.serviceGroup { port in
             startLogger.info(
-                "Hearth listening on http://\(settings.host):\(port) with data in \(folder)",
+                "Hearth listening on http://\(settings.host):\(port) with data in \(folder); new databases start with \(settings.dev ? "open rules (--dev)" : "rules that require sign-in (auth != null)")",
                 metadata: ["hearth.dev": "\(settings.dev)"])
         }
         do {

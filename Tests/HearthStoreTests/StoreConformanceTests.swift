@@ -97,4 +97,17 @@ struct StoreConformanceTests {
         }
         #expect(try await store.getJSON("") == #"{"a":1}"#)
     }
+
+    @Test(arguments: Backend.allCases)
+    func summariesMatchTheFullRead(backend: Backend) async throws {
+        let store = try backend.makeStore()
+        try await store.put("", #"{"a":{"b":{".value":1,".priority":5},"c":{"d":"x"}},"e":{".priority":"p","f":true},"g":"leaf"}"#)
+        let paths = ["", "a", "a/b", "a/c", "a/c/d", "e", "e/f", "g", "g/h", "missing", "a/missing/deeper"]
+        for p in paths {
+            let (summary, full) = try await store.snapshot { r in (try r.summary(Path(p)), NodeSummary(try r.read(Path(p)))) }
+            #expect(summary == full, "at /\(p)")
+        }
+        #expect(try await store.snapshot { try $0.summary(Path("e")) } == .object(priority: .string("p")))
+        #expect(try await store.snapshot { try $0.summary(Path("a/b")) } == .leaf(.int(1), priority: .int(5)))
+    }
 }

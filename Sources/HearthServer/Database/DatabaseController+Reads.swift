@@ -25,7 +25,9 @@ extension DatabaseController {
             if let query { try checkIndex(query, call: call) }
         }
         let path = call.path
+        let check = call.readCheck(query: shallow ? nil : query)
         let (node, etag) = try await call.namespace.database.store.snapshot { reader -> (Node, String?) in
+            try check?(reader)
             if shallow {
                 return (try reader.shallow(path, query), wantsETag ? try reader.read(path).etag : nil)
             }

@@ -1,5 +1,6 @@
 import HTTPTypes
 import HearthCore
+import HearthRules
 import HearthStore
 import HearthWire
 import Hummingbird
@@ -40,6 +41,8 @@ extension DatabaseController {
                 try tx.setIndexes(specs)
             }
             namespace.replaceRules(rules)
+            let ruleSet = rules.ruleSet
+            namespace.hub.rulesChanged { ruleSet.readDependsOnData($0) }
             return Responses.json(JSONValue.object([JSONMember("status", .string("ok"))]).jsonBytes)
         default:
             throw RestError(.methodNotAllowed, "Method not allowed")

@@ -1,5 +1,6 @@
 import HTTPTypes
 import HearthCore
+import HearthRules
 import HearthStore
 import HearthWire
 import Hummingbird
@@ -23,10 +24,14 @@ extension DatabaseController {
         let hub = call.namespace.hub
         let store = call.namespace.database.store
         let path = call.path
-        let (id, deliveries) = hub.register(location: path, format: format, isQuery: query != nil)
+        let check = call.readCheck(query: query)
+        let (id, deliveries) = hub.register(
+            location: path, format: format, isQuery: query != nil, checksRules: check != nil,
+            dataDependent: call.namespace.rules.ruleSet.readDependsOnData(path))
         let initial: (Node, UInt64)
         do {
             initial = try await store.snapshot { reader in
+                try check?(reader)
                 let node = try query.map { try reader.query(path, $0) } ?? reader.read(path)
                 return (node, try reader.sequence())
             }
@@ -49,9 +54,23 @@ extension DatabaseController {
                 if let channel { channel.pipeline.removeHandler(peerClosed, promise: nil) }
             }
             var (current, seen) = initial
+            var checkedAt = initial.1
             try await writer.write(ByteBuffer(bytes: ServerSentEvent.put(path: .root, node: current, format: format)))
-            for await delivery in deliveries {
+            deliveryLoop: for await delivery in deliveries {
                 switch delivery {
+                case .recheck(let sequence):
+                    guard sequence > checkedAt, case .user(let auth) = call.access else { continue }
+                    // The namespace's current rules, which may have just changed.
+                    let rules = call.namespace.rules.ruleSet
+                    let (allowed, at) = try await store.snapshot { reader in
+                        let decision = rules.canRead(path, auth: auth, query: query, now: wallClockMillis(), data: StoreRuleData(reader: reader))
+                        return (decision.allowed, try reader.sequence())
+                    }
+                    checkedAt = at
+                    if !allowed {
+                        try await writer.write(ByteBuffer(bytes: ServerSentEvent.cancel("Permission denied")))
+                        break deliveryLoop
+                    }
                 case .keepAlive:
                     try await writer.write(ByteBuffer(bytes: ServerSentEvent.keepAlive))
                 case .event(let sequence, let buffer):

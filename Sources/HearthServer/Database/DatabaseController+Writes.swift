@@ -26,10 +26,16 @@ extension DatabaseController {
     }
 
     func commit(_ call: RestCall, _ request: WriteRequest) async throws -> WriteOutcome {
+        var request = request
+        if case .user(let auth) = call.access {
+            request.authorizer = RulesAuthorizer(rules: call.namespace.rules.ruleSet, auth: auth)
+        }
         do {
             return try await call.namespace.database.write(request)
         } catch let e as ValidationError {
             throw RestError.badRequest(e.message)
+        } catch let e as PermissionDenied {
+            throw RestError.permissionDenied(e.reason)
         }
     }
 

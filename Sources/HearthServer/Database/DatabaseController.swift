@@ -23,8 +23,8 @@ struct RestCall: Sendable {
     var parameters: [String: String]
     var namespace: Namespace
     var identity: Identity
-    /// `auth_variable_override` as given by an admin (nil = none; `.null` = unauthenticated).
-    var authOverride: JSONValue?
+    /// Who the rules see (admin = bypass).
+    var access: Access
     var pretty: Bool
     var silent: Bool
 }
@@ -41,7 +41,7 @@ struct DatabaseController: Sendable {
         do {
             return try await handle(request, parameters: parameters, channel: channel)
         } catch let e as RestError {
-            return Responses.error(e, pretty: pretty)
+            return Responses.error(e, pretty: pretty, diagnostics: configuration.dev)
         } catch {
             logger.error("request failed", metadata: ["hearth.error": "\(error)"])
             return Responses.error(RestError(.internalServerError, "Internal error"), pretty: pretty)
@@ -111,11 +111,9 @@ struct DatabaseController: Sendable {
         } catch {
             throw RestError.badRequest(error.message)
         }
-        // Until the rules engine lands, only the admin credential is served.
-        guard case .admin = identity else { throw RestError.permissionDenied }
         let call = RestCall(
             method: method, path: path, isPriority: isPriority, parameters: parameters,
-            namespace: try await namespace(nsName), identity: identity, authOverride: authOverride,
+            namespace: try await namespace(nsName), identity: identity, access: try access(identity, override: authOverride),
             pretty: parameters["print"] == "pretty", silent: parameters["print"] == "silent")
         switch method {
         case .get:

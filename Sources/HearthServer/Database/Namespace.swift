@@ -29,8 +29,8 @@ final class NamespaceRegistry: Sendable {
     private let opened = Mutex<[String: Namespace]>([:])
     private let opener: NamespaceOpener
 
-    init(factory: any StoreFactory, clock: @escaping @Sendable () -> Int64) {
-        opener = NamespaceOpener(factory: factory, clock: clock)
+    init(factory: any StoreFactory, clock: @escaping @Sendable () -> Int64, initialRules: RulesDocument) {
+        opener = NamespaceOpener(factory: factory, clock: clock, initialRules: initialRules)
     }
 
     static func isValid(_ name: String) -> Bool { NamespaceOpener.isValid(name) }
@@ -61,9 +61,11 @@ final class NamespaceRegistry: Sendable {
 actor NamespaceOpener {
     private let factory: any StoreFactory
     private let clock: @Sendable () -> Int64
+    private let initialRules: RulesDocument
     private var open: [String: Task<Namespace, any Error>] = [:]
 
-    init(factory: any StoreFactory, clock: @escaping @Sendable () -> Int64) {
+    init(factory: any StoreFactory, clock: @escaping @Sendable () -> Int64, initialRules: RulesDocument) {
+        self.initialRules = initialRules
         self.factory = factory
         self.clock = clock
     }
@@ -86,7 +88,8 @@ actor NamespaceOpener {
             let hub = RealtimeHub()
             let database = try await Database(name: name, store: store, observer: hub, clock: clock)
             let source = try await store.snapshot { try $0.setting("rules") }
-            let rules = try source.map { (s) throws in try RulesDocument(source: s) } ?? .default
+            // A stored document that no longer compiles denies everything until an admin replaces it.
+            let rules = source.map { s in (try? RulesDocument(source: s)) ?? .denyAll } ?? initialRules
             return Namespace(name: name, database: database, hub: hub, rules: rules)
         }
         open[name] = task

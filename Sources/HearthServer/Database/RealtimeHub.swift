@@ -10,6 +10,9 @@ enum Delivery: Sendable {
     case event(sequence: UInt64, ByteBuffer)
     /// A change touched a query listener's location: re-run the query.
     case requery(sequence: UInt64)
+    /// Data or rules changed in a way that may change whether the listener may read: check again
+    /// before delivering what follows.
+    case recheck(sequence: UInt64)
     case keepAlive
 }
 
@@ -23,6 +26,8 @@ final class RealtimeHub: ChangeObserver, Sendable {
         var location: Path
         var format: RenderFormat
         var isQuery: Bool
+        /// Subject to rules (not admin).
+        var checksRules: Bool
         var continuation: AsyncStream<Delivery>.Continuation
     }
 
@@ -36,6 +41,8 @@ final class RealtimeHub: ChangeObserver, Sendable {
         var nextID = 0
         var root = TrieNode()
         var count = 0
+        /// Listeners whose read rules look at data: re-checked after every commit.
+        var dataDependent: [Int: Listener] = [:]
     }
 
     /// Maximum undelivered events per listener before it is disconnected as too slow.
@@ -49,7 +56,9 @@ final class RealtimeHub: ChangeObserver, Sendable {
     var listenerCount: Int { state.withLock { $0.count } }
 
     /// Registers a listener; its stream buffers every change committed from now on.
-    func register(location: Path, format: RenderFormat, isQuery: Bool) -> (id: Int, stream: AsyncStream<Delivery>) {
+    func register(
+        location: Path, format: RenderFormat, isQuery: Bool, checksRules: Bool = false, dataDependent: Bool = false
+    ) -> (id: Int, stream: AsyncStream<Delivery>) {
         let (stream, continuation) = AsyncStream<Delivery>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
         let id = state.withLock { s -> Int in
             s.nextID += 1
@@ -63,7 +72,10 @@ final class RealtimeHub: ChangeObserver, Sendable {
                     node = next
                 }
             }
-            node.listeners[s.nextID] = Listener(id: s.nextID, location: location, format: format, isQuery: isQuery, continuation: continuation)
+            let listener = Listener(
+                id: s.nextID, location: location, format: format, isQuery: isQuery, checksRules: checksRules, continuation: continuation)
+            node.listeners[s.nextID] = listener
+            if checksRules && dataDependent { s.dataDependent[s.nextID] = listener }
             s.count += 1
             return s.nextID
         }
@@ -78,6 +90,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
                 chain.append(next)
             }
             guard let l = chain.last!.listeners.removeValue(forKey: id) else { return nil }
+            s.dataDependent[id] = nil
             s.count -= 1
             // Prune empty trie branches.
             for (i, k) in location.keys.enumerated().reversed() {
@@ -92,6 +105,11 @@ final class RealtimeHub: ChangeObserver, Sendable {
     func didCommit(_ changes: [Change]) {
         var slow: [Listener] = []
         state.withLock { s in
+            if let last = changes.last?.sequence {
+                for l in s.dataDependent.values {
+                    if case .dropped = l.continuation.yield(.recheck(sequence: last)) { slow.append(l) }
+                }
+            }
             for change in changes {
                 var cache: [Path: ByteBuffer] = [:]
                 var exportCache: [Path: ByteBuffer] = [:]
@@ -143,6 +161,22 @@ final class RealtimeHub: ChangeObserver, Sendable {
         }
     }
 
+    /// The rules changed: every listener under rules checks again, and which ones depend on data
+    /// is recomputed.
+    func rulesChanged(dataDependent: (Path) -> Bool) {
+        state.withLock { s in
+            s.dataDependent = [:]
+            var stack = [s.root]
+            while let n = stack.popLast() {
+                for l in n.listeners.values where l.checksRules {
+                    if dataDependent(l.location) { s.dataDependent[l.id] = l }
+                    l.continuation.yield(.recheck(sequence: .max))
+                }
+                stack.append(contentsOf: n.children.values)
+            }
+        }
+    }
+
     /// Sends a keep-alive to every listener.
     func keepAlive() {
         state.withLock { s in
@@ -164,6 +198,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
                 stack.append(contentsOf: n.children.values)
             }
             s.root = TrieNode()
+            s.dataDependent = [:]
             s.count = 0
             return out
         }

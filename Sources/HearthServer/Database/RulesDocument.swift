@@ -1,21 +1,35 @@
 import HearthCore
+import HearthRules
 import HearthStore
 
-/// The stored rules document of a namespace: its source text and the `.indexOn` declarations.
-///
-/// Enforcing `.read`/`.write`/`.validate` is the rules engine's job (HearthRules); this type only
-/// keeps the text and answers "is there an index for this query?".
+/// The stored rules document of a namespace: its source text, the compiled rules and the
+/// `.indexOn` declarations.
 struct RulesDocument: Sendable {
     /// Source as uploaded (comments included).
     var source: String
     var json: JSONValue
+    /// The compiled `.read`/`.write`/`.validate` rules.
+    var ruleSet: RuleSet
 
-    /// New databases deny everything (security by default).
-    static let defaultSource = "{\n  \"rules\": {\n    \".read\": false,\n    \".write\": false\n  }\n}\n"
+    /// New namespaces outside `--dev` require a signed-in user (security by default).
+    static let signedInSource = "{\n  \"rules\": {\n    \".read\": \"auth != null\",\n    \".write\": \"auth != null\"\n  }\n}\n"
+    /// New namespaces in `--dev` are open, as in the Firebase emulator.
+    static let openSource = "{\n  \"rules\": {\n    \".read\": true,\n    \".write\": true\n  }\n}\n"
 
-    static let `default` = try! RulesDocument(source: defaultSource)
+    static let signedIn = try! RulesDocument(source: signedInSource)
+    static let open = try! RulesDocument(source: openSource)
+    static let denyAll = try! RulesDocument(source: "{\"rules\": {\".read\": false, \".write\": false}}\n")
 
+    /// The rules a new namespace starts with.
+    static func initial(dev: Bool) -> RulesDocument { dev ? .open : .signedIn }
+
+    /// Compiles a document; errors name the line and column.
     init(source: String) throws(ValidationError) {
+        do {
+            ruleSet = try RuleSet(source: source)
+        } catch {
+            throw ValidationError("Invalid rules: \(error.description)")
+        }
         let stripped = RulesDocument.stripComments(source)
         let json: JSONValue
         do {

@@ -10,6 +10,7 @@ extension HTTPField.Name {
     static let methodOverride = HTTPField.Name("X-HTTP-Method-Override")!
     static let ifMatchHeader = HTTPField.Name("if-match")!
     static let ifNoneMatchHeader = HTTPField.Name("if-none-match")!
+    static let hearthRule = HTTPField.Name("X-Hearth-Rule")!
 }
 
 enum Responses {
@@ -22,8 +23,17 @@ enum Responses {
         return Response(status: status, headers: h, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    static func error(_ e: RestError, pretty: Bool = false) -> Response {
-        json(ErrorBody.bytes(e.message, pretty: pretty), status: e.status)
+    static func error(_ e: RestError, pretty: Bool = false, diagnostics: Bool = false) -> Response {
+        var headers = HTTPFields()
+        if diagnostics, let reason = e.ruleReason { headers[.hearthRule] = headerSafe(reason) }
+        return json(ErrorBody.bytes(e.message, pretty: pretty), status: e.status, headers: headers)
+    }
+
+    /// Printable ASCII only, bounded, so any rule text fits in a header.
+    static func headerSafe(_ s: String) -> String {
+        var out = String.UnicodeScalarView()
+        for c in s.unicodeScalars.prefix(2000) { out.append(c.value >= 0x20 && c.value < 0x7F ? c : "?") }
+        return String(out)
     }
 
     static func noContent(headers: HTTPFields = [:]) -> Response {

@@ -4,12 +4,19 @@ import HTTPTypes
 struct RestError: Error, Sendable {
     var status: HTTPResponse.Status
     var message: String
+    /// For rules denials: the rule that decided. Sent as `X-Hearth-Rule` in `--dev` only.
+    var ruleReason: String?
 
-    init(_ status: HTTPResponse.Status, _ message: String) {
+    init(_ status: HTTPResponse.Status, _ message: String, ruleReason: String? = nil) {
         self.status = status
         self.message = message
+        self.ruleReason = ruleReason
     }
 
     static func badRequest(_ message: String) -> RestError { RestError(.badRequest, message) }
     static let permissionDenied = RestError(.unauthorized, "Permission denied")
+
+    static func permissionDenied(_ reason: String) -> RestError {
+        RestError(.unauthorized, "Permission denied", ruleReason: reason)
+    }
 }

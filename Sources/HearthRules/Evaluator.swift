@@ -1,0 +1,424 @@
+public import HearthCore
+
+/// The outcome of a rules check, with the reason (for `--dev` diagnostics; never shown in
+/// production).
+public struct RuleDecision: Sendable, Hashable {
+    public var allowed: Bool
+    /// Which rule decided, e.g. `/users/$uid/.write: auth.uid === $uid` or why nothing granted.
+    public var reason: String
+
+    public static func allow(_ reason: String) -> RuleDecision { RuleDecision(allowed: true, reason: reason) }
+    public static func deny(_ reason: String) -> RuleDecision { RuleDecision(allowed: false, reason: reason) }
+}
+
+/// A rule could not be evaluated (type error, null where a value is needed, data unreadable):
+/// the rule counts as false.
+struct EvaluationError: Error {}
+
+/// The data after a write: the writes laid over the data before them.
+struct Overlay {
+    let base: any RuleDataSource
+    /// Non-overlapping absolute paths with their new values (empty = delete).
+    let writes: [(path: Path, node: Node)]
+
+    func summary(at location: Path) throws -> NodeSummary {
+        for w in writes where w.path.isAncestor(ofOrEqualTo: location) {
+            return NodeSummary(w.node.child(at: Path(Array(location.keys[w.path.count...]))))
+        }
+        var deletesBelow = 0
+        var addsBelow = false
+        for w in writes where location.isAncestor(ofOrEqualTo: w.path) {
+            if w.node.isEmpty { deletesBelow += 1 } else { addsBelow = true }
+        }
+        let before = try base.summary(at: location)
+        if addsBelow { return .object(priority: before.priority) }
+        guard deletesBelow > 0, case .object(let priority) = before else { return before }
+        // Only deletes below: the node survives if some child does.
+        let keys = try base.childKeys(at: location, limit: deletesBelow + 1)
+        for key in keys where try summary(at: location.child(key)) != .absent {
+            return .object(priority: priority)
+        }
+        return .absent
+    }
+}
+
+extension RuleSet {
+    /// Whether `auth` may read `path` (with `query`, nil for a plain read). Rules are not filters:
+    /// only `.read` rules from the root down to `path` count.
+    public func canRead(
+        _ path: Path, auth: JSONValue?, query: Query? = nil, now: Int64, data: any RuleDataSource
+    ) -> RuleDecision {
+        var evaluator = Evaluator(auth: auth, now: now, before: data, after: nil, query: QueryValues(query))
+        var node = root
+        var depth = 0
+        var tried: [String] = []
+        while true {
+            if let rule = node.read {
+                if evaluator.check(rule, at: Path(Array(path.keys[..<depth]))) {
+                    return .allow("\(rule.location): \(rule.text)")
+                }
+                tried.append("\(rule.location): \(rule.text)")
+            }
+            guard depth < path.count, let next = node.child(path.keys[depth].string) else { break }
+            if next.captures { evaluator.captures.append(path.keys[depth].string) }
+            node = next.node
+            depth += 1
+        }
+        return .deny(Self.noGrant("read", path, tried))
+    }
+
+    /// Whether `auth` may make these writes (one PUT/POST/DELETE, or every path of a multi-path
+    /// update; paths absolute, values with server values already resolved, empty = delete).
+    /// All-or-nothing: one denied path denies the whole operation.
+    public func canWrite(
+        _ writes: [(path: Path, node: Node)], auth: JSONValue?, now: Int64, data: any RuleDataSource
+    ) -> RuleDecision {
+        let overlay = Overlay(base: data, writes: writes)
+        var evaluator = Evaluator(auth: auth, now: now, before: data, after: overlay, query: QueryValues(nil))
+        // 1. Every path needs a granting .write on the way down to it.
+        var granted: String?
+        for w in writes {
+            evaluator.captures.removeAll(keepingCapacity: true)
+            var node = root
+            var depth = 0
+            var tried: [String] = []
+            granted = nil
+            while true {
+                if let rule = node.write {
+                    if evaluator.check(rule, at: Path(Array(w.path.keys[..<depth]))) {
+                        granted = "\(rule.location): \(rule.text)"
+                        break
+                    }
+                    tried.append("\(rule.location): \(rule.text)")
+                }
+                guard depth < w.path.count, let next = node.child(w.path.keys[depth].string) else { break }
+                if next.captures { evaluator.captures.append(w.path.keys[depth].string) }
+                node = next.node
+                depth += 1
+            }
+            if granted == nil { return .deny(Self.noGrant("write", w.path, tried)) }
+        }
+        // 2. Every .validate on the way to each path and under it, where the new data exists.
+        var checked = Set<Path>()
+        for w in writes {
+            evaluator.captures.removeAll(keepingCapacity: true)
+            var node = root
+            var depth = 0
+            while true {
+                let location = Path(Array(w.path.keys[..<depth]))
+                if let rule = node.validate, checked.insert(location).inserted {
+                    let exists = (try? overlay.summary(at: location)).map { $0 != .absent } ?? true
+                    if exists, !evaluator.check(rule, at: location) {
+                        return .deny("\(rule.location): \(rule.text) — failed at \(location)")
+                    }
+                }
+                if depth == w.path.count {
+                    if let failure = validateBelow(node, location: location, written: w.node, evaluator: &evaluator) {
+                        return .deny(failure)
+                    }
+                    break
+                }
+                guard let next = node.child(w.path.keys[depth].string) else { break }
+                if next.captures { evaluator.captures.append(w.path.keys[depth].string) }
+                node = next.node
+                depth += 1
+            }
+        }
+        return .allow(granted ?? "")
+    }
+
+    /// Runs `.validate` for every present node under a written location that has rules.
+    private func validateBelow(_ node: RuleNode, location: Path, written: Node, evaluator: inout Evaluator) -> String? {
+        if node.children.isEmpty && node.wildcard == nil { return nil }
+        for (key, child) in written.children {
+            guard let next = node.child(key.string) else { continue }
+            if next.captures { evaluator.captures.append(key.string) }
+            defer { if next.captures { evaluator.captures.removeLast() } }
+            let childLocation = location.child(key)
+            if let rule = next.node.validate, !evaluator.check(rule, at: childLocation) {
+                return "\(rule.location): \(rule.text) — failed at \(childLocation)"
+            }
+            if let failure = validateBelow(next.node, location: childLocation, written: child, evaluator: &evaluator) {
+                return failure
+            }
+        }
+        return nil
+    }
+
+    static func noGrant(_ operation: String, _ path: Path, _ tried: [String]) -> String {
+        if tried.isEmpty { return "no .\(operation) rule on the way to \(path)" }
+        return "no .\(operation) rule granted \(path); false: " + tried.joined(separator: "; ")
+    }
+}
+
+/// The `query` variable of `.read` rules.
+struct QueryValues {
+    var orderByKey = true
+    var orderByValue = false
+    var orderByPriority = false
+    var orderByChild: RuleValue = .null
+    var startAt: RuleValue = .null
+    var endAt: RuleValue = .null
+    var equalTo: RuleValue = .null
+    var limitToFirst: RuleValue = .null
+    var limitToLast: RuleValue = .null
+
+    init(_ query: Query?) {
+        guard let query else { return }
+        orderByKey = false
+        switch query.order {
+        case .key: orderByKey = true
+        case .value: orderByValue = true
+        case .priority: orderByPriority = true
+        case .child(let p): orderByChild = .string(p.keys.map(\.string).joined(separator: "/"))
+        }
+        if let s = query.start, let e = query.end, s == e, !s.strict {
+            equalTo = RuleValue(leaf: s.value)
+        } else {
+            if let s = query.start { startAt = RuleValue(leaf: s.value) }
+            if let e = query.end { endAt = RuleValue(leaf: e.value) }
+        }
+        switch query.limit {
+        case .first(let n)?: limitToFirst = .number(Double(n))
+        case .last(let n)?: limitToLast = .number(Double(n))
+        case nil: break
+        }
+    }
+
+    func value(_ field: QueryField) -> RuleValue {
+        switch field {
+        case .orderByKey: .bool(orderByKey)
+        case .orderByValue: .bool(orderByValue)
+        case .orderByPriority: .bool(orderByPriority)
+        case .orderByChild: orderByChild
+        case .startAt: startAt
+        case .endAt: endAt
+        case .equalTo: equalTo
+        case .limitToFirst: limitToFirst
+        case .limitToLast: limitToLast
+        }
+    }
+}
+
+struct Evaluator {
+    let auth: RuleValue
+    let now: Double
+    let before: any RuleDataSource
+    let after: Overlay?
+    let query: QueryValues
+    var captures: [String] = []
+    /// The location of the rule being evaluated (`data`, `newData`).
+    var location = Path.root
+
+    init(auth: JSONValue?, now: Int64, before: any RuleDataSource, after: Overlay?, query: QueryValues) {
+        self.auth = auth.map(RuleValue.init(json:)) ?? .null
+        self.now = Double(now)
+        self.before = before
+        self.after = after
+        self.query = query
+    }
+
+    /// Evaluates a rule at a location; errors and non-boolean results are false.
+    mutating func check(_ rule: CompiledRule, at location: Path) -> Bool {
+        if case .literal(.bool(let b)) = rule.expr { return b }
+        self.location = location
+        guard case .bool(true)? = try? eval(rule.expr) else { return false }
+        return true
+    }
+
+    func summary(_ s: RuleSnapshot) throws(EvaluationError) -> NodeSummary {
+        do {
+            switch s.side {
+            case .before: return try before.summary(at: s.path)
+            case .after:
+                guard let after else { throw EvaluationError() }
+                return try after.summary(at: s.path)
+            }
+        } catch {
+            throw EvaluationError()
+        }
+    }
+
+    func eval(_ e: Expr) throws(EvaluationError) -> RuleValue {
+        switch e {
+        case .literal(let v): return v
+        case .auth: return auth
+        case .now: return .number(now)
+        case .root: return .snapshot(RuleSnapshot(side: .before, path: .root))
+        case .data: return .snapshot(RuleSnapshot(side: .before, path: location))
+        case .newData: return .snapshot(RuleSnapshot(side: .after, path: location))
+        case .capture(let i): return .string(captures[i])
+        case .queryField(let f): return query.value(f)
+        case .member(let base, let name):
+            switch try eval(base) {
+            case .null: return .null
+            case .map(let members): return members.first { $0.key == name }.map { RuleValue(json: $0.value) } ?? .null
+            case .string(let s) where name == "length": return .number(Double(s.utf16.count))
+            default: throw EvaluationError()
+            }
+        case .index(let base, let index):
+            let b = try eval(base)
+            let i = try eval(index)
+            switch (b, i) {
+            case (.null, _): return .null
+            case (.map(let members), .string(let k)): return members.first { $0.key == k }.map { RuleValue(json: $0.value) } ?? .null
+            case (.list(let items), .number(let n)):
+                guard n >= 0, n < Double(items.count), n == n.rounded() else { return .null }
+                return RuleValue(json: items[Int(n)])
+            default: throw EvaluationError()
+            }
+        case .snapshot(let base, let method, let args):
+            guard case .snapshot(let s) = try eval(base) else { throw EvaluationError() }
+            return try call(method, on: s, args)
+        case .string(let base, let method, let args):
+            guard case .string(let s) = try eval(base) else { throw EvaluationError() }
+            var strings: [String] = []
+            for a in args {
+                switch try eval(a) {
+                case .string(let t): strings.append(t)
+                default: throw EvaluationError()
+                }
+            }
+            switch method {
+            case .contains: return .bool(strings[0].isEmpty || s.contains(strings[0]))
+            case .beginsWith: return .bool(s.hasPrefix(strings[0]))
+            case .endsWith: return .bool(s.hasSuffix(strings[0]))
+            case .replace:
+                guard !strings[0].isEmpty else { return .string(s) }
+                return .string(s.replacing(strings[0], with: strings[1]))
+            case .toLowerCase: return .string(s.lowercased())
+            case .toUpperCase: return .string(s.uppercased())
+            }
+        case .matches(let base, let regex):
+            guard case .string(let s) = try eval(base) else { throw EvaluationError() }
+            return .bool(regex.matches(s))
+        case .not(let x):
+            guard case .bool(let b) = try eval(x) else { throw EvaluationError() }
+            return .bool(!b)
+        case .negate(let x):
+            guard case .number(let n) = try eval(x) else { throw EvaluationError() }
+            return .number(-n)
+        case .and(let a, let b):
+            guard case .bool(let l) = try eval(a) else { throw EvaluationError() }
+            if !l { return .bool(false) }
+            guard case .bool(let r) = try eval(b) else { throw EvaluationError() }
+            return .bool(r)
+        case .or(let a, let b):
+            guard case .bool(let l) = try eval(a) else { throw EvaluationError() }
+            if l { return .bool(true) }
+            guard case .bool(let r) = try eval(b) else { throw EvaluationError() }
+            return .bool(r)
+        case .conditional(let c, let a, let b):
+            guard case .bool(let cond) = try eval(c) else { throw EvaluationError() }
+            return try eval(cond ? a : b)
+        case .equal(let a, let b, let negated):
+            let equal = try Evaluator.strictEqual(eval(a), eval(b))
+            return .bool(equal != negated)
+        case .compare(let op, let a, let b):
+            let l = try eval(a)
+            let r = try eval(b)
+            let order: Int
+            switch (l, r) {
+            case (.number(let x), .number(let y)):
+                if x.isNaN || y.isNaN { return .bool(false) }
+                order = x < y ? -1 : x > y ? 1 : 0
+            case (.string(let x), .string(let y)): order = compareUTF16(x, y)
+            default: throw EvaluationError()
+            }
+            switch op {
+            case .less: return .bool(order < 0)
+            case .lessOrEqual: return .bool(order <= 0)
+            case .greater: return .bool(order > 0)
+            case .greaterOrEqual: return .bool(order >= 0)
+            }
+        case .arithmetic(let op, let a, let b):
+            let l = try eval(a)
+            let r = try eval(b)
+            if op == .add {
+                switch (l, r) {
+                case (.number(let x), .number(let y)): return .number(x + y)
+                case (.string(let x), .string(let y)): return .string(x + y)
+                case (.string(let x), .number(let y)): return .string(x + Evaluator.numberText(y))
+                case (.number(let x), .string(let y)): return .string(Evaluator.numberText(x) + y)
+                default: throw EvaluationError()
+                }
+            }
+            guard case .number(let x) = l, case .number(let y) = r else { throw EvaluationError() }
+            switch op {
+            case .add: return .number(x + y)
+            case .subtract: return .number(x - y)
+            case .multiply: return .number(x * y)
+            case .divide: return .number(y == 0 ? .nan : x / y)
+            case .remainder: return .number(y == 0 ? .nan : x.truncatingRemainder(dividingBy: y))
+            }
+        case .stringList:
+            throw EvaluationError()
+        }
+    }
+
+    func call(_ method: SnapshotMethod, on s: RuleSnapshot, _ args: [Expr]) throws(EvaluationError) -> RuleValue {
+        switch method {
+        case .val:
+            switch try summary(s) {
+            case .absent: return .null
+            case .leaf(let l, _): return RuleValue(leaf: l)
+            case .object: return .opaqueObject
+            }
+        case .getPriority: return RuleValue(leaf: try summary(s).priority)
+        case .exists: return .bool(try summary(s) != .absent)
+        case .isNumber:
+            if case .leaf(let l, _) = try summary(s) { return .bool(l.isNumber) }
+            return .bool(false)
+        case .isString:
+            if case .leaf(.string, _) = try summary(s) { return .bool(true) }
+            return .bool(false)
+        case .isBoolean:
+            if case .leaf(.bool, _) = try summary(s) { return .bool(true) }
+            return .bool(false)
+        case .parent:
+            guard let parent = s.path.parent else { throw EvaluationError() }
+            return .snapshot(RuleSnapshot(side: s.side, path: parent))
+        case .child:
+            return .snapshot(RuleSnapshot(side: s.side, path: try childPath(s.path, args[0])))
+        case .hasChild:
+            return .bool(try summary(RuleSnapshot(side: s.side, path: try childPath(s.path, args[0]))) != .absent)
+        case .hasChildren:
+            guard let list = args.first else {
+                if case .object = try summary(s) { return .bool(true) }
+                return .bool(false)
+            }
+            guard case .stringList(let names) = list else { throw EvaluationError() }
+            for name in names {
+                let child = RuleSnapshot(side: s.side, path: try childPath(s.path, name))
+                if try summary(child) == .absent { return .bool(false) }
+            }
+            return .bool(true)
+        }
+    }
+
+    /// `child('a/b')`: a relative path; keys are not validated (a key that cannot exist is absent).
+    func childPath(_ base: Path, _ arg: Expr) throws(EvaluationError) -> Path {
+        guard case .string(let s) = try eval(arg) else { throw EvaluationError() }
+        var path = base
+        for part in s.split(separator: "/", omittingEmptySubsequences: true) { path.keys.append(Key(String(part))) }
+        return path
+    }
+
+    static func strictEqual(_ a: RuleValue, _ b: RuleValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.number(let x), .number(let y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        default: return false
+        }
+    }
+
+    /// Numbers in string concatenation, as JavaScript prints them (`1`, `1.5`, `NaN`).
+    static func numberText(_ d: Double) -> String {
+        if d.isNaN { return "NaN" }
+        if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }
+        if d == d.rounded(), abs(d) < 1e21 { return String(Int64(d)) }
+        return String(d)
+    }
+}

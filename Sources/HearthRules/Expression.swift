@@ -1,0 +1,631 @@
+import HearthCore
+
+/// A compiled rule expression. Names are resolved and methods are chosen at compile time, so
+/// evaluation only walks this tree.
+indirect enum Expr: Sendable {
+    case literal(RuleValue)
+    case auth, root, data, newData, now
+    case capture(Int)
+    case queryField(QueryField)
+    /// `a.b` on a map or a string (`length`); null-safe on null.
+    case member(Expr, String)
+    /// `a[b]` on a map.
+    case index(Expr, Expr)
+    case snapshot(Expr, SnapshotMethod, [Expr])
+    case string(Expr, StringMethod, [Expr])
+    case matches(Expr, RuleRegex)
+    case not(Expr)
+    case negate(Expr)
+    case arithmetic(ArithmeticOperator, Expr, Expr)
+    case compare(CompareOperator, Expr, Expr)
+    case equal(Expr, Expr, negated: Bool)
+    case and(Expr, Expr)
+    case or(Expr, Expr)
+    case conditional(Expr, Expr, Expr)
+    case stringList([Expr])
+}
+
+enum SnapshotMethod: String, Sendable, CaseIterable {
+    case val, child, parent, hasChild, hasChildren, exists, getPriority, isNumber, isString, isBoolean
+}
+
+enum StringMethod: String, Sendable, CaseIterable {
+    case contains, beginsWith, endsWith, replace, toLowerCase, toUpperCase
+}
+
+enum QueryField: String, Sendable, CaseIterable {
+    case orderByKey, orderByChild, orderByValue, orderByPriority, startAt, endAt, equalTo, limitToFirst, limitToLast
+}
+
+enum ArithmeticOperator: Sendable { case add, subtract, multiply, divide, remainder }
+enum CompareOperator: Sendable { case less, lessOrEqual, greater, greaterOrEqual }
+
+/// What the compiler knows about an expression's type.
+enum StaticType: Equatable {
+    case boolean, number, string, null, snapshot, map, any, query, regex, list
+
+    var name: String {
+        switch self {
+        case .boolean: "boolean"
+        case .number: "number"
+        case .string: "string"
+        case .null: "null"
+        case .snapshot: "snapshot"
+        case .map: "object"
+        case .any: "value"
+        case .query: "query"
+        case .regex: "regular expression"
+        case .list: "array"
+        }
+    }
+}
+
+/// Which variables a rule may use where it stands.
+struct ExpressionScope {
+    var captures: [String]
+    var allowsNewData: Bool
+    var allowsQuery: Bool
+}
+
+/// A recursive-descent parser for one rule expression. Errors are located in the document through
+/// the string's scalar offsets.
+struct ExpressionParser {
+    private let scalars: [Unicode.Scalar]
+    private let offsets: [Int]
+    private let locator: SourceLocator
+    private let scope: ExpressionScope
+    private var i = 0
+    private var depth = 0
+    /// Set when the expression reads `root`, `data` or `newData`.
+    private(set) var readsData = false
+
+    static let maxDepth = 200
+
+    init(text: String, offsets: [Int], locator: SourceLocator, scope: ExpressionScope) {
+        scalars = Array(text.unicodeScalars)
+        self.offsets = offsets
+        self.locator = locator
+        self.scope = scope
+    }
+
+    private func fail(_ message: String, at position: Int? = nil) -> RulesError {
+        let p = min(position ?? i, offsets.count - 1)
+        return locator.error(message, at: offsets.isEmpty ? 0 : offsets[max(p, 0)])
+    }
+
+    mutating func parseRule() throws(RulesError) -> Expr {
+        skipSpace()
+        if i == scalars.count { throw fail("Empty expression") }
+        let (expr, type) = try parseConditional()
+        skipSpace()
+        if i < scalars.count {
+            if scalars[i] == ";" { throw fail("Statements are not allowed; a rule is one expression") }
+            throw fail("Unexpected '\(scalars[i])'")
+        }
+        guard type == .boolean || type == .any else {
+            throw fail("Expression must evaluate to a boolean, not a \(type.name)", at: 0)
+        }
+        return expr
+    }
+
+    // MARK: Lexing helpers
+
+    private mutating func skipSpace() {
+        while i < scalars.count, scalars[i] == " " || scalars[i] == "\t" || scalars[i] == "\n" || scalars[i] == "\r" { i += 1 }
+    }
+
+    private mutating func take(_ op: String) -> Bool {
+        skipSpace()
+        let s = Array(op.unicodeScalars)
+        guard scalars.count - i >= s.count, Array(scalars[i..<i + s.count]) == s else { return false }
+        // Unary `!` must not take the start of `!=`; longer operators are always tried first.
+        if op == "!", i + 1 < scalars.count, scalars[i + 1] == "=" { return false }
+        i += s.count
+        return true
+    }
+
+    private mutating func expect(_ op: String) throws(RulesError) {
+        guard take(op) else {
+            skipSpace()
+            throw fail(i < scalars.count ? "Expected '\(op)' but found '\(scalars[i])'" : "Expected '\(op)' before the end")
+        }
+    }
+
+    // MARK: Grammar
+
+    private mutating func nested<T>(_ body: (inout ExpressionParser) throws(RulesError) -> T) throws(RulesError) -> T {
+        depth += 1
+        defer { depth -= 1 }
+        if depth > Self.maxDepth { throw fail("Expression is nested too deeply") }
+        return try body(&self)
+    }
+
+    private mutating func parseConditional() throws(RulesError) -> (Expr, StaticType) {
+        try nested { (p: inout ExpressionParser) throws(RulesError) in
+            let start = p.i
+            let (condition, ct) = try p.parseOr()
+            guard p.take("?") else { return (condition, ct) }
+            try p.requireBoolean(ct, at: start, "The condition of ?:")
+            let (a, at) = try p.parseConditional()
+            try p.expect(":")
+            let (b, bt) = try p.parseConditional()
+            // Branches of different types: the rule is only as good as its less boolean branch.
+            let type: StaticType = at == bt ? at : (at == .any || bt == .any) ? .any : (at != .boolean ? at : bt)
+            return (.conditional(condition, a, b), type)
+        }
+    }
+
+    private mutating func requireBoolean(_ t: StaticType, at position: Int, _ what: String) throws(RulesError) {
+        guard t == .boolean || t == .any else { throw fail("\(what) must be a boolean, not a \(t.name)", at: position) }
+    }
+
+    private mutating func parseOr() throws(RulesError) -> (Expr, StaticType) {
+        skipSpace()
+        let start = i
+        var (lhs, lt) = try parseAnd()
+        while take("||") {
+            try requireBoolean(lt, at: start, "The left side of ||")
+            skipSpace()
+            let r = i
+            let (rhs, rt) = try parseAnd()
+            try requireBoolean(rt, at: r, "The right side of ||")
+            lhs = .or(lhs, rhs)
+            lt = .boolean
+        }
+        return (lhs, lt)
+    }
+
+    private mutating func parseAnd() throws(RulesError) -> (Expr, StaticType) {
+        skipSpace()
+        let start = i
+        var (lhs, lt) = try parseEquality()
+        while take("&&") {
+            try requireBoolean(lt, at: start, "The left side of &&")
+            skipSpace()
+            let r = i
+            let (rhs, rt) = try parseEquality()
+            try requireBoolean(rt, at: r, "The right side of &&")
+            lhs = .and(lhs, rhs)
+            lt = .boolean
+        }
+        return (lhs, lt)
+    }
+
+    private mutating func parseEquality() throws(RulesError) -> (Expr, StaticType) {
+        skipSpace()
+        let start = i
+        var (lhs, lt) = try parseRelational()
+        while true {
+            let negated: Bool
+            if take("===") || take("==") {
+                negated = false
+            } else if take("!==") || take("!=") {
+                negated = true
+            } else {
+                break
+            }
+            skipSpace()
+            let r = i
+            let (rhs, rt) = try parseRelational()
+            for (t, at) in [(lt, start), (rt, r)] where [.snapshot, .query, .regex, .list].contains(t) {
+                throw fail("A \(t.name) cannot be compared with == or != (use val() or exists())", at: at)
+            }
+            lhs = .equal(lhs, rhs, negated: negated)
+            lt = .boolean
+        }
+        return (lhs, lt)
+    }
+
+    private mutating func parseRelational() throws(RulesError) -> (Expr, StaticType) {
+        skipSpace()
+        let start = i
+        var (lhs, lt) = try parseAdditive()
+        while true {
+            let op: CompareOperator
+            if take("<=") {
+                op = .lessOrEqual
+            } else if take(">=") {
+                op = .greaterOrEqual
+            } else if take("<") {
+                op = .less
+            } else if take(">") {
+                op = .greater
+            } else {
+                break
+            }
+            skipSpace()
+            let r = i
+            let (rhs, rt) = try parseAdditive()
+            for (t, at) in [(lt, start), (rt, r)] where ![.number, .string, .any, .null].contains(t) {
+                throw fail("A \(t.name) cannot be ordered with < or >", at: at)
+            }
+            lhs = .compare(op, lhs, rhs)
+            lt = .boolean
+        }
+        return (lhs, lt)
+    }
+
+    private mutating func parseAdditive() throws(RulesError) -> (Expr, StaticType) {
+        skipSpace()
+        let start = i
+        var (lhs, lt) = try parseMultiplicative()
+        while true {
+            let op: ArithmeticOperator
+            if take("+") {
+                op = .add
+            } else if take("-") {
+                op = .subtract
+            } else {
+                break
+            }
+            skipSpace()
+            let r = i
+            let (rhs, rt) = try parseMultiplicative()
+            try requireArithmetic(lt, at: start)
+            try requireArithmetic(rt, at: r)
+            lhs = .arithmetic(op, lhs, rhs)
+            if op == .subtract {
+                lt = .number
+            } else if lt == .string || rt == .string {
+                lt = .string
+            } else if lt == .number && rt == .number {
+                lt = .number
+            } else {
+                lt = .any
+            }
+        }
+        return (lhs, lt)
+    }
+
+    private mutating func requireArithmetic(_ t: StaticType, at position: Int) throws(RulesError) {
+        if [.snapshot, .query, .regex, .list, .boolean].contains(t) {
+            throw fail("A \(t.name) cannot be used in arithmetic", at: position)
+        }
+    }
+
+    private mutating func parseMultiplicative() throws(RulesError) -> (Expr, StaticType) {
+        skipSpace()
+        let start = i
+        var (lhs, lt) = try parseUnary()
+        while true {
+            let op: ArithmeticOperator
+            if take("*") {
+                op = .multiply
+            } else if take("/") {
+                op = .divide
+            } else if take("%") {
+                op = .remainder
+            } else {
+                break
+            }
+            skipSpace()
+            let r = i
+            let (rhs, rt) = try parseUnary()
+            try requireArithmetic(lt, at: start)
+            try requireArithmetic(rt, at: r)
+            lhs = .arithmetic(op, lhs, rhs)
+            lt = .number
+        }
+        return (lhs, lt)
+    }
+
+    private mutating func parseUnary() throws(RulesError) -> (Expr, StaticType) {
+        skipSpace()
+        let start = i
+        if take("!") {
+            let (e, t) = try nested { (p: inout ExpressionParser) throws(RulesError) in try p.parseUnary() }
+            try requireBoolean(t, at: start + 1, "The operand of !")
+            return (.not(e), .boolean)
+        }
+        if take("-") {
+            let (e, t) = try nested { (p: inout ExpressionParser) throws(RulesError) in try p.parseUnary() }
+            try requireArithmetic(t, at: start + 1)
+            if t == .string { throw fail("A string cannot be negated", at: start + 1) }
+            return (.negate(e), .number)
+        }
+        return try parsePostfix()
+    }
+
+    private mutating func parsePostfix() throws(RulesError) -> (Expr, StaticType) {
+        var (e, t) = try parsePrimary()
+        while true {
+            skipSpace()
+            let here = i
+            if take(".") {
+                skipSpace()
+                let nameAt = i
+                guard let name = identifier() else { throw fail("Expected a name after '.'") }
+                if scalarsAhead("(") {
+                    (e, t) = try call(e, t, name, at: nameAt)
+                } else {
+                    (e, t) = try property(e, t, name, at: nameAt)
+                }
+            } else if take("[") {
+                skipSpace()
+                let argAt = i
+                let (index, it) = try parseConditional()
+                try expect("]")
+                if t == .snapshot {
+                    // `root['exists']()`: a literal method name in brackets is a call.
+                    if case .literal(.string(let name)) = index, scalarsAhead("(") {
+                        (e, t) = try call(e, t, name, at: argAt)
+                        continue
+                    }
+                    throw fail("No such method/property: snapshots have no [] access (use child())", at: here)
+                }
+                guard t == .map || t == .any else { throw fail("[] access needs an object, not a \(t.name)", at: here) }
+                guard [.string, .number, .any].contains(it) else { throw fail("A \(it.name) cannot index an object", at: argAt) }
+                (e, t) = (.index(e, index), .any)
+            } else {
+                return (e, t)
+            }
+        }
+    }
+
+    private mutating func scalarsAhead(_ s: Unicode.Scalar) -> Bool {
+        skipSpace()
+        return i < scalars.count && scalars[i] == s
+    }
+
+    private mutating func property(_ e: Expr, _ t: StaticType, _ name: String, at position: Int) throws(RulesError) -> (Expr, StaticType) {
+        switch t {
+        case .query:
+            guard let field = QueryField(rawValue: name) else { throw fail("No such property: query.\(name)", at: position) }
+            let type: StaticType
+            switch field {
+            case .orderByKey, .orderByValue, .orderByPriority: type = .boolean
+            case .orderByChild: type = .any
+            case .limitToFirst, .limitToLast: type = .any
+            case .startAt, .endAt, .equalTo: type = .any
+            }
+            return (.queryField(field), type)
+        case .string:
+            guard name == "length" else { throw fail("No such property: strings have length, not \(name)", at: position) }
+            return (.member(e, name), .number)
+        case .map, .any:
+            return (.member(e, name), .any)
+        case .snapshot:
+            throw fail("No such method/property: \(name) (snapshot methods are called, e.g. \(name)())", at: position)
+        default:
+            throw fail("No such property: a \(t.name) has no \(name)", at: position)
+        }
+    }
+
+    private mutating func call(_ e: Expr, _ t: StaticType, _ name: String, at position: Int) throws(RulesError) -> (Expr, StaticType) {
+        try expect("(")
+        if t == .snapshot {
+            guard let method = SnapshotMethod(rawValue: name) else {
+                throw fail("No such method/property: \(name)", at: position)
+            }
+            skipSpace()
+            let argAt = i
+            var args: [(Expr, StaticType)] = []
+            if method == .hasChildren, scalarsAhead("[") {
+                args.append(try stringList())
+                try expect(")")
+            } else {
+                args = try arguments()
+            }
+            let arity: ClosedRange<Int>
+            let result: StaticType
+            switch method {
+            case .val, .getPriority: (arity, result) = (0...0, .any)
+            case .parent: (arity, result) = (0...0, .snapshot)
+            case .child: (arity, result) = (1...1, .snapshot)
+            case .hasChild: (arity, result) = (1...1, .boolean)
+            case .hasChildren: (arity, result) = (0...1, .boolean)
+            case .exists, .isNumber, .isString, .isBoolean: (arity, result) = (0...0, .boolean)
+            }
+            guard arity.contains(args.count) else {
+                throw fail("\(name)() takes \(arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : "\(arity.lowerBound) or \(arity.upperBound)") argument(s)", at: position)
+            }
+            if method == .hasChildren, let a = args.first, a.1 != .list {
+                throw fail("hasChildren() takes an array literal of child names, e.g. hasChildren(['a', 'b'])", at: argAt)
+            }
+            if method == .child || method == .hasChild, let a = args.first, ![.string, .any, .null].contains(a.1) {
+                throw fail("\(name)() takes a string path, not a \(a.1.name)", at: argAt)
+            }
+            if method == .val || method == .getPriority || method == .parent || method == .child {
+                // Nothing more to check.
+            }
+            return (.snapshot(e, method, args.map(\.0)), result)
+        }
+        guard t == .string || t == .any else {
+            throw fail("No such method: a \(t.name) has no \(name)()", at: position)
+        }
+        if name == "matches" {
+            skipSpace()
+            guard i < scalars.count, scalars[i] == "/" else { throw fail("matches() takes a regular expression literal, e.g. /^a+$/", at: i) }
+            let regex = try regexLiteral()
+            try expect(")")
+            return (.matches(e, regex), .boolean)
+        }
+        guard let method = StringMethod(rawValue: name) else { throw fail("No such method: \(name)()", at: position) }
+        let argAt = i
+        let args = try arguments()
+        let arity: Int
+        let result: StaticType
+        switch method {
+        case .contains, .beginsWith, .endsWith: (arity, result) = (1, .boolean)
+        case .replace: (arity, result) = (2, .string)
+        case .toLowerCase, .toUpperCase: (arity, result) = (0, .string)
+        }
+        guard args.count == arity else { throw fail("\(name)() takes \(arity) argument(s)", at: position) }
+        for a in args where ![.string, .any, .null].contains(a.1) {
+            throw fail("\(name)() takes strings, not a \(a.1.name)", at: argAt)
+        }
+        return (.string(e, method, args.map(\.0)), result)
+    }
+
+    private mutating func arguments() throws(RulesError) -> [(Expr, StaticType)] {
+        var args: [(Expr, StaticType)] = []
+        if take(")") { return args }
+        while true {
+            args.append(try parseConditional())
+            if take(")") { return args }
+            try expect(",")
+        }
+    }
+
+    private mutating func stringList() throws(RulesError) -> (Expr, StaticType) {
+        try expect("[")
+        let at = i
+        var items: [Expr] = []
+        if !take("]") {
+            while true {
+                skipSpace()
+                let itemAt = i
+                let (e, t) = try parseConditional()
+                guard [.string, .any, .null].contains(t) else { throw fail("hasChildren() names must be strings", at: itemAt) }
+                items.append(e)
+                if take("]") { break }
+                try expect(",")
+            }
+        }
+        if items.isEmpty { throw fail("hasChildren() needs at least one child name", at: at) }
+        return (.stringList(items), .list)
+    }
+
+    private mutating func identifier() -> String? {
+        let start = i
+        while i < scalars.count {
+            let c = scalars[i]
+            let ok = c == "_" || c == "$" || (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (i > start && c >= "0" && c <= "9")
+            if !ok { break }
+            i += 1
+        }
+        return i > start ? String(String.UnicodeScalarView(scalars[start..<i])) : nil
+    }
+
+    private mutating func parsePrimary() throws(RulesError) -> (Expr, StaticType) {
+        skipSpace()
+        guard i < scalars.count else { throw fail("Unexpected end of the expression") }
+        let start = i
+        let c = scalars[i]
+        if c == "(" {
+            i += 1
+            let inner = try parseConditional()
+            try expect(")")
+            return inner
+        }
+        if c == "'" || c == "\"" { return (.literal(.string(try stringLiteral())), .string) }
+        if (c >= "0" && c <= "9") || (c == "." && i + 1 < scalars.count && scalars[i + 1] >= "0" && scalars[i + 1] <= "9") {
+            return (.literal(.number(try numberLiteral())), .number)
+        }
+        if c == "[" { throw fail("Array literals are only allowed as the argument of hasChildren()") }
+        if c == "/" { throw fail("Regular expressions are only allowed as the argument of matches()") }
+        guard let name = identifier() else { throw fail("Unexpected '\(c)'") }
+        switch name {
+        case "true": return (.literal(.bool(true)), .boolean)
+        case "false": return (.literal(.bool(false)), .boolean)
+        case "null": return (.literal(.null), .null)
+        case "auth": return (.auth, .map)
+        case "now": return (.now, .number)
+        case "root":
+            readsData = true
+            return (.root, .snapshot)
+        case "data":
+            readsData = true
+            return (.data, .snapshot)
+        case "newData":
+            guard scope.allowsNewData else { throw fail("newData is only available in .write and .validate rules", at: start) }
+            readsData = true
+            return (.newData, .snapshot)
+        case "query":
+            guard scope.allowsQuery else { throw fail("query is only available in .read rules", at: start) }
+            return (.literal(.null), .query)
+        default:
+            if name.hasPrefix("$") {
+                guard let index = scope.captures.lastIndex(of: name) else {
+                    throw fail("Unknown variable \(name): no \(name) wildcard above this rule", at: start)
+                }
+                return (.capture(index), .string)
+            }
+            throw fail("Unknown variable '\(name)'", at: start)
+        }
+    }
+
+    private mutating func numberLiteral() throws(RulesError) -> Double {
+        let start = i
+        while i < scalars.count, (scalars[i] >= "0" && scalars[i] <= "9") || scalars[i] == "." { i += 1 }
+        if i < scalars.count, scalars[i] == "e" || scalars[i] == "E" {
+            i += 1
+            if i < scalars.count, scalars[i] == "+" || scalars[i] == "-" { i += 1 }
+            while i < scalars.count, scalars[i] >= "0" && scalars[i] <= "9" { i += 1 }
+        }
+        let text = String(String.UnicodeScalarView(scalars[start..<i]))
+        guard let d = Double(text) else { throw fail("Invalid number \(text)", at: start) }
+        if i < scalars.count, let _ = identifierStart(scalars[i]) { throw fail("Invalid number", at: start) }
+        return d
+    }
+
+    private func identifierStart(_ c: Unicode.Scalar) -> Unicode.Scalar? {
+        c == "_" || c == "$" || (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") ? c : nil
+    }
+
+    private mutating func stringLiteral() throws(RulesError) -> String {
+        let start = i
+        let quote = scalars[i]
+        i += 1
+        var out = String.UnicodeScalarView()
+        while true {
+            guard i < scalars.count else { throw fail("Unterminated string", at: start) }
+            let c = scalars[i]
+            i += 1
+            if c == quote { return String(out) }
+            if c == "\\" {
+                guard i < scalars.count else { throw fail("Unterminated string", at: start) }
+                let e = scalars[i]
+                i += 1
+                switch e {
+                case "n": out.append("\n")
+                case "t": out.append("\t")
+                case "r": out.append("\r")
+                case "u":
+                    guard i + 4 <= scalars.count, let v = UInt32(String(String.UnicodeScalarView(scalars[i..<i + 4])), radix: 16),
+                        let s = Unicode.Scalar(v)
+                    else { throw fail("Invalid \\u escape", at: i - 2) }
+                    out.append(s)
+                    i += 4
+                default: out.append(e)
+                }
+            } else {
+                out.append(c)
+            }
+        }
+    }
+
+    private mutating func regexLiteral() throws(RulesError) -> RuleRegex {
+        let start = i
+        i += 1
+        var pattern = String.UnicodeScalarView()
+        var inClass = false
+        while true {
+            guard i < scalars.count else { throw fail("Unterminated regular expression", at: start) }
+            let c = scalars[i]
+            i += 1
+            if c == "\\" {
+                guard i < scalars.count else { throw fail("Unterminated regular expression", at: start) }
+                pattern.append(c)
+                pattern.append(scalars[i])
+                i += 1
+                continue
+            }
+            if c == "[" { inClass = true }
+            if c == "]" { inClass = false }
+            if c == "/" && !inClass { break }
+            pattern.append(c)
+        }
+        var flags = ""
+        while i < scalars.count, (scalars[i] >= "a" && scalars[i] <= "z") || (scalars[i] >= "A" && scalars[i] <= "Z") {
+            flags.unicodeScalars.append(scalars[i])
+            i += 1
+        }
+        guard flags.isEmpty || flags == "i" else { throw fail("Unsupported regular expression flag(s) '\(flags)': only i is allowed", at: start) }
+        do {
+            return try RuleRegex(pattern: String(pattern), ignoreCase: flags == "i")
+        } catch {
+            throw fail("Invalid regular expression: \(error.message)", at: start + 1 + error.offset)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+public import HearthCore
+
+/// One table-driven rules case (the format of `hearth rules test` and of the rules corpus):
+///
+/// ```json
+/// {"name": "owner writes", "auth": {"uid": "alice"}, "op": "set", "path": "/users/alice",
+///  "value": {"name": "Alice"}, "data": {...}, "now": 1700000000000, "expect": "allow"}
+/// ```
+///
+/// `op` is `read` (optional `query`: REST parameters such as `{"orderBy": "\"$key\"",
+/// "limitToFirst": "2"}`), `set` (`value`; null deletes; server values allowed) or `update`
+/// (`values`: relative paths → values). `auth` omitted or null = signed out. `data` is the database
+/// before the operation. `expect` is `allow` or `deny`.
+public struct RulesTestCase: Sendable {
+    public enum Operation: Sendable {
+        case read(Query?)
+        case set(ParsedWrite)
+        case update([(path: Path, value: ParsedWrite)])
+    }
+
+    public var name: String
+    public var why: String?
+    public var auth: JSONValue?
+    public var operation: Operation
+    public var path: Path
+    public var data: Node
+    public var now: Int64
+    public var expectAllowed: Bool
+
+    public static let defaultNow: Int64 = 1_700_000_000_000
+
+    /// Reads a case; `defaultData` is used when the case has no `data` of its own.
+    public init(json: JSONValue, defaultData: Node = .empty) throws(ValidationError) {
+        guard case .object = json else { throw ValidationError("A case is an object") }
+        name = json["name"]?.stringValue ?? "unnamed"
+        why = json["why"]?.stringValue
+        auth = json["auth"].flatMap { $0 == .null ? nil : $0 }
+        guard let p = json["path"]?.stringValue else { throw ValidationError("Case \(name): missing \"path\"") }
+        path = try Path.validated(p)
+        data = try json["data"].map { (d) throws(ValidationError) in try Node(json: d) } ?? defaultData
+        switch json["now"] {
+        case .int(let n)?: now = n
+        case nil: now = Self.defaultNow
+        default: throw ValidationError("Case \(name): \"now\" must be an integer (ms)")
+        }
+        switch json["expect"]?.stringValue {
+        case "allow"?: expectAllowed = true
+        case "deny"?: expectAllowed = false
+        default: throw ValidationError("Case \(name): \"expect\" must be \"allow\" or \"deny\"")
+        }
+        switch json["op"]?.stringValue {
+        case "read"?:
+            guard case .object(let members)? = json["query"] else {
+                operation = .read(nil)
+                break
+            }
+            var parameters: [String: String] = [:]
+            for m in members {
+                guard let s = m.value.stringValue else { throw ValidationError("Case \(name): query parameters are strings") }
+                parameters[m.key] = s
+            }
+            do {
+                operation = .read(try Query(parameters: parameters))
+            } catch {
+                throw ValidationError("Case \(name): \(error)")
+            }
+        case "set"?:
+            operation = .set(try Node.parseWrite(json["value"] ?? .null, depth: path.count))
+        case "update"?:
+            guard case .object(let members)? = json["values"] else { throw ValidationError("Case \(name): update needs \"values\"") }
+            var entries: [(Path, ParsedWrite)] = []
+            for m in members {
+                let relative = try Path.validated(m.key)
+                entries.append((relative, try Node.parseWrite(m.value, depth: path.count + relative.count)))
+            }
+            operation = .update(entries)
+        default:
+            throw ValidationError("Case \(name): \"op\" must be read, set or update")
+        }
+    }
+
+    /// Evaluates the case against `rules`.
+    public func evaluate(_ rules: RuleSet) -> RuleDecision {
+        let source = MemoryRuleData(data)
+        switch operation {
+        case .read(let query):
+            return rules.canRead(path, auth: auth, query: query, now: now, data: source)
+        case .set(let parsed):
+            let node = parsed.resolved(now: now) { data.child(at: path.appending($0)) }
+            return rules.canWrite([(path, node)], auth: auth, now: now, data: source)
+        case .update(let entries):
+            let writes = entries.map { entry in
+                let target = path.appending(entry.path)
+                return (target, entry.value.resolved(now: now) { data.child(at: target.appending($0)) })
+            }
+            return rules.canWrite(writes, auth: auth, now: now, data: source)
+        }
+    }
+}
