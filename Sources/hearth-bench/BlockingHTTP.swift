@@ -19,7 +19,7 @@ struct HTTPResult {
 
 /// A minimal blocking HTTP/1.1 keep-alive client for 127.0.0.1, used where precise, low-overhead, sequential
 /// requests matter (readiness polling, seeding, sequential query latency, the SSE writer).
-/// Every request carries `Authorization: Bearer owner`.
+/// Requests carry the dev admin credential (`Authorization: Bearer owner`) unless told otherwise.
 final class HTTPConnection {
     let port: Int
     private var fd: Int32
@@ -55,9 +55,12 @@ final class HTTPConnection {
     }
 
     /// Sends one request and reads the whole response.
-    func request(_ method: String, _ target: String, body: [UInt8]? = nil, headers: [(String, String)] = []) throws -> HTTPResult {
+    func request(
+        _ method: String, _ target: String, body: [UInt8]? = nil, headers: [(String, String)] = [],
+        authorization: String = "Bearer owner"
+    ) throws -> HTTPResult {
         guard fd >= 0, !closedByPeer else { throw BenchError("connection closed") }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer owner\r\n"
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: \(authorization)\r\n"
         for (k, v) in headers { head += "\(k): \(v)\r\n" }
         if let body {
             head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
@@ -69,7 +72,22 @@ final class HTTPConnection {
         return try readResponse(method: method)
     }
 
-    func get(_ target: String) throws -> HTTPResult { try request("GET", target) }
+    func get(_ target: String, authorization: String = "Bearer owner") throws -> HTTPResult {
+        try request("GET", target, authorization: authorization)
+    }
+
+    /// Sends one request and throws unless it answers `status`; `what` names the step in the error.
+    @discardableResult
+    func expect(
+        _ status: Int, _ method: String, _ target: String, body: String? = nil, authorization: String = "Bearer owner",
+        _ what: String
+    ) throws -> HTTPResult {
+        let r = try request(method, target, body: body.map { Array($0.utf8) }, authorization: authorization)
+        guard r.status == status else {
+            throw BenchError("\(what): \(method) \(target) answered HTTP \(r.status) (expected \(status)) \(r.text.prefix(300))")
+        }
+        return r
+    }
 
     private func sendAll(_ bytes: [UInt8]) throws {
         var sent = 0

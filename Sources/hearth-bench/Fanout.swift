@@ -71,8 +71,9 @@ final class FanoutCollector: Sendable {
     }
 }
 
-/// An SSE listener: sends `GET <uri>` with `Accept: text/event-stream`, splits the body into events, treats the
-/// first event as the initial put and every later one as a delivery carrying `"seq"` and `"t"` (send time, ns).
+/// An SSE listener: sends `GET <uri>` with `Accept: text/event-stream` and its own `Authorization`, splits the body
+/// into events, treats the first event as the initial put and every later one as a delivery carrying `"seq"` and
+/// `"t"` (send time, ns).
 final class SSEListenerHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
@@ -80,21 +81,23 @@ final class SSEListenerHandler: ChannelInboundHandler {
     let index: Int
     let port: Int
     let uri: String
+    let authorization: String
     let collector: FanoutCollector
     private var pending: [UInt8] = []
     private var gotInitial = false
 
-    init(index: Int, port: Int, uri: String, collector: FanoutCollector) {
+    init(index: Int, port: Int, uri: String, authorization: String, collector: FanoutCollector) {
         self.index = index
         self.port = port
         self.uri = uri
+        self.authorization = authorization
         self.collector = collector
     }
 
     func channelActive(context: ChannelHandlerContext) {
         var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri)
         head.headers.add(name: "Host", value: "127.0.0.1:\(port)")
-        head.headers.add(name: "Authorization", value: "Bearer owner")
+        head.headers.add(name: "Authorization", value: authorization)
         head.headers.add(name: "Accept", value: "text/event-stream")
         head.headers.add(name: "Cache-Control", value: "no-cache")
         context.write(wrapOutboundOut(.head(head)), promise: nil)
@@ -181,10 +184,13 @@ struct FanoutResult {
 }
 
 enum FanoutDriver {
-    /// Opens `listeners` streams on `/fanout` (namespace `fanout`), waits for every initial put, then PUTs `writes`
-    /// values `{"seq":i,"t":<monotonic ns>}` to `/fanout/msg`, `intervalMs` apart, and waits for the deliveries.
-    static func run(port: Int, listeners: Int, writes: Int, intervalMs: Int, threads: Int) throws -> FanoutResult {
-        let ns = "fanout"
+    /// Opens `listeners` streams on `/fanout` in namespace `ns`, listener `i` sending `authorization(i)`, waits for
+    /// every initial put, then PUTs (as admin) `writes` values `{"seq":i,"t":<monotonic ns>}` to `/fanout/msg`,
+    /// `intervalMs` apart, and waits for the deliveries.
+    static func run(
+        port: Int, namespace ns: String, authorization: (Int) -> String, listeners: Int, writes: Int, intervalMs: Int,
+        threads: Int
+    ) throws -> FanoutResult {
         // A value at the location before anyone listens, so the initial put is non-null.
         let writer = try HTTPConnection(port: port, timeout: 30)
         let seed = try writer.request("PUT", "/fanout.json?ns=\(ns)", body: Array("{\"msg\":{\"seq\":-1,\"t\":0}}".utf8))
@@ -206,6 +212,7 @@ enum FanoutDriver {
             var futures: [EventLoopFuture<any Channel>] = []
             for i in index..<upper {
                 let uri = "/fanout.json?ns=\(ns)"
+                let credential = authorization(i)
                 futures.append(
                     ClientBootstrap(group: group)
                         .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -214,7 +221,8 @@ enum FanoutDriver {
                             channel.eventLoop.makeCompletedFuture {
                                 try channel.pipeline.syncOperations.addHTTPClientHandlers()
                                 try channel.pipeline.syncOperations.addHandler(
-                                    SSEListenerHandler(index: i, port: port, uri: uri, collector: collector))
+                                    SSEListenerHandler(
+                                        index: i, port: port, uri: uri, authorization: credential, collector: collector))
                             }
                         }
                         .connect(host: "127.0.0.1", port: port))

@@ -23,16 +23,59 @@ struct LoadResult {
 }
 
 /// Which request a load run sends.
-enum LoadRequest: Sendable {
-    /// PUT of a small JSON string leaf at `/bench/put/c<connection>-<n>` (a new key per request).
-    case putDistinct
-    /// PUT of a small JSON string leaf, always at `/bench/same/leaf`.
-    case putSame
-    /// GET of `/bench/get/leaf`.
-    case get
+struct LoadRequest: Sendable, Equatable {
+    enum Kind: String, Sendable {
+        /// PUT of a small JSON string leaf at a new key per request (see `distinctPath`).
+        case putDistinct
+        /// PUT of a small JSON string leaf, always at `/bench/same/leaf`.
+        case putSame
+        /// GET of `/bench/get/leaf`.
+        case get
+    }
+
+    var kind: Kind
+    var namespace = "bench"
+    /// Distinct PUTs only. When set, each writer (a wrk thread or an in-process connection) acts as the user
+    /// `u<writer>`: it sends that user's unsigned ID token and writes `/users/u<writer>/k<n>`. Otherwise every request
+    /// uses the admin token and writes `/bench/put/<t|c><writer>-<n>`.
+    var asUsers = false
+
+    static let putDistinct = LoadRequest(kind: .putDistinct)
+    static let putSame = LoadRequest(kind: .putSame)
+    static let get = LoadRequest(kind: .get)
+    /// put-rules: distinct PUTs, one user per writer, in the namespace `rules`.
+    static let putAsUsers = LoadRequest(kind: .putDistinct, namespace: "rules", asUsers: true)
 
     static let leafBody = "\"small-leaf-value\""
-    static let namespace = "bench"
+
+    var isPut: Bool { kind != .get }
+    var label: String { kind.rawValue + (asUsers ? "-users" : "") }
+
+    /// The parent of the distinct keys (as users: the parent of the users).
+    var distinctParent: String { asUsers ? "/users" : "/bench/put" }
+
+    /// Writer `w`'s `n`-th distinct PUT goes to `prefix + w + separator + n + ".json?ns=…"`; `writerTag` marks the
+    /// generator in admin keys (`t` wrk thread, `c` connection).
+    func distinctPath(writerTag: String) -> (prefix: String, separator: String) {
+        asUsers ? (distinctParent + "/u", "/k") : (distinctParent + "/" + writerTag, "-")
+    }
+
+    /// The target of GETs and same-path PUTs; for distinct PUTs, their parent (never requested).
+    var fixedTarget: String {
+        switch kind {
+        case .get: "/bench/get/leaf.json?ns=\(namespace)"
+        case .putSame: "/bench/same/leaf.json?ns=\(namespace)"
+        case .putDistinct: "\(distinctParent).json?ns=\(namespace)"
+        }
+    }
+
+    /// The user writer `w` acts as (`asUsers`).
+    static func user(_ writer: Int) -> String { "u\(writer)" }
+
+    /// The `Authorization` header value writer `w` sends.
+    func authorization(writer: Int) -> String {
+        asUsers ? "Bearer " + unsignedDevIDToken(uid: Self.user(writer)) : "Bearer owner"
+    }
 }
 
 // MARK: - wrk
@@ -49,12 +92,14 @@ enum WrkDriver {
         end
         """
 
-    static func script(for request: LoadRequest) -> String {
+    /// The Lua script for `request`; with `asUsers`, thread `t` (0-based) sends user `u<t>`'s token (set in `init`,
+    /// which runs in the thread's own Lua state after `setup` gave it its `tid`).
+    static func script(for request: LoadRequest, threads: Int) -> String {
         let common = """
             wrk.headers["Authorization"] = "Bearer owner"
 
             """
-        switch request {
+        switch request.kind {
         case .get:
             return common + "wrk.method = \"GET\"\n" + doneHook
         case .putSame:
@@ -65,20 +110,30 @@ enum WrkDriver {
 
                 """ + doneHook
         case .putDistinct:
-            return """
+            let (prefix, separator) = request.distinctPath(writerTag: "t")
+            let perUser =
+                !request.asUsers
+                ? ""
+                : """
+                local authorizations = { \((0..<threads).map { "[\($0)] = \"\(request.authorization(writer: $0))\"" }.joined(separator: ", ")) }
+                function init(args)
+                  wrk.headers["Authorization"] = authorizations[tid]
+                end
+
+                """
+            return common + """
                 local nextid = 0
                 function setup(thread)
                   thread:set("tid", nextid)
                   nextid = nextid + 1
                 end
-                local counter = 0
+                \(perUser)local counter = 0
                 wrk.method = "PUT"
-                wrk.headers["Authorization"] = "Bearer owner"
                 wrk.headers["Content-Type"] = "application/json"
                 wrk.body = '\(LoadRequest.leafBody)'
                 function request()
                   counter = counter + 1
-                  return wrk.format(nil, "/bench/put/t" .. tid .. "-" .. counter .. ".json?ns=\(LoadRequest.namespace)")
+                  return wrk.format(nil, "\(prefix)" .. tid .. "\(separator)" .. counter .. ".json?ns=\(request.namespace)")
                 end
 
                 """ + doneHook
@@ -88,17 +143,12 @@ enum WrkDriver {
     static func run(
         wrk: String, port: Int, request: LoadRequest, connections: Int, threads: Int, seconds: Int, scratch: String
     ) throws -> LoadResult {
-        let scriptPath = scratch + "/wrk-\(request).lua"
-        try script(for: request).write(toFile: scriptPath, atomically: true, encoding: .utf8)
-        let path: String
-        switch request {
-        case .get: path = "/bench/get/leaf.json?ns=\(LoadRequest.namespace)"
-        case .putSame: path = "/bench/same/leaf.json?ns=\(LoadRequest.namespace)"
-        case .putDistinct: path = "/bench/put.json?ns=\(LoadRequest.namespace)"  // replaced by request()
-        }
+        let scriptPath = scratch + "/wrk-\(request.label).lua"
+        try script(for: request, threads: threads).write(toFile: scriptPath, atomically: true, encoding: .utf8)
+        // Distinct PUTs replace the target in request().
         let args = [
             "-t", String(threads), "-c", String(connections), "-d", "\(seconds)s", "--timeout", "10s", "--latency",
-            "-s", scriptPath, "http://127.0.0.1:\(port)\(path)",
+            "-s", scriptPath, "http://127.0.0.1:\(port)\(request.fixedTarget)",
         ]
         let (output, code) = try Subprocess.run(wrk, args, timeout: Double(seconds) + 60, scratch: scratch)
         guard code == 0, let line = output.split(separator: "\n").first(where: { $0.hasPrefix("HEARTH_BENCH ") }) else {
@@ -140,6 +190,9 @@ final class LoadConnectionHandler: ChannelInboundHandler {
     let request: LoadRequest
     let deadline: UInt64
     let promise: EventLoopPromise<ConnectionStats>
+    private let authorization: String
+    private let method: HTTPMethod
+    private let distinctPath: (prefix: String, separator: String)
     private var stats = ConnectionStats()
     private var counter = 0
     private var sentAt: UInt64 = 0
@@ -153,32 +206,26 @@ final class LoadConnectionHandler: ChannelInboundHandler {
         self.request = request
         self.deadline = deadline
         self.promise = promise
+        authorization = request.authorization(writer: connection)
+        method = request.isPut ? .PUT : .GET
+        distinctPath = request.distinctPath(writerTag: "c")
         stats.latencies.reserveCapacity(65536)
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        if request != .get { body = context.channel.allocator.buffer(string: LoadRequest.leafBody) }
+        if request.isPut { body = context.channel.allocator.buffer(string: LoadRequest.leafBody) }
         sendNext(context: context)
     }
 
     private func sendNext(context: ChannelHandlerContext) {
         counter += 1
-        let uri: String
-        let method: HTTPMethod
-        switch request {
-        case .get:
-            method = .GET
-            uri = "/bench/get/leaf.json?ns=\(LoadRequest.namespace)"
-        case .putSame:
-            method = .PUT
-            uri = "/bench/same/leaf.json?ns=\(LoadRequest.namespace)"
-        case .putDistinct:
-            method = .PUT
-            uri = "/bench/put/c\(connection)-\(counter).json?ns=\(LoadRequest.namespace)"
-        }
+        let uri =
+            request.kind == .putDistinct
+            ? "\(distinctPath.prefix)\(connection)\(distinctPath.separator)\(counter).json?ns=\(request.namespace)"
+            : request.fixedTarget
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: uri)
         head.headers.add(name: "Host", value: "127.0.0.1:\(port)")
-        head.headers.add(name: "Authorization", value: "Bearer owner")
+        head.headers.add(name: "Authorization", value: authorization)
         if let body {
             head.headers.add(name: "Content-Type", value: "application/json")
             head.headers.add(name: "Content-Length", value: String(body.readableBytes))

@@ -80,6 +80,18 @@ struct Samples {
     }
 }
 
+/// An unsigned ID token (`alg: none`, empty signature) for the user `uid`. `hearth serve --dev` accepts it as
+/// `Authorization: Bearer <token>` and runs the request under the rules with `auth.uid == uid`, as a client that signed
+/// in would (one token per user).
+func unsignedDevIDToken(uid: String) -> String {
+    func base64URL(_ json: String) -> String {
+        Data(json.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+    return base64URL(#"{"alg":"none","typ":"JWT"}"#) + "." + base64URL(#"{"sub":"\#(uid)","user_id":"\#(uid)"}"#) + "."
+}
+
 /// SplitMix64: a small deterministic generator so seeded data is the same on every run.
 struct SplitMix64 {
     var state: UInt64

@@ -100,4 +100,47 @@ struct ProcessTests {
         #expect(try await p.exitCode() == 4)
         #expect(p.stderrText.contains("corrupt"))
     }
+
+    @Test func rulesCheckAndTest() async throws {
+        let folder = temporaryDataFolder()
+        let rules = folder + "/rules.json"
+        let cases = folder + "/cases.json"
+        let bad = folder + "/bad.json"
+        try """
+            {
+              // owner-only profiles
+              "rules": {"users": {"$uid": {".read": "auth != null", ".write": "auth.uid === $uid",
+                ".validate": "newData.hasChildren(['name'])"}}}
+            }
+            """.write(toFile: rules, atomically: true, encoding: .utf8)
+        try "{\"rules\": {\n  \".read\": \"auth.uid ==\"\n}}".write(toFile: bad, atomically: true, encoding: .utf8)
+        let good = try HearthProcess(["rules", "check", rules])
+        #expect(try await good.exitCode() == 0)
+        #expect(good.stdoutText.contains("ok"))
+        let broken = try HearthProcess(["rules", "check", bad])
+        #expect(try await broken.exitCode() == 7)
+        #expect(broken.stderrText.contains("bad.json:2:"))
+
+        let passing = """
+            {"data": {"users": {"bob": {"name": "Bob"}}}, "cases": [
+              {"name": "own profile", "auth": {"uid": "ann"}, "op": "set", "path": "/users/ann", "value": {"name": "Ann"}, "expect": "allow"},
+              {"name": "other's profile", "auth": {"uid": "ann"}, "op": "set", "path": "/users/bob", "value": {"name": "X"}, "expect": "deny"},
+              {"name": "missing name", "auth": {"uid": "ann"}, "op": "set", "path": "/users/ann", "value": {"age": 3}, "expect": "deny"},
+              {"name": "signed-out read", "op": "read", "path": "/users/bob", "expect": "deny"}
+            ]}
+            """
+        try passing.write(toFile: cases, atomically: true, encoding: .utf8)
+        let ok = try HearthProcess(["rules", "test", rules, cases])
+        #expect(try await ok.exitCode() == 0)
+        #expect(ok.stdoutText.contains("4 of 4 cases as expected"))
+
+        try passing.replacingOccurrences(of: #""path": "/users/bob", "expect": "deny""#, with: #""path": "/users/bob", "expect": "allow""#)
+            .write(toFile: cases, atomically: true, encoding: .utf8)
+        let mismatch = try HearthProcess(["rules", "test", rules, cases])
+        #expect(try await mismatch.exitCode() == 7)
+        let out = mismatch.stdoutText
+        #expect(out.contains("FAIL signed-out read"))
+        #expect(out.contains("3 of 4 cases as expected"))
+    }
 }
+

@@ -10,10 +10,10 @@ import NIOCore
 let admin: HTTPFields = [.authorization: "Bearer owner"]
 
 func withRouterClient(
-    indexPolicy: IndexPolicy = .enforce, _ body: @Sendable (any TestClientProtocol) async throws -> Void
+    indexPolicy: IndexPolicy = .enforce, dev: Bool = false, _ body: @Sendable (any TestClientProtocol) async throws -> Void
 ) async throws {
     let server = HearthServer(
-        configuration: ServerConfiguration(port: 0, adminToken: "owner", indexPolicy: indexPolicy),
+        configuration: ServerConfiguration(port: 0, adminToken: "owner", indexPolicy: indexPolicy, dev: dev),
         stores: MemoryStoreFactory(),
         logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
     try await server.application().test(.router) { client in try await body(client) }

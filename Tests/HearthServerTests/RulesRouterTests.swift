@@ -1,0 +1,93 @@
+import Foundation
+import HTTPTypes
+import HearthCore
+import HearthServer
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Rules enforcement over REST, in production mode (no `--dev`) unless stated.
+@Suite("Rules over REST")
+struct RulesRouterTests {
+    static func unsignedToken(_ claims: String) -> String {
+        func b64(_ s: String) -> String {
+            Data(s.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        return b64(#"{"alg":"none","typ":"JWT"}"#) + "." + b64(claims) + "."
+    }
+
+    static func asUser(_ uid: String) -> String {
+        "auth_variable_override=" + #"{"uid":"\#(uid)"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+    }
+
+    @Test func newNamespacesRequireSignInOutsideDev() async throws {
+        try await withRouterClient { client in
+            let (rulesStatus, rules, _) = try await client.send(.get, "/.settings/rules.json?format=strict")
+            #expect(rulesStatus == .ok)
+            #expect(try JSONValue.parse(rules) == JSONValue.parse(#"{"rules":{".read":"auth != null",".write":"auth != null"}}"#))
+            let (anonymous, body, headers) = try await client.send(.get, "/a.json", headers: [:])
+            #expect(anonymous == .unauthorized)
+            #expect(body == #"{"error":"Permission denied"}"#)
+            // Production mode never says which rule decided.
+            #expect(headers[HTTPField.Name("X-Hearth-Rule")!] == nil)
+            let (signedIn, _, _) = try await client.send(.put, "/a.json?" + Self.asUser("u1"), "1")
+            #expect(signedIn == .ok)
+        }
+    }
+
+    @Test func unverifiedTokensAreRefusedOutsideDevAndAcceptedInDev() async throws {
+        let token = Self.unsignedToken(#"{"sub":"alice","firebase":{"sign_in_provider":"password"}}"#)
+        try await withRouterClient { client in
+            let (status, body, _) = try await client.send(.get, "/a.json", headers: [.authorization: "Bearer \(token)"])
+            #expect(status == .unauthorized)
+            #expect(body == #"{"error":"Could not parse auth token."}"#)
+        }
+        try await withRouterClient(dev: true) { client in
+            let rules = #"{"rules":{"users":{"$uid":{".read":"auth.uid === $uid && auth.provider === 'password'",".write":"auth.token.sub === $uid"}}}}"#
+            #expect(try await client.send(.put, "/.settings/rules.json", rules).0 == .ok)
+            #expect(try await client.send(.put, "/users/alice.json?auth=\(token)", "1", headers: [:]).0 == .ok)
+            #expect(try await client.send(.get, "/users/alice.json", headers: [.authorization: "Bearer \(token)"]).1 == "1")
+            let (denied, _, headers) = try await client.send(.put, "/users/bob.json?auth=\(token)", "1", headers: [:])
+            #expect(denied == .unauthorized)
+            #expect(headers[HTTPField.Name("X-Hearth-Rule")!]?.contains("/users/$uid/.write") == true)
+            #expect(try await client.send(.get, "/users/bob.json?auth=not-a-token", headers: [:]).1 == #"{"error":"Could not parse auth token."}"#)
+        }
+    }
+
+    @Test func writesAreCheckedAtomicallyWithServerValues() async throws {
+        try await withRouterClient { client in
+            let rules = """
+                {"rules": {
+                  "counters": {"$c": {".write": "auth != null", ".validate": "newData.isNumber() && newData.val() === (data.exists() ? data.val() : 0) + 1"}},
+                  "stamps": {"$s": {".write": "auth != null", ".validate": "newData.val() === now"}}
+                }}
+                """
+            #expect(try await client.send(.put, "/.settings/rules.json", rules).0 == .ok)
+            let user = Self.asUser("u")
+            #expect(try await client.send(.put, "/counters/a.json?\(user)", #"{".sv":{"increment":1}}"#).0 == .ok)
+            #expect(try await client.send(.put, "/counters/a.json?\(user)", #"{".sv":{"increment":1}}"#).0 == .ok)
+            #expect(try await client.send(.put, "/counters/a.json?\(user)", #"{".sv":{"increment":2}}"#).0 == .unauthorized)
+            #expect(try await client.send(.put, "/counters/a.json?\(user)", "7").0 == .unauthorized)
+            #expect(try await client.send(.get, "/counters/a.json").1 == "2")
+            #expect(try await client.send(.put, "/stamps/x.json?\(user)", #"{".sv":"timestamp"}"#).0 == .ok)
+            #expect(try await client.send(.put, "/stamps/y.json?\(user)", "5").0 == .unauthorized)
+            // Multi-path: one denied path denies all.
+            let (patch, _, _) = try await client.send(.patch, "/.json?\(user)", #"{"stamps/z":{".sv":"timestamp"},"counters/a":9}"#)
+            #expect(patch == .unauthorized)
+            #expect(try await client.send(.get, "/stamps/z.json").1 == "null")
+        }
+    }
+
+    @Test func rulesUploadErrorsAreLocatedAndKeepThePreviousRules() async throws {
+        try await withRouterClient { client in
+            let good = #"{"rules": {".read": true}}"#
+            #expect(try await client.send(.put, "/.settings/rules.json", good).0 == .ok)
+            let (status, body, _) = try await client.send(.put, "/.settings/rules.json", "{\n \"rules\": {\n  \".read\": \"7\"\n }\n}")
+            #expect(status == .badRequest)
+            #expect(body.contains("line 3, column"))
+            #expect(try await client.send(.get, "/.settings/rules.json").1 == good)
+            #expect(try await client.send(.get, "/x.json", headers: [:]).0 == .ok)
+        }
+    }
+}
