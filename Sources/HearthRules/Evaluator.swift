@@ -1,14 +1,32 @@
 public import HearthCore
 
-/// The outcome of a rules check, with the reason (for `--dev` diagnostics; never shown in
-/// production).
-public struct RuleDecision: Sendable, Hashable {
-    public var allowed: Bool
-    /// Which rule decided, e.g. `/users/$uid/.write: auth.uid === $uid` or why nothing granted.
-    public var reason: String
+/// The outcome of a rules check, with what decided it (for `--dev` diagnostics; never shown in
+/// production). Building a decision allocates nothing; `reason` formats on demand.
+public struct RuleDecision: Sendable {
+    enum Basis: Sendable {
+        /// This rule granted.
+        case granted(CompiledRule)
+        /// Nothing granted; `lastFalse` is the deepest rule that evaluated false, if any.
+        case notGranted(operation: StaticString, path: Path, lastFalse: CompiledRule?)
+        /// A `.validate` failed at a location.
+        case invalid(CompiledRule, at: Path)
+    }
 
-    public static func allow(_ reason: String) -> RuleDecision { RuleDecision(allowed: true, reason: reason) }
-    public static func deny(_ reason: String) -> RuleDecision { RuleDecision(allowed: false, reason: reason) }
+    public let allowed: Bool
+    let basis: Basis
+
+    /// Which rule decided, e.g. `/users/$uid/.write: auth.uid === $uid`, or why nothing granted.
+    public var reason: String {
+        switch basis {
+        case .granted(let rule): return "\(rule.location): \(rule.text)"
+        case .notGranted(let operation, let path, let lastFalse?):
+            return "no .\(operation) rule granted \(path); \(lastFalse.location): \(lastFalse.text) was false"
+        case .notGranted(let operation, let path, nil):
+            return "no .\(operation) rule on the way to \(path)"
+        case .invalid(let rule, let path):
+            return "\(rule.location): \(rule.text) failed at \(path)"
+        }
+    }
 }
 
 /// A rule could not be evaluated (type error, null where a value is needed, data unreadable):
@@ -49,22 +67,22 @@ extension RuleSet {
         _ path: Path, auth: JSONValue?, query: Query? = nil, now: Int64, data: any RuleDataSource
     ) -> RuleDecision {
         var evaluator = Evaluator(auth: auth, now: now, before: data, after: nil, query: QueryValues(query))
+        evaluator.target = path
         var node = root
         var depth = 0
-        var tried: [String] = []
+        var lastFalse: CompiledRule?
         while true {
             if let rule = node.read {
-                if evaluator.check(rule, at: Path(Array(path.keys[..<depth]))) {
-                    return .allow("\(rule.location): \(rule.text)")
-                }
-                tried.append("\(rule.location): \(rule.text)")
+                evaluator.depth = depth
+                if evaluator.check(rule) { return RuleDecision(allowed: true, basis: .granted(rule)) }
+                lastFalse = rule
             }
             guard depth < path.count, let next = node.child(path.keys[depth].string) else { break }
             if next.captures { evaluator.captures.append(path.keys[depth].string) }
             node = next.node
             depth += 1
         }
-        return .deny(Self.noGrant("read", path, tried))
+        return RuleDecision(allowed: false, basis: .notGranted(operation: "read", path: path, lastFalse: lastFalse))
     }
 
     /// Whether `auth` may make these writes (one PUT/POST/DELETE, or every path of a multi-path
@@ -76,45 +94,54 @@ extension RuleSet {
         let overlay = Overlay(base: data, writes: writes)
         var evaluator = Evaluator(auth: auth, now: now, before: data, after: overlay, query: QueryValues(nil))
         // 1. Every path needs a granting .write on the way down to it.
-        var granted: String?
+        var granted: CompiledRule?
         for w in writes {
             evaluator.captures.removeAll(keepingCapacity: true)
+            evaluator.target = w.path
             var node = root
             var depth = 0
-            var tried: [String] = []
+            var lastFalse: CompiledRule?
             granted = nil
             while true {
                 if let rule = node.write {
-                    if evaluator.check(rule, at: Path(Array(w.path.keys[..<depth]))) {
-                        granted = "\(rule.location): \(rule.text)"
+                    evaluator.depth = depth
+                    if evaluator.check(rule) {
+                        granted = rule
                         break
                     }
-                    tried.append("\(rule.location): \(rule.text)")
+                    lastFalse = rule
                 }
                 guard depth < w.path.count, let next = node.child(w.path.keys[depth].string) else { break }
                 if next.captures { evaluator.captures.append(w.path.keys[depth].string) }
                 node = next.node
                 depth += 1
             }
-            if granted == nil { return .deny(Self.noGrant("write", w.path, tried)) }
+            if granted == nil {
+                return RuleDecision(allowed: false, basis: .notGranted(operation: "write", path: w.path, lastFalse: lastFalse))
+            }
         }
         // 2. Every .validate on the way to each path and under it, where the new data exists.
-        var checked = Set<Path>()
+        var checked: [Path] = []
         for w in writes {
             evaluator.captures.removeAll(keepingCapacity: true)
+            evaluator.target = w.path
             var node = root
             var depth = 0
             while true {
-                let location = Path(Array(w.path.keys[..<depth]))
-                if let rule = node.validate, checked.insert(location).inserted {
-                    let exists = (try? overlay.summary(at: location)).map { $0 != .absent } ?? true
-                    if exists, !evaluator.check(rule, at: location) {
-                        return .deny("\(rule.location): \(rule.text) — failed at \(location)")
+                if let rule = node.validate {
+                    let location = Path(Array(w.path.keys[..<depth]))
+                    if !checked.contains(location) {
+                        checked.append(location)
+                        let exists = (try? overlay.summary(at: location)).map { $0 != .absent } ?? true
+                        evaluator.depth = depth
+                        if exists, !evaluator.check(rule) {
+                            return RuleDecision(allowed: false, basis: .invalid(rule, at: location))
+                        }
                     }
                 }
                 if depth == w.path.count {
-                    if let failure = validateBelow(node, location: location, written: w.node, evaluator: &evaluator) {
-                        return .deny(failure)
+                    if let failure = validateBelow(node, location: w.path, written: w.node, evaluator: &evaluator) {
+                        return failure
                     }
                     break
                 }
@@ -124,30 +151,27 @@ extension RuleSet {
                 depth += 1
             }
         }
-        return .allow(granted ?? "")
+        return RuleDecision(allowed: true, basis: .granted(granted!))
     }
 
     /// Runs `.validate` for every present node under a written location that has rules.
-    private func validateBelow(_ node: RuleNode, location: Path, written: Node, evaluator: inout Evaluator) -> String? {
+    private func validateBelow(_ node: RuleNode, location: Path, written: Node, evaluator: inout Evaluator) -> RuleDecision? {
         if node.children.isEmpty && node.wildcard == nil { return nil }
         for (key, child) in written.children {
             guard let next = node.child(key.string) else { continue }
             if next.captures { evaluator.captures.append(key.string) }
             defer { if next.captures { evaluator.captures.removeLast() } }
             let childLocation = location.child(key)
-            if let rule = next.node.validate, !evaluator.check(rule, at: childLocation) {
-                return "\(rule.location): \(rule.text) — failed at \(childLocation)"
+            if let rule = next.node.validate {
+                evaluator.target = childLocation
+                evaluator.depth = childLocation.count
+                if !evaluator.check(rule) { return RuleDecision(allowed: false, basis: .invalid(rule, at: childLocation)) }
             }
             if let failure = validateBelow(next.node, location: childLocation, written: child, evaluator: &evaluator) {
                 return failure
             }
         }
         return nil
-    }
-
-    static func noGrant(_ operation: String, _ path: Path, _ tried: [String]) -> String {
-        if tried.isEmpty { return "no .\(operation) rule on the way to \(path)" }
-        return "no .\(operation) rule granted \(path); false: " + tried.joined(separator: "; ")
     }
 }
 
@@ -207,8 +231,12 @@ struct Evaluator {
     let after: Overlay?
     let query: QueryValues
     var captures: [String] = []
-    /// The location of the rule being evaluated (`data`, `newData`).
-    var location = Path.root
+    /// The rule being evaluated stands at the first `depth` keys of `target` (`data`, `newData`).
+    var target = Path.root
+    var depth = 0
+
+    /// The rule's location, built only when a rule reads `data` or `newData`.
+    var location: Path { depth == target.count ? target : Path(Array(target.keys[..<depth])) }
 
     init(auth: JSONValue?, now: Int64, before: any RuleDataSource, after: Overlay?, query: QueryValues) {
         self.auth = auth.map(RuleValue.init(json:)) ?? .null
@@ -218,10 +246,9 @@ struct Evaluator {
         self.query = query
     }
 
-    /// Evaluates a rule at a location; errors and non-boolean results are false.
-    mutating func check(_ rule: CompiledRule, at location: Path) -> Bool {
+    /// Evaluates a rule at `depth` of `target`; errors and non-boolean results are false.
+    func check(_ rule: CompiledRule) -> Bool {
         if case .literal(.bool(let b)) = rule.expr { return b }
-        self.location = location
         guard case .bool(true)? = try? eval(rule.expr) else { return false }
         return true
     }

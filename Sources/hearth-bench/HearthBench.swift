@@ -16,8 +16,10 @@ struct HearthBench: ParsableCommand {
             Scenarios: \(Scenario.allCases.map(\.rawValue).joined(separator: ", ")).
             Each run starts the server binary in a fresh temporary data folder on a free port, runs the scenarios \
             (always in the order above), prints a table, optionally writes JSON, and stops the server with SIGTERM. \
-            put-small and get-small are driven by wrk when it is on PATH (faster than any in-process client on a \
-            small machine), otherwise by an in-process SwiftNIO load loop.
+            put-small, get-small and put-rules are driven by wrk when it is on PATH (faster than any in-process \
+            client on a small machine), otherwise by an in-process SwiftNIO load loop. put-rules and \
+            sse-fanout-rules repeat put-small (distinct paths) and sse-fanout in their own namespaces with security \
+            rules installed, each writer or listener signed in as its own user (an unsigned dev ID token).
             """)
 
     @Option(help: "The hearth binary (default: `hearth` next to this executable).")
@@ -32,19 +34,19 @@ struct HearthBench: ParsableCommand {
     @Flag(help: "Shorter runs: 3 s load, 100,000 query children, 20 fan-out writes.")
     var quick = false
 
-    @Option(help: "Seconds per load run for put-small/get-small (default 10, quick 3).")
+    @Option(help: "Seconds per load run for put-small/get-small/put-rules (default 10, quick 3).")
     var duration: Int?
 
-    @Option(help: "Concurrent connections for put-small/get-small.")
+    @Option(help: "Concurrent connections for put-small/get-small/put-rules.")
     var connections = 64
 
-    @Option(help: "Load generator for put-small/get-small: auto, wrk or nio.")
+    @Option(help: "Load generator for put-small/get-small/put-rules: auto, wrk or nio.")
     var generator = "auto"
 
-    @Option(help: "Threads/event loops for the load generator and the SSE listeners.")
+    @Option(help: "Threads/event loops for the load generator and the SSE listeners (put-rules: one user per wrk thread).")
     var loadThreads = 2
 
-    @Option(help: "put-small target paths: distinct (a new key per request) or same (one key).")
+    @Option(help: "put-small target paths: distinct (a new key per request) or same (one key); put-rules is always distinct.")
     var putMode = "distinct"
 
     @Option(help: "Children seeded for query-1m (default 1,000,000; quick 100,000).")
@@ -53,13 +55,13 @@ struct HearthBench: ParsableCommand {
     @Option(help: "Sequential queries for query-1m (also bounded by time: 180 s, quick 60 s).")
     var queries = 500
 
-    @Option(help: "SSE listeners for sse-fanout.")
+    @Option(help: "SSE listeners for sse-fanout and sse-fanout-rules.")
     var listeners = 1000
 
-    @Option(help: "Writes for sse-fanout (default 50, quick 20).")
+    @Option(help: "Writes for sse-fanout and sse-fanout-rules (default 50, quick 20).")
     var writes: Int?
 
-    @Option(help: "Milliseconds between sse-fanout writes.")
+    @Option(help: "Milliseconds between sse-fanout and sse-fanout-rules writes.")
     var writeInterval = 100
 
     @Option(help: "Server starts measured by the startup scenario.")
@@ -118,6 +120,8 @@ struct HearthBench: ParsableCommand {
         var notes: [String] = []
         var shared: HearthServerProcess?
         var serverCount = 0
+        // put-small's distinct-path rate, for put-rules' comparison.
+        var putSmallRate: Double?
         defer {
             if let s = shared { log("stopping server pid \(s.pid): \(s.stop())") }
         }
@@ -148,12 +152,17 @@ struct HearthBench: ParsableCommand {
                 switch scenario {
                 case .startup: result = try Scenarios.startup(config)
                 case .idleRSS: result = try Scenarios.idleRSS(server!)
-                case .putSmall: result = try Scenarios.putSmall(config, server: server!)
+                case .putSmall:
+                    let put = try Scenarios.putSmall(config, server: server!)
+                    result = put.rows
+                    if config.putMode == .putDistinct { putSmallRate = put.rate }
                 case .getSmall: result = try Scenarios.getSmall(config, server: server!)
+                case .putRules: result = try Scenarios.putRules(config, server: server!, baseline: putSmallRate)
                 case .sseFanout: result = try Scenarios.sseFanout(config, server: server!)
+                case .sseFanoutRules: result = try Scenarios.sseFanoutRules(config, server: server!)
                 case .query1m: result = try Scenarios.query(config, server: server!)
                 }
-                if [.sseFanout, .query1m].contains(scenario), let m0 = cpu0.0, let s0 = cpu0.1,
+                if [.sseFanout, .sseFanoutRules, .query1m].contains(scenario), let m0 = cpu0.0, let s0 = cpu0.1,
                     let m1 = machineBusyCPUSeconds(), let s1 = server?.cpuSeconds
                 {
                     let wall = Double(nowNanos() - wall0) / 1e9
