@@ -34,6 +34,7 @@ struct DatabaseController: Sendable {
     let configuration: ServerConfiguration
     let registry: NamespaceRegistry
     let logger: Logger
+    let tokens = TokenCache()
 
     func respond(to request: Request, channel: (any Channel)?) async -> Response {
         let parameters = parseQueryString(request.uri.query)
