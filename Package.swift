@@ -33,6 +33,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "HearthRules", dependencies: ["HearthCore"], swiftSettings: strict),
+        .target(
+            name: "HearthAuth",
+            dependencies: [
+                "HearthCore", "HearthStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .target(name: "HearthWire", dependencies: ["HearthCore"], swiftSettings: strict),
         .target(name: "HearthStore", dependencies: ["HearthCore"], swiftSettings: strict),
         .target(
@@ -43,7 +52,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthCore", "HearthRules", "HearthWire", "HearthStore",
+                "HearthCore", "HearthAuth", "HearthRules", "HearthWire", "HearthStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -55,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthCore", "HearthRules", "HearthServer", "HearthSQLite", "HearthStore",
+                "HearthAuth", "HearthCore", "HearthRules", "HearthServer", "HearthSQLite", "HearthStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -100,7 +109,7 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "HearthCore", "HearthServer", "HearthStore", "HearthSQLite", "HearthTesting",
+                "HearthAuth", "HearthCore", "HearthServer", "HearthStore", "HearthSQLite", "HearthTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearthAuth
 import HearthCore
 public import HearthStore
 public import Hummingbird
@@ -18,20 +19,23 @@ public struct HearthServer: Sendable {
     public let configuration: ServerConfiguration
     let registry: NamespaceRegistry
     let controller: DatabaseController
+    let auth: AuthController?
     let logger: Logger
 
     public init(
         configuration: ServerConfiguration,
         stores: any StoreFactory,
         logger: Logger,
+        auth: AuthService? = nil,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
+        self.auth = auth.map { AuthController(service: $0, configuration: configuration, logger: logger) }
         let wallClock: @Sendable () -> Int64 = clock
         self.configuration = configuration
         self.logger = logger
         self.registry = NamespaceRegistry(factory: stores, clock: wallClock, initialRules: .initial(dev: configuration.dev))
         self.controller = DatabaseController(
-            configuration: configuration, registry: registry, logger: logger)
+            configuration: configuration, registry: registry, logger: logger, auth: auth)
     }
 
     /// The Hummingbird application; `onServerRunning` receives the bound port.
@@ -47,7 +51,13 @@ public struct HearthServer: Sendable {
                 status: .ok, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(string: "{\"status\":\"ok\",\"listeners\":\(listeners)}")))
         }
-        let responder = HearthResponder(controller: controller, router: router.buildResponder())
+        if let service = auth?.service {
+            // The public keys that verify Hearth's ID tokens, at Hearth's and Google's paths.
+            let jwks = AuthController.json(service.jwks)
+            router.get("/.well-known/jwks.json") { _, _ in jwks }
+            router.get("/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com") { _, _ in jwks }
+        }
+        let responder = HearthResponder(controller: controller, auth: auth, router: router.buildResponder())
         // Hummingbird's own start-up line would repeat ours; keep its warnings and errors.
         var appLogger = logger
         appLogger.logLevel = max(logger.logLevel, .notice)
@@ -79,13 +89,22 @@ public struct HearthServer: Sendable {
     }
 }
 
-/// Sends `/.well-known/…` to the router and everything else to the database controller.
+/// Sends `/.well-known/…` to the router, auth paths to the auth controller and everything else to
+/// the database controller.
 struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == HearthRequestContext {
     let controller: DatabaseController
+    let auth: AuthController?
     let router: Inner
 
     func respond(to request: Request, context: HearthRequestContext) async throws -> Response {
-        if request.uri.path.hasPrefix("/.well-known/") { return try await router.respond(to: request, context: context) }
+        let path = request.uri.path
+        if path.hasPrefix("/.well-known/") || path.hasPrefix("/service_accounts/") {
+            return try await router.respond(to: request, context: context)
+        }
+        if AuthController.handles(path) {
+            guard let auth else { return AuthController.error(status: 404, message: "Auth is not enabled", reason: "notFound", rpcStatus: "NOT_FOUND") }
+            return await auth.respond(to: request)
+        }
         return await controller.respond(to: request, channel: context.channel)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HearthAuth
 import Foundation
 import HearthCore
 import HearthSQLite
@@ -90,11 +91,20 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("hearth: \(folder)/\(settings.project).sqlite is corrupt or not a Hearth database (\(error))\n".utf8))
             throw ExitCode.corruptDatabase
         }
+        let auth: AuthService
+        do {
+            let accounts = try SQLiteAccountStore(path: "\(folder)/\(settings.project).auth.sqlite")
+            let key = try SigningKey.loadOrCreate(at: folder + "/auth-signing-key.pem")
+            auth = AuthService(projectID: settings.project, store: accounts, key: key)
+        } catch {
+            FileHandle.standardError.write(Data("hearth: cannot open the accounts database or signing key in \(folder) (\(error))\n".utf8))
+            throw ExitCode.corruptDatabase
+        }
         let configuration = ServerConfiguration(
             host: settings.host, port: settings.port, defaultNamespace: settings.project, adminToken: adminToken,
             maxBodyBytes: settings.maxBodyBytes, indexPolicy: settings.indexPolicy ?? (settings.dev ? .scan : .enforce),
             dev: settings.dev)
-        let server = HearthServer(configuration: configuration, stores: factory, logger: logger)
+        let server = HearthServer(configuration: configuration, stores: factory, logger: logger, auth: auth)
         let startLogger = logger
         let group = server.serviceGroup { port in
             startLogger.info(

@@ -1,4 +1,5 @@
 import HTTPTypes
+import HearthAuth
 import HearthCore
 import HearthServer
 import HearthStore
@@ -10,12 +11,14 @@ import NIOCore
 let admin: HTTPFields = [.authorization: "Bearer owner"]
 
 func withRouterClient(
-    indexPolicy: IndexPolicy = .enforce, dev: Bool = false, _ body: @Sendable (any TestClientProtocol) async throws -> Void
+    indexPolicy: IndexPolicy = .enforce, dev: Bool = false, auth: AuthService? = nil,
+    _ body: @Sendable (any TestClientProtocol) async throws -> Void
 ) async throws {
     let server = HearthServer(
         configuration: ServerConfiguration(port: 0, adminToken: "owner", indexPolicy: indexPolicy, dev: dev),
         stores: MemoryStoreFactory(),
-        logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        auth: auth)
     try await server.application().test(.router) { client in try await body(client) }
     await server.shutdown()
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import HearthAuth
 import Synchronization
 import HearthCore
 import HearthRules
@@ -28,33 +29,51 @@ extension DatabaseController {
         case .anonymous:
             return .user(nil)
         case .token(let token):
-            // ID tokens are verified by the auth product; until then only `--dev` accepts them,
-            // unverified, as the Firebase emulator does.
-            guard configuration.dev, let auth = tokens.authVariable(for: token) else {
-                throw RestError(.unauthorized, "Could not parse auth token.")
+            // Hearth-signed ID tokens everywhere; in `--dev` also unsigned ones, as the Firebase
+            // emulator accepts.
+            if let auth = tokens.authVariable(for: token, verifier: auth, acceptUnsigned: configuration.dev) {
+                return .user(auth)
             }
-            return .user(auth)
+            throw RestError(.unauthorized, "Could not parse auth token.")
         }
     }
 }
 
-/// Decoded tokens, so a client that sends the same token on every request is decoded once
-/// (decoding was ~9 % of a rules-checked PUT). Bounded: emptied when full.
+/// Checked tokens, so a client that sends the same token on every request is verified once until
+/// it expires (decoding alone was ~9 % of a rules-checked PUT). Bounded: emptied when full.
 final class TokenCache: Sendable {
-    private let entries = Mutex<[String: JSONValue]>([:])
+    private struct Entry {
+        var auth: JSONValue
+        /// Seconds since 1970 after which the entry is no longer used (nil: unsigned dev token).
+        var expires: Int64?
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
     let capacity: Int
 
     init(capacity: Int = 4096) { self.capacity = capacity }
 
-    /// The `auth` variable for an unverified (`--dev`) token, or nil if it does not decode.
-    func authVariable(for token: String) -> JSONValue? {
-        if let hit = entries.withLock({ $0[token] }) { return hit }
-        guard token.utf8.count <= 8192, let auth = IDTokenClaims.authVariable(fromUnverified: token) else { return nil }
+    /// The `auth` variable for a token: verified against `verifier`'s key, or (with
+    /// `acceptUnsigned`) decoded without verification; nil if neither works.
+    func authVariable(for token: String, verifier: AuthService?, acceptUnsigned: Bool) -> JSONValue? {
+        let now = wallClockMillis() / 1000
+        if let hit = entries.withLock({ $0[token] }), hit.expires.map({ $0 > now }) ?? acceptUnsigned { return hit.auth }
+        guard token.utf8.count <= 8192 else { return nil }
+        let entry: Entry
+        if let claims = verifier?.verifiedClaims(token), let auth = IDTokenClaims.authVariable(claims: claims),
+            case .int(let exp)? = claims["exp"]
+        {
+            entry = Entry(auth: auth, expires: exp)
+        } else if acceptUnsigned, let auth = IDTokenClaims.authVariable(fromUnverified: token) {
+            entry = Entry(auth: auth, expires: nil)
+        } else {
+            return nil
+        }
         entries.withLock { e in
             if e.count >= capacity { e.removeAll(keepingCapacity: true) }
-            e[token] = auth
+            e[token] = entry
         }
-        return auth
+        return entry.auth
     }
 }
 
@@ -64,7 +83,7 @@ enum IDTokenClaims {
     /// token is not a JWT with a JSON object payload naming a user.
     static func authVariable(fromUnverified token: String) -> JSONValue? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 || parts.count == 2, let payload = base64URLDecode(parts[1]),
+        guard parts.count == 3 || parts.count == 2, let payload = Base64URL.decode(parts[1]),
             case .object = try? JSONValue.parse(payload), let claims = try? JSONValue.parse(payload)
         else { return nil }
         return authVariable(claims: claims)
@@ -80,32 +99,6 @@ enum IDTokenClaims {
         ])
     }
 
-    /// Base64url without padding (padding tolerated), as JWTs use.
-    static func base64URLDecode(_ s: Substring) -> [UInt8]? {
-        var out: [UInt8] = []
-        out.reserveCapacity(s.utf8.count * 3 / 4)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for c in s.utf8 {
-            let v: UInt8
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = c - UInt8(ascii: "A")
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): v = c - UInt8(ascii: "a") + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0") + 52
-            case UInt8(ascii: "-"), UInt8(ascii: "+"): v = 62
-            case UInt8(ascii: "_"), UInt8(ascii: "/"): v = 63
-            case UInt8(ascii: "="): continue
-            default: return nil
-            }
-            buffer = buffer << 6 | UInt32(v)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-            }
-        }
-        return out
-    }
 }
 
 /// The store, as the rules see it.

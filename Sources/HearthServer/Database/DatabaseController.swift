@@ -1,4 +1,5 @@
 import HTTPTypes
+import HearthAuth
 import HearthCore
 import HearthStore
 import HearthWire
@@ -34,6 +35,8 @@ struct DatabaseController: Sendable {
     let configuration: ServerConfiguration
     let registry: NamespaceRegistry
     let logger: Logger
+    /// Verifies ID tokens Hearth signed (nil: only `--dev` unsigned tokens are understood).
+    let auth: AuthService?
     let tokens = TokenCache()
 
     func respond(to request: Request, channel: (any Channel)?) async -> Response {

@@ -1,0 +1,238 @@
+public import HearthCore
+import HearthStore
+
+extension JSONValue {
+    /// A string field; JSON null counts as absent.
+    func string(_ key: String) -> String? { self[key]?.stringValue }
+
+    func bool(_ key: String) -> Bool? {
+        if case .bool(let b)? = self[key] { return b }
+        return nil
+    }
+
+    /// int64 fields arrive as numbers or strings.
+    func int64(_ key: String) -> Int64? {
+        switch self[key] {
+        case .int(let i)?: return i
+        case .double(let d)?: return Int64(exactly: d.rounded(.down))
+        case .string(let s)?: return Int64(s)
+        default: return nil
+        }
+    }
+
+    func strings(_ key: String) -> [String] {
+        guard case .array(let items)? = self[key] else { return [] }
+        return items.compactMap(\.stringValue)
+    }
+}
+
+extension AuthService {
+    // MARK: accounts:signUp
+
+    public func signUp(_ body: JSONValue, privileged: Bool) async throws -> JSONValue {
+        let now = clock()
+        if !privileged, body["localId"] != nil { throw AuthError("UNEXPECTED_PARAMETER", "User ID") }
+        if privileged { return try await create(body, now: now) }
+        let email = body.string("email")
+        let password = body.string("password")
+        if let idToken = body.string("idToken") {
+            return try await linkEmailPassword(idToken: idToken, email: email, password: password, body: body, now: now)
+        }
+        let anonymous = email == nil && password == nil
+        var hashed: (hash: String, salt: String)?
+        if !anonymous {
+            try Self.checkCredentials(email: email, password: password)
+            // Hashing is slow on purpose: do it before the transaction, not inside it.
+            hashed = try hasher.hash(password!)
+        }
+        let credentials = hashed
+        return try await store.transaction { tx in
+            var user = UserRecord(localId: Self.newUID(), createdAt: now, validSince: now / 1000)
+            user.lastLoginAt = now
+            if let displayName = body.string("displayName") { user.displayName = displayName }
+            if let email, let credentials {
+                user.email = email.lowercased()
+                if try tx.account(email: user.email!) != nil { throw AuthError("EMAIL_EXISTS") }
+                (user.passwordHash, user.salt, user.passwordUpdatedAt) = (credentials.hash, credentials.salt, Double(now))
+            }
+            let tokens = try self.issueTokens(for: &user, provider: anonymous ? "anonymous" : "password", in: tx, now: now)
+            try self.save(user, in: tx, mustBeNew: true)
+            var m = [JSONMember("kind", .string("identitytoolkit#SignupNewUserResponse")), JSONMember("localId", .string(user.localId))]
+            if let e = user.email { m.append(JSONMember("email", .string(e))) }
+            if let d = user.displayName { m.append(JSONMember("displayName", .string(d))) }
+            return .object(m + self.tokenTrio(tokens))
+        }
+    }
+
+    /// Sign-up checks in Firebase's order.
+    static func checkCredentials(email: String?, password: String?) throws {
+        if email == "" && password == "" { throw AuthError("INVALID_EMAIL") }
+        guard let email, !email.isEmpty else { throw AuthError("MISSING_EMAIL") }
+        guard let password, !password.isEmpty else { throw AuthError("MISSING_PASSWORD") }
+        if !isValidEmail(email) { throw AuthError("INVALID_EMAIL") }
+        if password.count < 6 { throw AuthError.weakPassword }
+    }
+
+    /// `signUp` with an `idToken`: the (anonymous) user keeps its uid and gains email + password.
+    func linkEmailPassword(idToken: String, email: String?, password: String?, body: JSONValue, now: Int64) async throws -> JSONValue {
+        try Self.checkCredentials(email: email, password: password)
+        let credentials = try hasher.hash(password!)
+        return try await store.transaction { tx in
+            var user = try self.user(forIDToken: idToken, in: tx, now: now)
+            let lower = email!.lowercased()
+            if let other = try tx.account(email: lower), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
+            user.email = lower
+            user.emailVerified = false
+            (user.passwordHash, user.salt, user.passwordUpdatedAt) = (credentials.hash, credentials.salt, Double(now))
+            if let displayName = body.string("displayName") { user.displayName = displayName }
+            user.lastLoginAt = now
+            let tokens = try self.issueTokens(for: &user, provider: "password", in: tx, now: now)
+            try self.save(user, in: tx)
+            var m = [JSONMember("kind", .string("identitytoolkit#SignupNewUserResponse")), JSONMember("localId", .string(user.localId)),
+                     JSONMember("email", .string(lower))]
+            if let d = user.displayName { m.append(JSONMember("displayName", .string(d))) }
+            return .object(m + self.tokenTrio(tokens))
+        }
+    }
+
+    /// Admin `create_user`: any attributes, no tokens.
+    func create(_ body: JSONValue, now: Int64) async throws -> JSONValue {
+        let uid = body.string("localId") ?? Self.newUID()
+        if uid.isEmpty || uid.utf8.count > 128 { throw AuthError("INVALID_LOCAL_ID") }
+        var user = UserRecord(localId: uid, createdAt: now, validSince: now / 1000)
+        if let email = body.string("email") {
+            guard Self.isValidEmail(email) else { throw AuthError("INVALID_EMAIL") }
+            user.email = email.lowercased()
+        }
+        if let password = body.string("password") { try setPassword(password, on: &user, now: now) }
+        user.displayName = body.string("displayName")
+        user.photoUrl = body.string("photoUrl")
+        if let phone = body.string("phoneNumber") {
+            guard phone.hasPrefix("+"), phone.count > 1 else { throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.") }
+            user.phoneNumber = phone
+        }
+        user.emailVerified = body.bool("emailVerified") ?? false
+        user.disabled = body.bool("disabled") ?? false
+        let created = user
+        try await store.transaction { tx in try self.save(created, in: tx, mustBeNew: true) }
+        var m = [JSONMember("kind", .string("identitytoolkit#SignupNewUserResponse")), JSONMember("localId", .string(uid))]
+        if let e = user.email { m.append(JSONMember("email", .string(e))) }
+        if let d = user.displayName { m.append(JSONMember("displayName", .string(d))) }
+        return .object(m)
+    }
+
+    // MARK: accounts:signInWithPassword
+
+    public func signInWithPassword(_ body: JSONValue) async throws -> JSONValue {
+        let now = clock()
+        guard let email = body.string("email") else { throw AuthError("MISSING_EMAIL") }
+        if !Self.isValidEmail(email) { throw AuthError("INVALID_EMAIL") }
+        guard let password = body.string("password"), !password.isEmpty else { throw AuthError("MISSING_PASSWORD") }
+        let lower = email.lowercased()
+        try limiter.check(lower, now: now)
+        let found = try await store.transaction { tx in try self.load(tx.account(email: lower)) }
+        guard let user = found else {
+            limiter.failed(lower, now: now)
+            throw AuthError("EMAIL_NOT_FOUND")
+        }
+        if user.disabled { throw AuthError("USER_DISABLED") }
+        // The hash runs outside the store's transaction: it is slow on purpose.
+        guard let hash = user.passwordHash, let salt = user.salt, hasher.verify(password, hash: hash, salt: salt) else {
+            limiter.failed(lower, now: now)
+            throw AuthError("INVALID_PASSWORD")
+        }
+        limiter.succeeded(lower)
+        return try await store.transaction { tx in
+            guard var current = try self.load(tx.account(uid: user.localId)) else { throw AuthError("EMAIL_NOT_FOUND") }
+            current.lastLoginAt = now
+            let tokens = try self.issueTokens(for: &current, provider: "password", in: tx, now: now)
+            try self.save(current, in: tx)
+            var m = [JSONMember("kind", .string("identitytoolkit#VerifyPasswordResponse")), JSONMember("registered", .bool(true)),
+                     JSONMember("localId", .string(current.localId)), JSONMember("email", .string(lower))]
+            if let d = current.displayName { m.append(JSONMember("displayName", .string(d))) }
+            return .object(m + self.tokenTrio(tokens))
+        }
+    }
+
+    // MARK: securetoken v1/token
+
+    public func refresh(grantType: String?, refreshToken: String?) async throws -> JSONValue {
+        let now = clock()
+        guard let grantType, !grantType.isEmpty else { throw AuthError("MISSING_GRANT_TYPE") }
+        guard grantType == "refresh_token" else { throw AuthError("INVALID_GRANT_TYPE") }
+        guard let refreshToken, !refreshToken.isEmpty else { throw AuthError("MISSING_REFRESH_TOKEN") }
+        return try await store.transaction { tx in
+            guard let row = try tx.refreshToken(hash: Self.digest(refreshToken)),
+                let data = try? JSONValue.parse(Array(row.data))
+            else { throw AuthError("INVALID_REFRESH_TOKEN") }
+            guard var user = try self.load(tx.account(uid: row.uid)) else { throw AuthError("USER_NOT_FOUND") }
+            if user.disabled { throw AuthError("USER_DISABLED") }
+            if (data.int64("issuedAt") ?? 0) < user.validSince { throw AuthError("TOKEN_EXPIRED") }
+            let provider = data.string("provider") ?? "password"
+            var extra: [JSONMember] = []
+            if case .object(let m)? = data["claims"] { extra = m }
+            user.lastRefreshAt = now
+            let idToken = try self.key.sign(self.claims(for: user, provider: provider, extraClaims: extra, now: now))
+            try self.save(user, in: tx)
+            return .object([
+                JSONMember("access_token", .string(idToken)), JSONMember("expires_in", .string(String(Self.idTokenLifetime))),
+                JSONMember("token_type", .string("Bearer")), JSONMember("refresh_token", .string(refreshToken)),
+                JSONMember("id_token", .string(idToken)), JSONMember("user_id", .string(user.localId)),
+                JSONMember("project_id", .string(self.projectID)),
+            ])
+        }
+    }
+
+    // MARK: accounts:lookup
+
+    public func lookup(_ body: JSONValue, privileged: Bool) async throws -> JSONValue {
+        let now = clock()
+        let users: [UserRecord] = try await store.transaction { tx in
+            if !privileged || body["idToken"] != nil {
+                return [try self.user(forIDToken: body.string("idToken"), in: tx, now: now)]
+            }
+            var out: [UserRecord] = []
+            var seen = Set<String>()
+            func add(_ row: AccountRow?) throws {
+                if let u = try self.load(row), seen.insert(u.localId).inserted { out.append(u) }
+            }
+            for uid in body.strings("localId") { try add(tx.account(uid: uid)) }
+            for email in body.strings("email") { try add(tx.account(email: email.lowercased())) }
+            for phone in body.strings("phoneNumber") { try add(tx.account(phoneNumber: phone)) }
+            return out
+        }
+        var m = [JSONMember("kind", .string("identitytoolkit#GetAccountInfoResponse"))]
+        if !users.isEmpty { m.append(JSONMember("users", .array(users.map(\.userInfo)))) }
+        return .object(m)
+    }
+
+    // MARK: accounts:delete
+
+    public func delete(_ body: JSONValue, privileged: Bool) async throws -> JSONValue {
+        let now = clock()
+        try await store.transaction { tx in
+            let uid: String
+            if privileged, body["idToken"] == nil {
+                guard let id = body.string("localId"), !id.isEmpty else { throw AuthError("MISSING_LOCAL_ID") }
+                uid = id
+            } else {
+                uid = try self.user(forIDToken: body.string("idToken"), in: tx, now: now).localId
+            }
+            if try !tx.deleteAccount(uid: uid) { throw AuthError.userNotFound }
+        }
+        return .object([JSONMember("kind", .string("identitytoolkit#DeleteAccountResponse"))])
+    }
+
+    // MARK: accounts:batchGet
+
+    public func batchGet(maxResults: Int?, pageToken: String?) async throws -> JSONValue {
+        let limit = maxResults ?? 20
+        guard (1...1000).contains(limit) else { throw AuthError("INVALID_PAGE_SELECTION") }
+        let rows = try await store.transaction { tx in try tx.accounts(after: pageToken.flatMap { $0.isEmpty ? nil : $0 }, limit: limit + 1) }
+        let page = Array(rows.prefix(limit))
+        var m = [JSONMember("kind", .string("identitytoolkit#DownloadAccountResponse")),
+                 JSONMember("users", .array(try page.compactMap { try load($0)?.userInfo }))]
+        if rows.count > limit, let last = page.last { m.append(JSONMember("nextPageToken", .string(last.uid))) }
+        return .object(m)
+    }
+}

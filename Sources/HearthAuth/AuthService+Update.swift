@@ -1,0 +1,112 @@
+public import HearthCore
+import HearthStore
+
+extension AuthService {
+    static let reservedClaims: Set<String> = [
+        "iss", "aud", "sub", "iat", "exp", "nbf", "jti", "nonce", "azp", "acr", "amr", "cnf", "auth_time", "firebase", "at_hash", "c_hash",
+    ]
+
+    /// Validates a `customAttributes` text: a JSON object of at most 1000 characters without
+    /// reserved claim names.
+    static func checkCustomAttributes(_ text: String) throws {
+        guard text.count <= 1000 else { throw AuthError("CLAIMS_TOO_LARGE") }
+        guard case .object(let members)? = try? JSONValue.parse(text) else { throw AuthError("INVALID_CLAIMS") }
+        if let bad = members.first(where: { reservedClaims.contains($0.key) }) { throw AuthError("FORBIDDEN_CLAIM", bad.key) }
+    }
+
+    // MARK: accounts:update
+
+    /// Self-service with an `idToken`, or (privileged) any user by `localId`.
+    public func update(_ body: JSONValue, privileged: Bool) async throws -> JSONValue {
+        let now = clock()
+        let idToken = body.string("idToken")
+        if idToken == nil {
+            guard privileged else {
+                if body["oobCode"] != nil { throw AuthError("INVALID_OOB_CODE") }
+                throw AuthError("INVALID_REQ_TYPE", "Unsupported request parameters.")
+            }
+            guard let uid = body.string("localId"), !uid.isEmpty else { throw AuthError("MISSING_LOCAL_ID") }
+            _ = uid
+        } else if !privileged {
+            if body["customAttributes"] != nil { throw AuthError("INSUFFICIENT_PERMISSION") }
+            if body["disableUser"] != nil { throw AuthError("OPERATION_NOT_ALLOWED") }
+        }
+        if let email = body.string("email"), !Self.isValidEmail(email) { throw AuthError("INVALID_EMAIL") }
+        var credentials: (hash: String, salt: String)?
+        if let password = body.string("password") {
+            guard password.count >= 6 else { throw AuthError.weakPassword }
+            credentials = try hasher.hash(password)
+        }
+        if let attributes = body.string("customAttributes"), privileged { try Self.checkCustomAttributes(attributes) }
+        if let phone = body.string("phoneNumber"), !(phone.hasPrefix("+") && phone.count > 1) {
+            throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
+        }
+        let newCredentials = credentials
+        return try await store.transaction { tx in
+            var user: UserRecord
+            if let idToken {
+                user = try self.user(forIDToken: idToken, in: tx, now: now)
+            } else {
+                guard let found = try self.load(tx.account(uid: body.string("localId")!)) else { throw AuthError.userNotFound }
+                user = found
+            }
+            let before = user.validSince
+            let wasAnonymous = user.isAnonymous
+            if let name = body.string("displayName") { user.displayName = name }
+            if let photo = body.string("photoUrl") ?? body.string("photoURL") { user.photoUrl = photo }
+            if let email = body.string("email") {
+                let lower = email.lowercased()
+                if let other = try tx.account(email: lower), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
+                if lower != user.email {
+                    user.email = lower
+                    user.emailVerified = false
+                    if !wasAnonymous { user.validSince = now / 1000 }
+                }
+            }
+            if let newCredentials {
+                (user.passwordHash, user.salt, user.passwordUpdatedAt) = (newCredentials.hash, newCredentials.salt, Double(now))
+                if !wasAnonymous { user.validSince = now / 1000 }
+            }
+            for attribute in body.strings("deleteAttribute") {
+                switch attribute {
+                case "DISPLAY_NAME": user.displayName = nil
+                case "PHOTO_URL": user.photoUrl = nil
+                case "PASSWORD": (user.passwordHash, user.salt, user.passwordUpdatedAt) = (nil, nil, nil)
+                case "EMAIL": (user.email, user.emailVerified) = (nil, false)
+                default: throw AuthError("INVALID_REQ_TYPE", "Unsupported deleteAttribute \(attribute)")
+                }
+            }
+            for provider in body.strings("deleteProvider") {
+                switch provider {
+                case "phone": user.phoneNumber = nil
+                case "password": (user.passwordHash, user.salt) = (nil, nil)
+                default: user.linkedProviders.removeAll { $0.providerId == provider }
+                }
+            }
+            if privileged && idToken == nil {
+                if let verified = body.bool("emailVerified") { user.emailVerified = verified }
+                if let disabled = body.bool("disableUser") { user.disabled = disabled }
+                if let phone = body.string("phoneNumber") { user.phoneNumber = phone }
+                if let attributes = body.string("customAttributes") { user.customAttributes = attributes == "{}" ? nil : attributes }
+                if let validSince = body.int64("validSince") { user.validSince = validSince }
+            } else if let phone = body.string("phoneNumber") {
+                user.phoneNumber = phone
+            }
+            var tokens: (idToken: String, refreshToken: String)?
+            if let idToken, user.validSince != before || (body.bool("returnSecureToken") ?? false) {
+                let provider = wasAnonymous && user.passwordHash != nil ? "password" : (Self.provider(ofIDToken: idToken) ?? "password")
+                tokens = try self.issueTokens(for: &user, provider: provider, in: tx, now: now)
+            }
+            try self.save(user, in: tx)
+            var m = [JSONMember("kind", .string("identitytoolkit#SetAccountInfoResponse")), JSONMember("localId", .string(user.localId))]
+            if let e = user.email { m.append(JSONMember("email", .string(e))) }
+            if let d = user.displayName { m.append(JSONMember("displayName", .string(d))) }
+            if let p = user.photoUrl { m.append(JSONMember("photoUrl", .string(p))) }
+            m.append(JSONMember("emailVerified", .bool(user.emailVerified)))
+            m.append(JSONMember("providerUserInfo", .array(user.providers.map(\.json))))
+            if user.passwordHash != nil { m.append(JSONMember("passwordHash", .string("UkVEQUNURUQ="))) }
+            if let tokens { m += self.tokenTrio(tokens) }
+            return .object(m)
+        }
+    }
+}

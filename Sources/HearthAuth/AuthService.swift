@@ -1,0 +1,194 @@
+import Crypto
+public import Foundation
+public import HearthCore
+public import HearthStore
+import Synchronization
+
+/// Hearth's accounts and tokens, speaking Identity Toolkit's request and response shapes.
+///
+/// Every method takes the request body as JSON and returns the response body; failures throw
+/// `AuthError` with Firebase's codes.
+public final class AuthService: Sendable {
+    public let projectID: String
+    let store: any AccountStore
+    public let key: SigningKey
+    let hasher: PasswordHasher
+    /// Milliseconds since 1970.
+    let clock: @Sendable () -> Int64
+    let limiter = SignInLimiter()
+
+    public static let idTokenLifetime: Int64 = 3600
+
+    public init(
+        projectID: String, store: any AccountStore, key: SigningKey, hasher: PasswordHasher = PasswordHasher(),
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    ) {
+        self.projectID = projectID
+        self.store = store
+        self.key = key
+        self.hasher = hasher
+        self.clock = clock
+    }
+
+    var issuer: String { "https://securetoken.google.com/\(projectID)" }
+
+    // MARK: Records
+
+    func load(_ row: AccountRow?) throws -> UserRecord? {
+        guard let row else { return nil }
+        return try JSONDecoder().decode(UserRecord.self, from: row.record)
+    }
+
+    func save(_ user: UserRecord, in tx: any AccountTransaction, mustBeNew: Bool = false) throws {
+        let row = AccountRow(uid: user.localId, email: user.email, phoneNumber: user.phoneNumber, record: try JSONEncoder().encode(user))
+        do {
+            try tx.save(row, mustBeNew: mustBeNew)
+        } catch let conflict as AccountConflict {
+            switch conflict {
+            case .uid: throw AuthError("DUPLICATE_LOCAL_ID")
+            case .email: throw AuthError("EMAIL_EXISTS")
+            case .phoneNumber: throw AuthError("PHONE_NUMBER_EXISTS")
+            }
+        }
+    }
+
+    static func newUID() -> String {
+        let chars = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        var rng = SystemRandomNumberGenerator()
+        return String(decoding: (0..<28).map { _ in chars[Int.random(in: 0..<chars.count, using: &rng)] }, as: UTF8.self)
+    }
+
+    static func isValidEmail(_ s: String) -> Bool {
+        let parts = s.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && !s.contains(" ")
+    }
+
+    func setPassword(_ password: String, on user: inout UserRecord, now: Int64) throws {
+        guard password.count >= 6 else { throw AuthError.weakPassword }
+        let (hash, salt) = try hasher.hash(password)
+        user.passwordHash = hash
+        user.salt = salt
+        user.passwordUpdatedAt = Double(now)
+    }
+
+    // MARK: Tokens
+
+    /// Signs an ID token and stores a new refresh token.
+    func issueTokens(
+        for user: inout UserRecord, provider: String, extraClaims: [JSONMember] = [], in tx: any AccountTransaction, now: Int64
+    ) throws -> (idToken: String, refreshToken: String) {
+        user.lastRefreshAt = now
+        let idToken = try key.sign(claims(for: user, provider: provider, extraClaims: extraClaims, now: now))
+        var rng = SystemRandomNumberGenerator()
+        let refreshToken = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        let data = JSONValue.object([
+            JSONMember("provider", .string(provider)), JSONMember("claims", .object(extraClaims)),
+            JSONMember("issuedAt", .int(now / 1000)),
+        ])
+        try tx.saveRefreshToken(RefreshTokenRow(hash: Self.digest(refreshToken), uid: user.localId, data: Data(data.jsonBytes)))
+        return (idToken, refreshToken)
+    }
+
+    static func digest(_ token: String) -> Data { Data(SHA256.hash(data: Array(token.utf8))) }
+
+    /// The ID token payload (spec A.5): profile claims, custom claims, then the reserved ones.
+    func claims(for user: UserRecord, provider: String, extraClaims: [JSONMember], now: Int64) -> JSONValue {
+        var m: [JSONMember] = []
+        func set(_ key: String, _ value: JSONValue) {
+            m.removeAll { $0.key == key }
+            m.append(JSONMember(key, value))
+        }
+        if let name = user.displayName { set("name", .string(name)) }
+        if let picture = user.photoUrl { set("picture", .string(picture)) }
+        for c in user.customClaims { set(c.key, c.value) }
+        for c in extraClaims { set(c.key, c.value) }
+        let seconds = now / 1000
+        set("iss", .string(issuer))
+        set("aud", .string(projectID))
+        set("auth_time", .int((user.lastLoginAt ?? user.createdAt) / 1000))
+        set("user_id", .string(user.localId))
+        set("sub", .string(user.localId))
+        set("iat", .int(seconds))
+        set("exp", .int(seconds + Self.idTokenLifetime))
+        if let email = user.email {
+            set("email", .string(email))
+            set("email_verified", .bool(user.emailVerified))
+        }
+        if let phone = user.phoneNumber { set("phone_number", .string(phone)) }
+        if provider == "anonymous" { set("provider_id", .string("anonymous")) }
+        var identities: [JSONMember] = []
+        if let email = user.email { identities.append(JSONMember("email", .array([.string(email)]))) }
+        if let phone = user.phoneNumber { identities.append(JSONMember("phone", .array([.string(phone)]))) }
+        for p in user.linkedProviders { identities.append(JSONMember(p.providerId, .array([.string(p.rawId)]))) }
+        set("firebase", .object([JSONMember("identities", .object(identities)), JSONMember("sign_in_provider", .string(provider))]))
+        return .object(m)
+    }
+
+    /// Checks a Hearth-signed ID token without touching the store (signature, issuer, audience,
+    /// expiry): the claims, or nil. The database uses this on every request that carries a token.
+    public func verifiedClaims(_ token: String, now: Int64? = nil) -> JSONValue? {
+        guard let claims = key.verifiedPayload(token), claims["iss"]?.stringValue == issuer,
+            claims["aud"]?.stringValue == projectID, let sub = claims["sub"]?.stringValue, !sub.isEmpty,
+            case .int(let exp)? = claims["exp"], exp > (now ?? clock()) / 1000
+        else { return nil }
+        return claims
+    }
+
+    /// Full check of an ID token sent to an auth endpoint: also the user exists, is enabled and
+    /// the token was issued after `validSince`.
+    func user(forIDToken token: String?, in tx: any AccountTransaction, now: Int64) throws -> UserRecord {
+        guard let token, !token.isEmpty else { throw AuthError("MISSING_ID_TOKEN") }
+        guard let claims = key.verifiedPayload(token), claims["iss"]?.stringValue == issuer,
+            claims["aud"]?.stringValue == projectID, let uid = claims["sub"]?.stringValue,
+            case .int(let iat)? = claims["iat"], case .int(let exp)? = claims["exp"]
+        else { throw AuthError.invalidIDToken }
+        if exp <= now / 1000 { throw AuthError("TOKEN_EXPIRED") }
+        guard let user = try load(tx.account(uid: uid)) else { throw AuthError.userNotFound }
+        if user.disabled { throw AuthError("USER_DISABLED") }
+        if iat < user.validSince { throw AuthError("TOKEN_EXPIRED") }
+        return user
+    }
+
+    static func provider(ofIDToken token: String) -> String? {
+        let parts = token.split(separator: ".")
+        guard parts.count >= 2, let payload = Base64URL.decode(parts[1]), let claims = try? JSONValue.parse(payload) else { return nil }
+        return claims["firebase"]?["sign_in_provider"]?.stringValue
+    }
+
+    func tokenTrio(_ tokens: (idToken: String, refreshToken: String)) -> [JSONMember] {
+        [JSONMember("idToken", .string(tokens.idToken)), JSONMember("refreshToken", .string(tokens.refreshToken)),
+         JSONMember("expiresIn", .string(String(Self.idTokenLifetime)))]
+    }
+
+    // MARK: Public keys
+
+    /// The JWKS that verifies Hearth's ID tokens.
+    public var jwks: JSONValue { key.jwks }
+}
+
+/// Refuses sign-in for an email after too many failed attempts (10 per 5 minutes).
+final class SignInLimiter: Sendable {
+    private let failures = Mutex<[String: [Int64]]>([:])
+    static let window: Int64 = 5 * 60 * 1000
+    static let limit = 10
+
+    func check(_ key: String, now: Int64) throws {
+        let recent = failures.withLock { f in
+            let kept = (f[key] ?? []).filter { $0 > now - Self.window }
+            f[key] = kept.isEmpty ? nil : kept
+            return kept.count
+        }
+        if recent >= Self.limit { throw AuthError("TOO_MANY_ATTEMPTS_TRY_LATER") }
+    }
+
+    func failed(_ key: String, now: Int64) {
+        failures.withLock { f in
+            if f.count > 100_000 { f.removeAll() }
+            f[key, default: []].append(now)
+        }
+    }
+
+    func succeeded(_ key: String) {
+        _ = failures.withLock { $0.removeValue(forKey: key) }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Crypto
+import _CryptoExtras
+public import HearthCore
+
+/// The RS256 key that signs ID tokens, created on first start and kept (mode 0600) in the data
+/// folder. Its public half is published as a JWKS so any backend can verify Hearth's tokens.
+public struct SigningKey: Sendable {
+    let privateKey: _RSA.Signing.PrivateKey
+    /// Key id: the first 20 base64url characters of the SHA-256 of the public key's DER.
+    public let kid: String
+
+    public init(privateKey: _RSA.Signing.PrivateKey) {
+        self.privateKey = privateKey
+        kid = String(Base64URL.encode(Array(SHA256.hash(data: privateKey.publicKey.derRepresentation))).prefix(20))
+    }
+
+    /// A new 2048-bit key (for tests).
+    public static func generate() throws -> SigningKey {
+        SigningKey(privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
+    }
+
+    /// Loads the key at `path`, creating it (readable by the owner only) if it does not exist.
+    public static func loadOrCreate(at path: String) throws -> SigningKey {
+        if let data = FileManager.default.contents(atPath: path), let pem = String(data: data, encoding: .utf8) {
+            return SigningKey(privateKey: try _RSA.Signing.PrivateKey(pemRepresentation: pem))
+        }
+        let key = try generate()
+        let created = FileManager.default.createFile(
+            atPath: path, contents: Data(key.privateKey.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
+        if !created { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        return key
+    }
+
+    /// A compact JWS: header.payload.signature.
+    public func sign(_ payload: JSONValue) throws -> String {
+        let header = JSONValue.object([
+            JSONMember("alg", .string("RS256")), JSONMember("kid", .string(kid)), JSONMember("typ", .string("JWT")),
+        ])
+        let input = Base64URL.encode(header.jsonBytes) + "." + Base64URL.encode(payload.jsonBytes)
+        let signature = try privateKey.signature(for: SHA256.hash(data: Array(input.utf8)), padding: .insecurePKCS1v1_5)
+        return input + "." + Base64URL.encode(Array(signature.rawRepresentation))
+    }
+
+    /// Checks an RS256 token's signature against this key; returns the payload, or nil if the token
+    /// is not one this key signed.
+    public func verifiedPayload(_ token: String) -> JSONValue? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let header = try? JSONValue.parse(headerBytes),
+            header["alg"]?.stringValue == "RS256", header["kid"]?.stringValue == kid,
+            let signature = Base64URL.decode(parts[2]), let payloadBytes = Base64URL.decode(parts[1])
+        else { return nil }
+        let input = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        guard privateKey.publicKey.isValidSignature(
+            _RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: input), padding: .insecurePKCS1v1_5)
+        else { return nil }
+        return try? JSONValue.parse(payloadBytes)
+    }
+
+    /// `{"keys": [{kty, alg, use, kid, n, e}]}`.
+    public var jwks: JSONValue {
+        let primitives = try? privateKey.publicKey.getKeyPrimitives()
+        return .object([
+            JSONMember("keys", .array([.object([
+                JSONMember("kty", .string("RSA")), JSONMember("alg", .string("RS256")), JSONMember("use", .string("sig")),
+                JSONMember("kid", .string(kid)),
+                JSONMember("n", .string(Base64URL.encode(Array(primitives?.modulus ?? Data())))),
+                JSONMember("e", .string(Base64URL.encode(Array(primitives?.publicExponent ?? Data())))),
+            ])])),
+        ])
+    }
+}
+
+/// Base64url without padding, as JWTs use.
+public enum Base64URL {
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    public static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var i = 0
+        while i + 2 < bytes.count {
+            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out += [alphabet[Int(v >> 18 & 63)], alphabet[Int(v >> 12 & 63)], alphabet[Int(v >> 6 & 63)], alphabet[Int(v & 63)]]
+            i += 3
+        }
+        if bytes.count - i == 1 {
+            let v = UInt32(bytes[i]) << 16
+            out += [alphabet[Int(v >> 18 & 63)], alphabet[Int(v >> 12 & 63)]]
+        } else if bytes.count - i == 2 {
+            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+            out += [alphabet[Int(v >> 18 & 63)], alphabet[Int(v >> 12 & 63)], alphabet[Int(v >> 6 & 63)]]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes base64url (standard base64 characters and padding tolerated); nil on other input.
+    public static func decode(_ s: some StringProtocol) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count * 3 / 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for c in s.utf8 {
+            let v: UInt8
+            switch c {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = c - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): v = c - UInt8(ascii: "a") + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0") + 52
+            case UInt8(ascii: "-"), UInt8(ascii: "+"): v = 62
+            case UInt8(ascii: "_"), UInt8(ascii: "/"): v = 63
+            case UInt8(ascii: "="): continue
+            default: return nil
+            }
+            buffer = buffer << 6 | UInt32(v)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+            }
+        }
+        return out
+    }
+}

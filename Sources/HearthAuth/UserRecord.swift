@@ -1,0 +1,110 @@
+import Foundation
+public import HearthCore
+
+/// A linked sign-in provider of a user (`providerUserInfo`).
+public struct ProviderInfo: Codable, Sendable, Hashable {
+    public var providerId: String
+    public var rawId: String
+    public var federatedId: String?
+    public var email: String?
+    public var displayName: String?
+    public var photoUrl: String?
+    public var phoneNumber: String?
+}
+
+/// Everything Hearth keeps about a user. Passwords are stored only as scrypt hashes.
+public struct UserRecord: Codable, Sendable, Hashable {
+    public var localId: String
+    public var email: String?
+    public var emailVerified = false
+    public var displayName: String?
+    public var photoUrl: String?
+    public var phoneNumber: String?
+    /// Base64 scrypt hash and salt.
+    public var passwordHash: String?
+    public var salt: String?
+    public var passwordUpdatedAt: Double?
+    /// Seconds since 1970; tokens issued before are revoked.
+    public var validSince: Int64
+    public var disabled = false
+    /// Milliseconds since 1970.
+    public var createdAt: Int64
+    public var lastLoginAt: Int64?
+    /// Milliseconds since 1970 of the last token issue.
+    public var lastRefreshAt: Int64?
+    /// Custom claims as a JSON object text (`"{}"` or absent = none).
+    public var customAttributes: String?
+    public var customAuth: Bool?
+    /// Non-derived providers (custom IdPs); `password` and `phone` are derived from the fields.
+    public var linkedProviders: [ProviderInfo] = []
+
+    public init(localId: String, createdAt: Int64, validSince: Int64) {
+        self.localId = localId
+        self.createdAt = createdAt
+        self.validSince = validSince
+    }
+
+    public var isAnonymous: Bool { email == nil && phoneNumber == nil && passwordHash == nil && linkedProviders.isEmpty && customAuth != true }
+
+    /// `providerUserInfo`, with the `password` and `phone` entries derived as Firebase does.
+    public var providers: [ProviderInfo] {
+        var out: [ProviderInfo] = []
+        if let email, passwordHash != nil {
+            out.append(ProviderInfo(
+                providerId: "password", rawId: email, federatedId: email, email: email, displayName: displayName, photoUrl: photoUrl))
+        }
+        if let phoneNumber {
+            out.append(ProviderInfo(providerId: "phone", rawId: phoneNumber, phoneNumber: phoneNumber))
+        }
+        return out + linkedProviders
+    }
+
+    /// The custom claims as an object (empty when none).
+    public var customClaims: [JSONMember] {
+        guard let text = customAttributes, case .object(let m)? = try? JSONValue.parse(text) else { return [] }
+        return m
+    }
+
+    /// The `UserInfo` JSON of lookup, batchGet and query responses.
+    public var userInfo: JSONValue {
+        var m: [JSONMember] = [JSONMember("localId", .string(localId))]
+        if let email { m.append(JSONMember("email", .string(email))) }
+        m.append(JSONMember("emailVerified", .bool(emailVerified)))
+        if let displayName { m.append(JSONMember("displayName", .string(displayName))) }
+        if let photoUrl { m.append(JSONMember("photoUrl", .string(photoUrl))) }
+        if let phoneNumber { m.append(JSONMember("phoneNumber", .string(phoneNumber))) }
+        if passwordHash != nil {
+            // Never the hash itself: the redacted marker production sends without export permission.
+            m.append(JSONMember("passwordHash", .string("UkVEQUNURUQ=")))
+            if let passwordUpdatedAt { m.append(JSONMember("passwordUpdatedAt", .double(passwordUpdatedAt))) }
+        }
+        m.append(JSONMember("validSince", .string(String(validSince))))
+        m.append(JSONMember("disabled", .bool(disabled)))
+        m.append(JSONMember("createdAt", .string(String(createdAt))))
+        if let lastLoginAt { m.append(JSONMember("lastLoginAt", .string(String(lastLoginAt)))) }
+        if let lastRefreshAt { m.append(JSONMember("lastRefreshAt", .string(Self.rfc3339(milliseconds: lastRefreshAt)))) }
+        if let customAttributes, customAttributes != "{}" { m.append(JSONMember("customAttributes", .string(customAttributes))) }
+        if customAuth == true { m.append(JSONMember("customAuth", .bool(true))) }
+        m.append(JSONMember("providerUserInfo", .array(providers.map(\.json))))
+        return .object(m)
+    }
+
+    static func rfc3339(milliseconds: Int64) -> String {
+        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        var style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        style.timeZone = TimeZone(identifier: "UTC")!
+        return date.formatted(style)
+    }
+}
+
+extension ProviderInfo {
+    var json: JSONValue {
+        var m = [JSONMember("providerId", .string(providerId)), JSONMember("rawId", .string(rawId))]
+        if let federatedId { m.append(JSONMember("federatedId", .string(federatedId))) }
+        if let email { m.append(JSONMember("email", .string(email))) }
+        if let displayName { m.append(JSONMember("displayName", .string(displayName))) }
+        if let photoUrl { m.append(JSONMember("photoUrl", .string(photoUrl))) }
+        if let phoneNumber { m.append(JSONMember("phoneNumber", .string(phoneNumber))) }
+        return .object(m)
+    }
+}

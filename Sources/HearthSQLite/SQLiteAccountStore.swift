@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+public import HearthStore
+
+/// Accounts and refresh tokens in their own SQLite file (never inside the JSON tree).
+public final class SQLiteAccountStore: AccountStore {
+    private let queue: DatabaseQueue
+
+    public init(path: String) throws {
+        var config = Configuration()
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        queue = try DatabaseQueue(path: path, configuration: config)
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS accounts(
+                    uid TEXT PRIMARY KEY NOT NULL, email TEXT UNIQUE, phone TEXT UNIQUE, record BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS refresh_tokens(
+                    hash BLOB PRIMARY KEY NOT NULL, uid TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
+                CREATE INDEX IF NOT EXISTS refresh_by_uid ON refresh_tokens(uid);
+                """)
+        }
+    }
+
+    public func transaction<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R {
+        try await queue.write { db in try body(Transaction(db: db)) }
+    }
+
+    struct Transaction: AccountTransaction {
+        let db: GRDB.Database
+
+        private func row(_ sql: String, _ argument: String) throws -> AccountRow? {
+            try Row.fetchOne(db, sql: "SELECT uid, email, phone, record FROM accounts WHERE \(sql) = ?", arguments: [argument]).map(Self.account)
+        }
+
+        static func account(_ r: Row) -> AccountRow {
+            AccountRow(uid: r[0], email: r[1], phoneNumber: r[2], record: r[3])
+        }
+
+        func account(uid: String) throws -> AccountRow? { try row("uid", uid) }
+        func account(email: String) throws -> AccountRow? { try row("email", email) }
+        func account(phoneNumber: String) throws -> AccountRow? { try row("phone", phoneNumber) }
+
+        func save(_ row: AccountRow, mustBeNew: Bool) throws {
+            if mustBeNew, try account(uid: row.uid) != nil { throw AccountConflict.uid }
+            if let e = row.email, let other = try account(email: e), other.uid != row.uid { throw AccountConflict.email }
+            if let p = row.phoneNumber, let other = try account(phoneNumber: p), other.uid != row.uid { throw AccountConflict.phoneNumber }
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO accounts(uid, email, phone, record) VALUES(?, ?, ?, ?)",
+                arguments: [row.uid, row.email, row.phoneNumber, row.record])
+        }
+
+        func deleteAccount(uid: String) throws -> Bool {
+            try db.execute(sql: "DELETE FROM refresh_tokens WHERE uid = ?", arguments: [uid])
+            try db.execute(sql: "DELETE FROM accounts WHERE uid = ?", arguments: [uid])
+            return db.changesCount > 0
+        }
+
+        func accounts(after: String?, limit: Int) throws -> [AccountRow] {
+            let rows: [Row]
+            if let after {
+                rows = try Row.fetchAll(db, sql: "SELECT uid, email, phone, record FROM accounts WHERE uid > ? ORDER BY uid LIMIT ?", arguments: [after, limit])
+            } else {
+                rows = try Row.fetchAll(db, sql: "SELECT uid, email, phone, record FROM accounts ORDER BY uid LIMIT ?", arguments: [limit])
+            }
+            return rows.map(Self.account)
+        }
+
+        func accountCount() throws -> Int { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accounts") ?? 0 }
+
+        func saveRefreshToken(_ row: RefreshTokenRow) throws {
+            try db.execute(sql: "INSERT OR REPLACE INTO refresh_tokens(hash, uid, data) VALUES(?, ?, ?)", arguments: [row.hash, row.uid, row.data])
+        }
+
+        func refreshToken(hash: Data) throws -> RefreshTokenRow? {
+            try Row.fetchOne(db, sql: "SELECT hash, uid, data FROM refresh_tokens WHERE hash = ?", arguments: [hash]).map {
+                RefreshTokenRow(hash: $0[0], uid: $0[1], data: $0[2])
+            }
+        }
+
+        func deleteAllAccounts() throws {
+            try db.execute(sql: "DELETE FROM refresh_tokens; DELETE FROM accounts;")
+        }
+    }
+}

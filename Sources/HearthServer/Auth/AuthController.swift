@@ -1,0 +1,186 @@
+import HTTPTypes
+import HearthAuth
+import HearthCore
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Serves Identity Toolkit (`/identitytoolkit.googleapis.com/v1/…`), its legacy v3 aliases and
+/// Secure Token (`/securetoken.googleapis.com/v1/token`) on the server's port, as the Firebase
+/// Auth emulator does.
+struct AuthController: Sendable {
+    let service: AuthService
+    let configuration: ServerConfiguration
+    let logger: Logger
+
+    static let prefixes = ["/identitytoolkit.googleapis.com/", "/securetoken.googleapis.com/", "/www.googleapis.com/identitytoolkit/v3/relyingparty/"]
+
+    static func handles(_ path: String) -> Bool { prefixes.contains { path.hasPrefix($0) } }
+
+    /// Legacy v3 names → v1 operations.
+    static let v3Aliases: [String: String] = [
+        "signupNewUser": "signUp", "verifyPassword": "signInWithPassword", "getAccountInfo": "lookup",
+        "setAccountInfo": "update", "deleteAccount": "delete",
+    ]
+
+    func respond(to request: Request) async -> Response {
+        if request.method == .options { return Self.preflight(request) }
+        do {
+            return Self.json(try await handle(request))
+        } catch let e as AuthError {
+            return Self.error(status: e.status, message: e.message, reason: "invalid", rpcStatus: nil)
+        } catch let e as PlatformError {
+            return Self.error(status: e.status, message: e.message, reason: e.reason, rpcStatus: e.rpcStatus)
+        } catch {
+            logger.error("auth request failed", metadata: ["hearth.error": "\(error)"])
+            return Self.error(status: 500, message: "Internal error", reason: "backendError", rpcStatus: "INTERNAL")
+        }
+    }
+
+    struct PlatformError: Error {
+        var status: Int
+        var message: String
+        var reason: String
+        var rpcStatus: String
+
+        static let notFound = PlatformError(status: 404, message: "Not found", reason: "notFound", rpcStatus: "NOT_FOUND")
+        static let missingKey = PlatformError(
+            status: 403, message: "The request is missing a valid API key.", reason: "forbidden", rpcStatus: "PERMISSION_DENIED")
+        static let unauthenticated = PlatformError(
+            status: 401, message: "Request had invalid authentication credentials.", reason: "authError", rpcStatus: "UNAUTHENTICATED")
+    }
+
+    private func handle(_ request: Request) async throws -> JSONValue {
+        let path = request.uri.path
+        let parameters = parseQueryString(request.uri.query)
+        let privileged = try isPrivileged(request)
+        if path == "/securetoken.googleapis.com/v1/token" {
+            try requireKey(request, parameters, privileged)
+            let body = try await tokenBody(request)
+            return try await service.refresh(
+                grantType: body["grant_type"] ?? body["grantType"], refreshToken: body["refresh_token"] ?? body["refreshToken"])
+        }
+        var operation: String
+        var admin = false
+        if let name = path.dropPrefix("/identitytoolkit.googleapis.com/v1/accounts:") {
+            operation = String(name)
+        } else if let name = path.dropPrefix("/www.googleapis.com/identitytoolkit/v3/relyingparty/") {
+            guard let mapped = Self.v3Aliases[String(name)] else { throw PlatformError.notFound }
+            operation = mapped
+        } else if let rest = path.dropPrefix("/identitytoolkit.googleapis.com/v1/projects/") {
+            let parts = rest.split(separator: "/", maxSplits: 1)
+            guard parts.count == 2, parts[0] == service.projectID else { throw PlatformError.notFound }
+            guard privileged else { throw PlatformError.unauthenticated }
+            admin = true
+            if parts[1] == "accounts" {
+                operation = "signUp"
+            } else if let name = parts[1].dropPrefix("accounts:") {
+                operation = String(name)
+            } else {
+                throw PlatformError.notFound
+            }
+        } else {
+            throw PlatformError.notFound
+        }
+        if !admin { try requireKey(request, parameters, privileged) }
+        if operation == "batchGet" {
+            guard privileged else { throw PlatformError.unauthenticated }
+            return try await service.batchGet(
+                maxResults: parameters["maxResults"].flatMap { Int($0) }, pageToken: parameters["nextPageToken"])
+        }
+        guard request.method == .post else { throw PlatformError.notFound }
+        let body = try await jsonBody(request)
+        switch operation {
+        case "signUp": return try await service.signUp(body, privileged: privileged)
+        case "signInWithPassword": return try await service.signInWithPassword(body)
+        case "lookup": return try await service.lookup(body, privileged: privileged)
+        case "update": return try await service.update(body, privileged: privileged)
+        case "delete": return try await service.delete(body, privileged: privileged)
+        default:
+            throw PlatformError(status: 501, message: "\(operation) is not implemented yet", reason: "notImplemented", rpcStatus: "NOT_IMPLEMENTED")
+        }
+    }
+
+    /// Admin calls carry the admin credential as a Bearer token; any other Bearer is refused.
+    private func isPrivileged(_ request: Request) throws -> Bool {
+        guard let header = request.headers[.authorization] else { return false }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
+        if constantTimeEquals(String(parts[1]), configuration.adminToken) { return true }
+        throw PlatformError.unauthenticated
+    }
+
+    private func requireKey(_ request: Request, _ parameters: [String: String], _ privileged: Bool) throws {
+        if privileged { return }
+        let key = parameters["key"] ?? request.headers[HTTPField.Name("X-Goog-Api-Key")!]
+        guard let key, !key.isEmpty else { throw PlatformError.missingKey }
+    }
+
+    private func rawBody(_ request: Request) async throws -> ByteBuffer {
+        do {
+            return try await request.body.collect(upTo: 1 << 20)
+        } catch {
+            throw PlatformError(status: 413, message: "Request body too large", reason: "invalid", rpcStatus: "INVALID_ARGUMENT")
+        }
+    }
+
+    private func jsonBody(_ request: Request) async throws -> JSONValue {
+        let buffer = try await rawBody(request)
+        if buffer.readableBytes == 0 { return .object([]) }
+        guard case .object? = try? JSONValue.parse(buffer.readableBytesView), let json = try? JSONValue.parse(buffer.readableBytesView) else {
+            throw PlatformError(status: 400, message: "Invalid JSON payload received.", reason: "invalid", rpcStatus: "INVALID_ARGUMENT")
+        }
+        return json
+    }
+
+    /// Form-encoded (JS SDK, REST docs) or JSON (Pyrebase) token requests.
+    private func tokenBody(_ request: Request) async throws -> [String: String] {
+        let buffer = try await rawBody(request)
+        let text = String(buffer: buffer)
+        if text.first == "{" {
+            guard case .object(let members)? = try? JSONValue.parse(text) else {
+                throw PlatformError(status: 400, message: "Invalid JSON payload received.", reason: "invalid", rpcStatus: "INVALID_ARGUMENT")
+            }
+            var out: [String: String] = [:]
+            for m in members { if let s = m.value.stringValue { out[m.key] = s } }
+            return out
+        }
+        return parseQueryString(text)
+    }
+
+    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        var h = HTTPFields()
+        h[.contentType] = "application/json; charset=utf-8"
+        h[.accessControlAllowOrigin] = "*"
+        return Response(status: status, headers: h, body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes)))
+    }
+
+    /// The Google error envelope.
+    static func error(status: Int, message: String, reason: String, rpcStatus: String?) -> Response {
+        var error = [
+            JSONMember("code", .int(Int64(status))), JSONMember("message", .string(message)),
+            JSONMember("errors", .array([.object([
+                JSONMember("message", .string(message)), JSONMember("domain", .string("global")), JSONMember("reason", .string(reason)),
+            ])])),
+        ]
+        if let rpcStatus { error.append(JSONMember("status", .string(rpcStatus))) }
+        return json(.object([JSONMember("error", .object(error))]), status: HTTPResponse.Status(code: status))
+    }
+
+    static func preflight(_ request: Request) -> Response {
+        var h = HTTPFields()
+        h[.accessControlAllowOrigin] = request.headers[.origin] ?? "*"
+        h[.accessControlAllowMethods] = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
+        h[.accessControlAllowHeaders] = request.headers[.accessControlRequestHeaders] ?? "*"
+        if request.headers[HTTPField.Name("Access-Control-Request-Private-Network")!] != nil {
+            h[HTTPField.Name("Access-Control-Allow-Private-Network")!] = "true"
+        }
+        return Response(status: .noContent, headers: h)
+    }
+}
+
+extension StringProtocol {
+    func dropPrefix(_ prefix: String) -> SubSequence? {
+        hasPrefix(prefix) ? self[index(startIndex, offsetBy: prefix.count)...] : nil
+    }
+}

@@ -1,0 +1,61 @@
+public import Foundation
+
+/// One stored account: the unique lookup keys plus the record itself (encoded by the auth
+/// service; the store does not interpret it).
+public struct AccountRow: Sendable, Hashable {
+    public var uid: String
+    /// Lower-cased email, unique when present.
+    public var email: String?
+    /// Phone number, unique when present.
+    public var phoneNumber: String?
+    public var record: Data
+
+    public init(uid: String, email: String?, phoneNumber: String?, record: Data) {
+        self.uid = uid
+        self.email = email
+        self.phoneNumber = phoneNumber
+        self.record = record
+    }
+}
+
+/// A refresh token, kept only as the SHA-256 of its value.
+public struct RefreshTokenRow: Sendable, Hashable {
+    public var hash: Data
+    public var uid: String
+    /// Sign-in provider, developer claims, issue time (encoded by the auth service).
+    public var data: Data
+
+    public init(hash: Data, uid: String, data: Data) {
+        self.hash = hash
+        self.uid = uid
+        self.data = data
+    }
+}
+
+/// A uniqueness rule that a write would break.
+public enum AccountConflict: Error, Sendable, Hashable {
+    case uid, email, phoneNumber
+}
+
+/// Reads and writes accounts inside one transaction.
+public protocol AccountTransaction {
+    func account(uid: String) throws -> AccountRow?
+    func account(email: String) throws -> AccountRow?
+    func account(phoneNumber: String) throws -> AccountRow?
+    /// Inserts or replaces the row with this uid. Throws `AccountConflict` if another account
+    /// has the email or phone number, or (with `mustBeNew`) the uid exists.
+    func save(_ row: AccountRow, mustBeNew: Bool) throws
+    /// Removes the account and its refresh tokens; false if there was none.
+    func deleteAccount(uid: String) throws -> Bool
+    /// Accounts with uid greater than `after`, in uid order.
+    func accounts(after: String?, limit: Int) throws -> [AccountRow]
+    func accountCount() throws -> Int
+    func saveRefreshToken(_ row: RefreshTokenRow) throws
+    func refreshToken(hash: Data) throws -> RefreshTokenRow?
+    func deleteAllAccounts() throws
+}
+
+/// Where a project's accounts live.
+public protocol AccountStore: Sendable {
+    func transaction<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R
+}

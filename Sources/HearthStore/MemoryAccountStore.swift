@@ -1,0 +1,58 @@
+import Foundation
+import Synchronization
+
+/// Accounts in memory (tests, and the in-memory server used by router tests).
+public final class MemoryAccountStore: AccountStore {
+    struct State {
+        var accounts: [String: AccountRow] = [:]
+        var refresh: [Data: RefreshTokenRow] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func transaction<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R {
+        try state.withLock { s in
+            let tx = Transaction(state: s)
+            let result = try body(tx)
+            s = tx.state
+            return result
+        }
+    }
+
+    final class Transaction: AccountTransaction {
+        var state: State
+        init(state: State) { self.state = state }
+
+        func account(uid: String) throws -> AccountRow? { state.accounts[uid] }
+        func account(email: String) throws -> AccountRow? { state.accounts.values.first { $0.email == email } }
+        func account(phoneNumber: String) throws -> AccountRow? { state.accounts.values.first { $0.phoneNumber == phoneNumber } }
+
+        func save(_ row: AccountRow, mustBeNew: Bool) throws {
+            if mustBeNew, state.accounts[row.uid] != nil { throw AccountConflict.uid }
+            if let e = row.email, let other = try account(email: e), other.uid != row.uid { throw AccountConflict.email }
+            if let p = row.phoneNumber, let other = try account(phoneNumber: p), other.uid != row.uid { throw AccountConflict.phoneNumber }
+            state.accounts[row.uid] = row
+        }
+
+        func deleteAccount(uid: String) throws -> Bool {
+            state.refresh = state.refresh.filter { $0.value.uid != uid }
+            return state.accounts.removeValue(forKey: uid) != nil
+        }
+
+        func accounts(after: String?, limit: Int) throws -> [AccountRow] {
+            let sorted = state.accounts.values.filter { after == nil || $0.uid > after! }.sorted { $0.uid < $1.uid }
+            return Array(sorted.prefix(limit))
+        }
+
+        func accountCount() throws -> Int { state.accounts.count }
+        func saveRefreshToken(_ row: RefreshTokenRow) throws { state.refresh[row.hash] = row }
+        func refreshToken(hash: Data) throws -> RefreshTokenRow? { state.refresh[hash] }
+
+        func deleteAllAccounts() throws {
+            state.accounts = [:]
+            state.refresh = [:]
+        }
+    }
+}

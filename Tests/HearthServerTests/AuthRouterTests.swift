@@ -1,0 +1,213 @@
+import Foundation
+import HTTPTypes
+import HearthAuth
+import HearthCore
+import HearthServer
+import HearthStore
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Identity Toolkit and Secure Token over HTTP, and Hearth-signed tokens on the database.
+@Suite("Auth over HTTP")
+struct AuthRouterTests {
+    static let key = try! SigningKey.generate()
+
+    /// A fresh service per test; cheap scrypt so tests stay fast.
+    static func service(clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }) -> AuthService {
+        AuthService(projectID: "demo", store: MemoryAccountStore(), key: key, hasher: PasswordHasher(rounds: 1 << 4), clock: clock)
+    }
+
+    static let v1 = "/identitytoolkit.googleapis.com/v1/accounts:"
+    static let adminBase = "/identitytoolkit.googleapis.com/v1/projects/demo/accounts"
+
+    func call(_ client: any TestClientProtocol, _ path: String, _ body: String, headers: HTTPFields = [:]) async throws -> (HTTPResponse.Status, JSONValue) {
+        let (status, text, _) = try await client.send(.post, path, body, headers: headers)
+        return (status, try JSONValue.parse(text))
+    }
+
+    func errorMessage(_ json: JSONValue) -> String? { json["error"]?["message"]?.stringValue }
+
+    @Test func anonymousUserLinksEmailAndKeepsItsUID() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            let (s1, anon) = try await call(client, Self.v1 + "signUp?key=k", #"{"returnSecureToken":true}"#)
+            #expect(s1 == .ok)
+            #expect(anon["kind"] == .string("identitytoolkit#SignupNewUserResponse"))
+            #expect(anon["expiresIn"] == .string("3600"))
+            let uid = try #require(anon["localId"]?.stringValue)
+            let idToken = try #require(anon["idToken"]?.stringValue)
+            let claims = try #require(Self.key.verifiedPayload(idToken))
+            #expect(claims["firebase"]?["sign_in_provider"] == .string("anonymous"))
+            #expect(claims["provider_id"] == .string("anonymous"))
+            #expect(claims["sub"] == .string(uid))
+
+            let link = #"{"idToken":"\#(idToken)","email":"Ann@Example.com","password":"secret1","returnSecureToken":true}"#
+            let (s2, linked) = try await call(client, Self.v1 + "signUp?key=k", link)
+            #expect(s2 == .ok)
+            #expect(linked["localId"] == .string(uid))
+            #expect(linked["email"] == .string("ann@example.com"))
+            let linkedClaims = try #require(Self.key.verifiedPayload(linked["idToken"]?.stringValue ?? ""))
+            #expect(linkedClaims["firebase"]?["sign_in_provider"] == .string("password"))
+            #expect(linkedClaims["email"] == .string("ann@example.com"))
+
+            let (s3, signedIn) = try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"ann@example.com","password":"secret1"}"#)
+            #expect(s3 == .ok)
+            #expect(signedIn["localId"] == .string(uid))
+            #expect(signedIn["registered"] == .bool(true))
+        }
+    }
+
+    @Test func signUpAndSignInErrorsComeInFirebaseOrder() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            let cases: [(String, String, String)] = [
+                ("signUp", #"{"password":"secret1"}"#, "MISSING_EMAIL"),
+                ("signUp", #"{"email":"","password":""}"#, "INVALID_EMAIL"),
+                ("signUp", #"{"email":"a@b.c"}"#, "MISSING_PASSWORD"),
+                ("signUp", #"{"email":"not-an-email","password":"secret1"}"#, "INVALID_EMAIL"),
+                ("signUp", #"{"email":"a@b.c","password":"12345"}"#, "WEAK_PASSWORD : Password should be at least 6 characters"),
+                ("signUp", #"{"localId":"x"}"#, "UNEXPECTED_PARAMETER : User ID"),
+                ("signInWithPassword", #"{"password":"x"}"#, "MISSING_EMAIL"),
+                ("signInWithPassword", #"{"email":"nobody@b.c","password":"secret1"}"#, "EMAIL_NOT_FOUND"),
+            ]
+            for (op, body, code) in cases {
+                let (status, json) = try await call(client, Self.v1 + op + "?key=k", body)
+                #expect(status == .badRequest, "\(op) \(body)")
+                #expect(errorMessage(json) == code, "\(op) \(body)")
+                #expect(json["error"]?["errors"]?[0]?["reason"] == .string("invalid"))
+            }
+            #expect(try await call(client, Self.v1 + "signUp?key=k", #"{"email":"a@b.c","password":"secret1"}"#).0 == .ok)
+            #expect(errorMessage(try await call(client, Self.v1 + "signUp?key=k", #"{"email":"A@b.c","password":"secret1"}"#).1) == "EMAIL_EXISTS")
+            #expect(errorMessage(try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"a@b.c","password":"wrong12"}"#).1) == "INVALID_PASSWORD")
+            // No API key.
+            let (noKey, body) = try await call(client, Self.v1 + "signUp", "{}")
+            #expect(noKey == .forbidden)
+            #expect(body["error"]?["status"] == .string("PERMISSION_DENIED"))
+        }
+    }
+
+    @Test func repeatedWrongPasswordsAreRateLimited() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            #expect(try await call(client, Self.v1 + "signUp?key=k", #"{"email":"r@b.c","password":"secret1"}"#).0 == .ok)
+            for _ in 0..<10 {
+                #expect(errorMessage(try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"r@b.c","password":"nope123"}"#).1) == "INVALID_PASSWORD")
+            }
+            // Even the right password is refused until the window passes.
+            let (_, limited) = try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"r@b.c","password":"secret1"}"#)
+            #expect(errorMessage(limited) == "TOO_MANY_ATTEMPTS_TRY_LATER")
+        }
+    }
+
+    @Test func passwordChangeRevokesOldTokensAndReturnsNewOnes() async throws {
+        let now = LockedValue(Int64(1_800_000_000_000))
+        try await withRouterClient(auth: Self.service(clock: { now.get() })) { client in
+            let (_, user) = try await call(client, Self.v1 + "signUp?key=k", #"{"email":"p@b.c","password":"secret1"}"#)
+            let oldToken = try #require(user["idToken"]?.stringValue)
+            let oldRefresh = try #require(user["refreshToken"]?.stringValue)
+            now.set(1_800_000_005_000)
+            let (s, updated) = try await call(client, Self.v1 + "update?key=k", #"{"idToken":"\#(oldToken)","password":"another1","displayName":"P"}"#)
+            #expect(s == .ok)
+            #expect(updated["displayName"] == .string("P"))
+            let newToken = try #require(updated["idToken"]?.stringValue)
+            #expect(errorMessage(try await call(client, Self.v1 + "lookup?key=k", #"{"idToken":"\#(oldToken)"}"#).1) == "TOKEN_EXPIRED")
+            let (ls, looked) = try await call(client, Self.v1 + "lookup?key=k", #"{"idToken":"\#(newToken)"}"#)
+            #expect(ls == .ok)
+            #expect(looked["users"]?[0]?["displayName"] == .string("P"))
+            // The refresh token from before the change is revoked too.
+            let (_, text, _) = try await client.send(
+                .post, "/securetoken.googleapis.com/v1/token?key=k", "grant_type=refresh_token&refresh_token=\(oldRefresh)", headers: [:])
+            #expect(errorMessage(try JSONValue.parse(text)) == "TOKEN_EXPIRED")
+            let newRefresh = try #require(updated["refreshToken"]?.stringValue)
+            let (rs, rtext, _) = try await client.send(
+                .post, "/securetoken.googleapis.com/v1/token?key=k", #"{"grantType":"refresh_token","refreshToken":"\#(newRefresh)"}"#, headers: [:])
+            #expect(rs == .ok)
+            let refreshed = try JSONValue.parse(rtext)
+            #expect(refreshed["token_type"] == .string("Bearer"))
+            #expect(refreshed["user_id"] == user["localId"])
+            #expect(refreshed["expires_in"] == .string("3600"))
+        }
+    }
+
+    @Test func adminManagesUsersAndCustomClaimsReachTheRules() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            let (cs, created) = try await call(client, Self.adminBase, #"{"localId":"u1","email":"c@b.c","password":"secret1","displayName":"C"}"#, headers: admin)
+            #expect(cs == .ok)
+            #expect(created["localId"] == .string("u1"))
+            #expect(created["idToken"] == nil)
+            #expect(errorMessage(try await call(client, Self.adminBase, #"{"localId":"u1"}"#, headers: admin).1) == "DUPLICATE_LOCAL_ID")
+            #expect(try await call(client, Self.adminBase, "{}", headers: [.authorization: "Bearer nope"]).0 == .unauthorized)
+            let claims = #"{\"admin\":true}"#
+            #expect(try await call(client, Self.adminBase + ":update", #"{"localId":"u1","customAttributes":"\#(claims)"}"#, headers: admin).0 == .ok)
+            #expect(errorMessage(try await call(client, Self.adminBase + ":update", #"{"localId":"u1","customAttributes":"{\"sub\":1}"}"#, headers: admin).1) == "FORBIDDEN_CLAIM : sub")
+            let (_, looked) = try await call(client, Self.adminBase + ":lookup", #"{"email":["C@B.C"],"localId":["u1","missing"]}"#, headers: admin)
+            #expect(looked["users"]?.arrayCount == 1)
+            #expect(looked["users"]?[0]?["customAttributes"] == .string(#"{"admin":true}"#))
+            let (_, none) = try await call(client, Self.adminBase + ":lookup", #"{"localId":["missing"]}"#, headers: admin)
+            #expect(none["users"] == nil)
+
+            let (_, signedIn) = try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"c@b.c","password":"secret1"}"#)
+            let token = try #require(signedIn["idToken"]?.stringValue)
+            #expect(Self.key.verifiedPayload(token)?["admin"] == .bool(true))
+            let rules = #"{"rules":{"admin":{".read":"auth.token.admin === true"},"users":{"$uid":{".write":"auth.uid === $uid"}}}}"#
+            #expect(try await client.send(.put, "/.settings/rules.json", rules).0 == .ok)
+            #expect(try await client.send(.get, "/admin.json?auth=\(token)", headers: [:]).0 == .ok)
+            #expect(try await client.send(.put, "/users/u1.json", "1", headers: [.authorization: "Bearer \(token)"]).0 == .ok)
+            #expect(try await client.send(.put, "/users/u2.json?auth=\(token)", "1", headers: [:]).0 == .unauthorized)
+            // A token signed by another key is not accepted (production mode).
+            let forged = try SigningKey.generate().sign(Self.key.verifiedPayload(token)!)
+            let (fs, ftext, _) = try await client.send(.get, "/admin.json?auth=\(forged)", headers: [:])
+            #expect(fs == .unauthorized)
+            #expect(ftext == #"{"error":"Could not parse auth token."}"#)
+
+            #expect(try await call(client, Self.adminBase + ":delete", #"{"localId":"u1"}"#, headers: admin).0 == .ok)
+            #expect(errorMessage(try await call(client, Self.adminBase + ":delete", #"{"localId":"u1"}"#, headers: admin).1) == "USER_NOT_FOUND")
+            #expect(errorMessage(try await call(client, Self.v1 + "lookup?key=k", #"{"idToken":"\#(token)"}"#).1) == "USER_NOT_FOUND")
+        }
+    }
+
+    @Test func batchGetPagesInUIDOrder() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            for i in 0..<5 { #expect(try await call(client, Self.adminBase, #"{"localId":"user\#(i)"}"#, headers: admin).0 == .ok) }
+            var seen: [String] = []
+            var token = ""
+            for _ in 0..<5 {
+                let (_, text, _) = try await client.send(.get, Self.adminBase + ":batchGet?maxResults=2&nextPageToken=\(token)", headers: admin)
+                let page = try JSONValue.parse(text)
+                if case .array(let users)? = page["users"] { seen += users.compactMap { $0["localId"]?.stringValue } }
+                guard let next = page["nextPageToken"]?.stringValue else { break }
+                token = next
+            }
+            #expect(seen == ["user0", "user1", "user2", "user3", "user4"])
+        }
+    }
+
+    @Test func jwksPublishesTheSigningKey() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            let (status, text, _) = try await client.send(.get, "/.well-known/jwks.json", headers: [:])
+            #expect(status == .ok)
+            let keys = try JSONValue.parse(text)
+            #expect(keys["keys"]?[0]?["kid"] == .string(Self.key.kid))
+            #expect(keys["keys"]?[0]?["alg"] == .string("RS256"))
+        }
+    }
+}
+
+/// A tiny lock-protected value for injected clocks.
+final class LockedValue<T: Sendable>: @unchecked Sendable {
+    private var value: T
+    private let lock = NSLock()
+    init(_ v: T) { value = v }
+    func get() -> T { lock.withLock { value } }
+    func set(_ v: T) { lock.withLock { value = v } }
+}
+
+extension JSONValue {
+    subscript(index: Int) -> JSONValue? {
+        guard case .array(let items) = self, items.indices.contains(index) else { return nil }
+        return items[index]
+    }
+
+    var arrayCount: Int? {
+        if case .array(let items) = self { return items.count }
+        return nil
+    }
+}
