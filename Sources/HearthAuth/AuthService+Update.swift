@@ -20,9 +20,9 @@ extension AuthService {
     public func update(_ body: JSONValue, privileged: Bool) async throws -> JSONValue {
         let now = clock()
         let idToken = body.string("idToken")
+        if idToken == nil, let code = body.string("oobCode") { return try await applyOobCode(code, now: now) }
         if idToken == nil {
             guard privileged else {
-                if body["oobCode"] != nil { throw AuthError("INVALID_OOB_CODE") }
                 throw AuthError("INVALID_REQ_TYPE", "Unsupported request parameters.")
             }
             guard let uid = body.string("localId"), !uid.isEmpty else { throw AuthError("MISSING_LOCAL_ID") }

@@ -16,6 +16,7 @@ public final class AuthService: Sendable {
     /// Milliseconds since 1970.
     let clock: @Sendable () -> Int64
     let limiter = SignInLimiter()
+    let codes = CodeBook()
 
     public static let idTokenLifetime: Int64 = 3600
 

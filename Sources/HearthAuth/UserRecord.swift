@@ -35,6 +35,8 @@ public struct UserRecord: Codable, Sendable, Hashable {
     /// Custom claims as a JSON object text (`"{}"` or absent = none).
     public var customAttributes: String?
     public var customAuth: Bool?
+    /// Signed in with an email link at least once.
+    public var emailLinkSignin: Bool?
     /// Non-derived providers (custom IdPs); `password` and `phone` are derived from the fields.
     public var linkedProviders: [ProviderInfo] = []
 

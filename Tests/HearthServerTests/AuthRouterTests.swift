@@ -180,6 +180,109 @@ struct AuthRouterTests {
         }
     }
 
+    @Test func phoneSignInAndLinkingAnAnonymousUser() async throws {
+        let service = Self.service()
+        try await withRouterClient(dev: true, auth: service) { client in
+            func code(for session: String) async throws -> String {
+                let (_, text, _) = try await client.send(.get, "/emulator/v1/projects/demo/verificationCodes", headers: [:])
+                guard case .array(let all)? = try JSONValue.parse(text)["verificationCodes"],
+                    let entry = all.first(where: { $0["sessionInfo"]?.stringValue == session }), let c = entry["code"]?.stringValue
+                else { throw AuthError("no code") }
+                return c
+            }
+            #expect(errorMessage(try await call(client, Self.v1 + "sendVerificationCode?key=k", #"{"phoneNumber":"12345"}"#).1)
+                == "INVALID_PHONE_NUMBER : Invalid format.")
+            // Trial user (anonymous) links a phone number and keeps the uid (the rewards app's path).
+            let (_, anon) = try await call(client, Self.v1 + "signUp?key=k", "{}")
+            let (_, sent) = try await call(client, Self.v1 + "sendVerificationCode?key=k", #"{"phoneNumber":"+15555550100"}"#)
+            let session = try #require(sent["sessionInfo"]?.stringValue)
+            let right = try await code(for: session)
+            let wrong = right == "000000" ? "111111" : "000000"
+            #expect(errorMessage(try await call(client, Self.v1 + "signInWithPhoneNumber?key=k", #"{"sessionInfo":"\#(session)","code":"\#(wrong)"}"#).1) == "INVALID_CODE")
+            let link = #"{"sessionInfo":"\#(session)","code":"\#(right)","idToken":"\#(anon["idToken"]!.stringValue!)"}"#
+            let (ls, linked) = try await call(client, Self.v1 + "signInWithPhoneNumber?key=k", link)
+            #expect(ls == .ok)
+            #expect(linked["localId"] == anon["localId"])
+            #expect(linked["isNewUser"] == .bool(false))
+            #expect(Self.key.verifiedPayload(linked["idToken"]!.stringValue!)?["phone_number"] == .string("+15555550100"))
+            // The code is single-use.
+            #expect(errorMessage(try await call(client, Self.v1 + "signInWithPhoneNumber?key=k", link).1) == "INVALID_SESSION_INFO")
+
+            // Later sign-in with the same number finds the same user.
+            let (_, again) = try await call(client, Self.v1 + "sendVerificationCode?key=k", #"{"phoneNumber":"+15555550100"}"#)
+            let s2 = again["sessionInfo"]!.stringValue!
+            let (_, signedIn) = try await call(client, Self.v1 + "signInWithPhoneNumber?key=k", #"{"sessionInfo":"\#(s2)","code":"\#(try await code(for: s2))"}"#)
+            #expect(signedIn["localId"] == anon["localId"])
+
+            // Linking a number that belongs to someone else answers with a temporary proof, no tokens.
+            let (_, other) = try await call(client, Self.v1 + "signUp?key=k", "{}")
+            let (_, s3json) = try await call(client, Self.v1 + "sendVerificationCode?key=k", #"{"phoneNumber":"+15555550100"}"#)
+            let s3 = s3json["sessionInfo"]!.stringValue!
+            let (_, conflict) = try await call(
+                client, Self.v1 + "signInWithPhoneNumber?key=k",
+                #"{"sessionInfo":"\#(s3)","code":"\#(try await code(for: s3))","idToken":"\#(other["idToken"]!.stringValue!)"}"#)
+            #expect(conflict["temporaryProof"] != nil)
+            #expect(conflict["idToken"] == nil)
+        }
+    }
+
+    @Test func passwordResetAndEmailVerificationWithOutOfBandCodes() async throws {
+        try await withRouterClient(dev: true, auth: Self.service()) { client in
+            let (_, user) = try await call(client, Self.v1 + "signUp?key=k", #"{"email":"o@b.c","password":"secret1"}"#)
+            #expect(errorMessage(try await call(client, Self.v1 + "sendOobCode?key=k", #"{"email":"o@b.c"}"#).1) == "MISSING_REQ_TYPE")
+            #expect(errorMessage(try await call(client, Self.v1 + "sendOobCode?key=k", #"{"requestType":"PASSWORD_RESET","email":"x@b.c"}"#).1) == "EMAIL_NOT_FOUND")
+            #expect(errorMessage(try await call(client, Self.v1 + "sendOobCode?key=k", #"{"requestType":"PASSWORD_RESET","email":"o@b.c","returnOobLink":true}"#).1) == "INSUFFICIENT_PERMISSION")
+            let (rs, reset) = try await call(client, Self.v1 + "sendOobCode?key=k", #"{"requestType":"PASSWORD_RESET","email":"o@b.c"}"#)
+            #expect(rs == .ok)
+            #expect(reset["oobCode"] == nil)
+            let (_, text, _) = try await client.send(.get, "/emulator/v1/projects/demo/oobCodes", headers: [:])
+            let pending = try JSONValue.parse(text)
+            let code = try #require(pending["oobCodes"]?[0]?["oobCode"]?.stringValue)
+            #expect(pending["oobCodes"]?[0]?["oobLink"]?.stringValue?.contains("mode=resetPassword") == true)
+            let (_, inspected) = try await call(client, Self.v1 + "resetPassword?key=k", #"{"oobCode":"\#(code)"}"#)
+            #expect(inspected["requestType"] == .string("PASSWORD_RESET"))
+            #expect(errorMessage(try await call(client, Self.v1 + "resetPassword?key=k", #"{"oobCode":"\#(code)","newPassword":"123"}"#).1)
+                == "WEAK_PASSWORD : Password should be at least 6 characters")
+            #expect(try await call(client, Self.v1 + "resetPassword?key=k", #"{"oobCode":"\#(code)","newPassword":"newsecret"}"#).0 == .ok)
+            #expect(errorMessage(try await call(client, Self.v1 + "resetPassword?key=k", #"{"oobCode":"\#(code)","newPassword":"newsecret"}"#).1) == "INVALID_OOB_CODE")
+            #expect(errorMessage(try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"o@b.c","password":"secret1"}"#).1) == "INVALID_PASSWORD")
+            let (_, signedIn) = try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"o@b.c","password":"newsecret"}"#)
+            #expect(signedIn["localId"] == user["localId"])
+
+            // Email verification: the client sends its idToken, then applies the code.
+            let token = signedIn["idToken"]!.stringValue!
+            let (_, sent) = try await call(client, Self.adminBase + ":sendOobCode", #"{"requestType":"VERIFY_EMAIL","email":"o@b.c","returnOobLink":true}"#, headers: admin)
+            let verifyCode = try #require(sent["oobCode"]?.stringValue)
+            #expect(sent["oobLink"]?.stringValue?.contains("mode=verifyEmail") == true)
+            #expect(try await call(client, Self.v1 + "update?key=k", #"{"oobCode":"\#(verifyCode)"}"#).0 == .ok)
+            let (_, looked) = try await call(client, Self.v1 + "lookup?key=k", #"{"idToken":"\#(token)"}"#)
+            #expect(looked["users"]?[0]?["emailVerified"] == .bool(true))
+        }
+    }
+
+    @Test func customTokensAndSignInMethods() async throws {
+        try await withRouterClient(dev: true, auth: Self.service()) { client in
+            let payload = #"{"aud":"\#(AuthService.customTokenAudience)","uid":"custom-1","claims":{"premium":true}}"#
+            let token = Base64URL.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(Array(payload.utf8)) + "."
+            let (s, signedIn) = try await call(client, Self.v1 + "signInWithCustomToken?key=k", #"{"token":"\#(token)","returnSecureToken":true}"#)
+            #expect(s == .ok)
+            #expect(signedIn["isNewUser"] == .bool(true))
+            let claims = try #require(Self.key.verifiedPayload(signedIn["idToken"]!.stringValue!))
+            #expect(claims["sub"] == .string("custom-1"))
+            #expect(claims["premium"] == .bool(true))
+            #expect(claims["firebase"]?["sign_in_provider"] == .string("custom"))
+            // Developer claims survive a refresh.
+            let (_, text, _) = try await client.send(
+                .post, "/securetoken.googleapis.com/v1/token?key=k", "grant_type=refresh_token&refresh_token=\(signedIn["refreshToken"]!.stringValue!)", headers: [:])
+            #expect(Self.key.verifiedPayload(try JSONValue.parse(text)["id_token"]!.stringValue!)?["premium"] == .bool(true))
+
+            #expect(try await call(client, Self.v1 + "signUp?key=k", #"{"email":"m@b.c","password":"secret1"}"#).0 == .ok)
+            let (_, methods) = try await call(client, Self.v1 + "createAuthUri?key=k", #"{"identifier":"m@b.c","continueUri":"http://localhost"}"#)
+            #expect(methods["registered"] == .bool(true))
+            #expect(methods["signinMethods"] == .array([.string("password")]))
+        }
+    }
+
     @Test func jwksPublishesTheSigningKey() async throws {
         try await withRouterClient(auth: Self.service()) { client in
             let (status, text, _) = try await client.send(.get, "/.well-known/jwks.json", headers: [:])

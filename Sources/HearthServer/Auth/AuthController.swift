@@ -13,14 +13,19 @@ struct AuthController: Sendable {
     let configuration: ServerConfiguration
     let logger: Logger
 
-    static let prefixes = ["/identitytoolkit.googleapis.com/", "/securetoken.googleapis.com/", "/www.googleapis.com/identitytoolkit/v3/relyingparty/"]
+    static let prefixes = [
+        "/identitytoolkit.googleapis.com/", "/securetoken.googleapis.com/", "/www.googleapis.com/identitytoolkit/v3/relyingparty/",
+        "/emulator/v1/",
+    ]
 
     static func handles(_ path: String) -> Bool { prefixes.contains { path.hasPrefix($0) } }
 
     /// Legacy v3 names → v1 operations.
     static let v3Aliases: [String: String] = [
         "signupNewUser": "signUp", "verifyPassword": "signInWithPassword", "getAccountInfo": "lookup",
-        "setAccountInfo": "update", "deleteAccount": "delete",
+        "setAccountInfo": "update", "deleteAccount": "delete", "getOobConfirmationCode": "sendOobCode",
+        "resetPassword": "resetPassword", "verifyCustomToken": "signInWithCustomToken", "emailLinkSignin": "signInWithEmailLink",
+        "verifyPhoneNumber": "signInWithPhoneNumber", "sendVerificationCode": "sendVerificationCode", "createAuthUri": "createAuthUri",
     ]
 
     func respond(to request: Request) async -> Response {
@@ -53,6 +58,7 @@ struct AuthController: Sendable {
     private func handle(_ request: Request) async throws -> JSONValue {
         let path = request.uri.path
         let parameters = parseQueryString(request.uri.query)
+        if let rest = path.dropPrefix("/emulator/v1/projects/") { return try await emulator(request, rest) }
         let privileged = try isPrivileged(request)
         if path == "/securetoken.googleapis.com/v1/token" {
             try requireKey(request, parameters, privileged)
@@ -96,9 +102,49 @@ struct AuthController: Sendable {
         case "lookup": return try await service.lookup(body, privileged: privileged)
         case "update": return try await service.update(body, privileged: privileged)
         case "delete": return try await service.delete(body, privileged: privileged)
+        case "sendOobCode": return try await service.sendOobCode(body, privileged: privileged, linkBase: linkBase(request))
+        case "resetPassword": return try await service.resetPassword(body)
+        case "signInWithEmailLink": return try await service.signInWithEmailLink(body)
+        case "sendVerificationCode": return try await service.sendVerificationCode(body)
+        case "signInWithPhoneNumber": return try await service.signInWithPhoneNumber(body)
+        case "createAuthUri": return try await service.createAuthUri(body)
+        case "signInWithCustomToken":
+            // Custom tokens cannot be verified without the minting service account's key.
+            guard configuration.dev || privileged else {
+                throw PlatformError(
+                    status: 501, message: "signInWithCustomToken needs --dev (custom tokens are not verifiable here)",
+                    reason: "notImplemented", rpcStatus: "NOT_IMPLEMENTED")
+            }
+            return try await service.signInWithCustomToken(body)
         default:
             throw PlatformError(status: 501, message: "\(operation) is not implemented yet", reason: "notImplemented", rpcStatus: "NOT_IMPLEMENTED")
         }
+    }
+
+    /// The Firebase Auth emulator's own endpoints, in `--dev` only: pending codes and a wipe.
+    private func emulator(_ request: Request, _ rest: Substring) async throws -> JSONValue {
+        guard configuration.dev else { throw PlatformError.notFound }
+        let parts = rest.split(separator: "/")
+        guard parts.count == 2, parts[0] == service.projectID else { throw PlatformError.notFound }
+        switch (request.method, parts[1]) {
+        case (.get, "oobCodes"): return service.pendingOobCodes
+        case (.get, "verificationCodes"): return service.pendingVerificationCodes
+        case (.delete, "accounts"):
+            try await service.deleteAllAccounts()
+            return .object([])
+        case (.get, "config"):
+            return .object([
+                JSONMember("signIn", .object([JSONMember("allowDuplicateEmails", .bool(false))])),
+                JSONMember("emailPrivacyConfig", .object([JSONMember("enableImprovedEmailPrivacy", .bool(false))])),
+            ])
+        default: throw PlatformError.notFound
+        }
+    }
+
+    /// Where out-of-band links point: this server, as the client reached it.
+    private func linkBase(_ request: Request) -> String {
+        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
+        return "http://" + host.filter { !$0.isWhitespace && $0 != "/" }
     }
 
     /// Admin calls carry the admin credential as a Bearer token; any other Bearer is refused.

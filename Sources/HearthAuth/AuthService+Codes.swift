@@ -1,0 +1,373 @@
+public import HearthCore
+import HearthStore
+import Synchronization
+
+/// An out-of-band code (email action) or a phone verification session.
+struct OneTimeCode: Sendable {
+    var requestType: String
+    var email: String?
+    var newEmail: String?
+    var uid: String?
+    var phoneNumber: String?
+    /// Phone sessions: the 6-digit code.
+    var code: String?
+    var oobLink: String?
+    var created: Int64
+}
+
+/// Pending codes, in memory; a code lives one hour and is used once.
+final class CodeBook: Sendable {
+    private let codes = Mutex<[String: OneTimeCode]>([:])
+    static let lifetime: Int64 = 3_600_000
+
+    func add(_ key: String, _ code: OneTimeCode) {
+        codes.withLock { c in
+            c = c.filter { $0.value.created > code.created - Self.lifetime }
+            c[key] = code
+        }
+    }
+
+    /// Removes and returns a live code.
+    func take(_ key: String, now: Int64) -> OneTimeCode? {
+        codes.withLock { c in
+            guard let code = c.removeValue(forKey: key), code.created > now - Self.lifetime else { return nil }
+            return code
+        }
+    }
+
+    func peek(_ key: String, now: Int64) -> OneTimeCode? {
+        codes.withLock { c in c[key].flatMap { $0.created > now - Self.lifetime ? $0 : nil } }
+    }
+
+    var all: [(String, OneTimeCode)] { codes.withLock { c in c.sorted { $0.value.created < $1.value.created }.map { ($0.key, $0.value) } } }
+}
+
+extension AuthService {
+    static func randomCode(bytes: Int) -> String {
+        var rng = SystemRandomNumberGenerator()
+        return Base64URL.encode((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &rng) })
+    }
+
+    // MARK: accounts:sendOobCode
+
+    public func sendOobCode(_ body: JSONValue, privileged: Bool, linkBase: String) async throws -> JSONValue {
+        let now = clock()
+        guard let requestType = body.string("requestType"), requestType != "OOB_REQ_TYPE_UNSPECIFIED" else {
+            throw AuthError("MISSING_REQ_TYPE")
+        }
+        let returnLink = body.bool("returnOobLink") ?? false
+        if returnLink && !privileged { throw AuthError("INSUFFICIENT_PERMISSION") }
+        if let url = body.string("continueUrl"), !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+            throw AuthError("INVALID_CONTINUE_URI")
+        }
+        var record = OneTimeCode(requestType: requestType, created: now)
+        let mode: String
+        switch requestType {
+        case "PASSWORD_RESET":
+            guard let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_EMAIL") }
+            guard let user = try await store.transaction({ tx in try self.load(tx.account(email: email)) }) else {
+                throw AuthError("EMAIL_NOT_FOUND")
+            }
+            (record.email, record.uid, mode) = (email, user.localId, "resetPassword")
+        case "VERIFY_EMAIL":
+            let user: UserRecord = try await store.transaction { tx in
+                if let idToken = body.string("idToken") { return try self.user(forIDToken: idToken, in: tx, now: now) }
+                guard privileged, let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_ID_TOKEN") }
+                guard let u = try self.load(tx.account(email: email)) else { throw AuthError.userNotFound }
+                return u
+            }
+            guard let email = user.email else { throw AuthError("MISSING_EMAIL") }
+            (record.email, record.uid, mode) = (email, user.localId, "verifyEmail")
+        case "VERIFY_AND_CHANGE_EMAIL":
+            guard let newEmail = body.string("newEmail")?.lowercased() else { throw AuthError("MISSING_NEW_EMAIL") }
+            guard Self.isValidEmail(newEmail) else { throw AuthError("INVALID_EMAIL") }
+            let user: UserRecord = try await store.transaction { tx in
+                if try tx.account(email: newEmail) != nil { throw AuthError("EMAIL_EXISTS") }
+                if let idToken = body.string("idToken") { return try self.user(forIDToken: idToken, in: tx, now: now) }
+                guard privileged, let email = body.string("email")?.lowercased(), let u = try self.load(tx.account(email: email)) else {
+                    throw AuthError.userNotFound
+                }
+                return u
+            }
+            (record.email, record.newEmail, record.uid, mode) = (user.email, newEmail, user.localId, "verifyAndChangeEmail")
+        case "EMAIL_SIGNIN":
+            guard let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_EMAIL") }
+            guard Self.isValidEmail(email) else { throw AuthError("INVALID_EMAIL") }
+            (record.email, mode) = (email, "signIn")
+        default:
+            throw AuthError("INVALID_REQ_TYPE", "Unsupported request type \(requestType)")
+        }
+        let code = Self.randomCode(bytes: 40)
+        var link = "\(linkBase)/emulator/action?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key"
+        if let continueUrl = body.string("continueUrl") { link += "&continueUrl=" + Self.queryEscaped(continueUrl) }
+        record.oobLink = link
+        codes.add(code, record)
+        var m = [JSONMember("kind", .string("identitytoolkit#GetOobConfirmationCodeResponse"))]
+        if let email = record.email { m.append(JSONMember("email", .string(email))) }
+        if returnLink {
+            m.append(JSONMember("oobCode", .string(code)))
+            m.append(JSONMember("oobLink", .string(link)))
+        }
+        return .object(m)
+    }
+
+    static func queryEscaped(_ s: String) -> String {
+        var out = ""
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            default:
+                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+
+    // MARK: accounts:resetPassword
+
+    public func resetPassword(_ body: JSONValue) async throws -> JSONValue {
+        let now = clock()
+        guard let code = body.string("oobCode"), !code.isEmpty else { throw AuthError("MISSING_OOB_CODE") }
+        guard let newPassword = body.string("newPassword") else {
+            guard let record = codes.peek(code, now: now) else { throw AuthError("INVALID_OOB_CODE") }
+            var m = [JSONMember("kind", .string("identitytoolkit#ResetPasswordResponse")), JSONMember("requestType", .string(record.requestType))]
+            if record.requestType != "EMAIL_SIGNIN", let email = record.email { m.append(JSONMember("email", .string(email))) }
+            if let newEmail = record.newEmail { m.append(JSONMember("newEmail", .string(newEmail))) }
+            return .object(m)
+        }
+        guard let record = codes.peek(code, now: now), record.requestType == "PASSWORD_RESET" else { throw AuthError("INVALID_OOB_CODE") }
+        guard newPassword.count >= 6 else { throw AuthError.weakPassword }
+        let credentials = try hasher.hash(newPassword)
+        _ = codes.take(code, now: now)
+        return try await store.transaction { tx in
+            guard let uid = record.uid, var user = try self.load(tx.account(uid: uid)) else { throw AuthError("INVALID_OOB_CODE") }
+            if user.disabled { throw AuthError("USER_DISABLED") }
+            (user.passwordHash, user.salt, user.passwordUpdatedAt) = (credentials.hash, credentials.salt, Double(now))
+            user.emailVerified = true
+            user.validSince = now / 1000
+            try self.save(user, in: tx)
+            return .object([
+                JSONMember("kind", .string("identitytoolkit#ResetPasswordResponse")), JSONMember("requestType", .string("PASSWORD_RESET")),
+                JSONMember("email", .string(user.email ?? "")),
+            ])
+        }
+    }
+
+    /// `accounts:update` with an `oobCode`: verify an email or apply an email change.
+    func applyOobCode(_ code: String, now: Int64) async throws -> JSONValue {
+        guard let record = codes.take(code, now: now), let uid = record.uid,
+            record.requestType == "VERIFY_EMAIL" || record.requestType == "VERIFY_AND_CHANGE_EMAIL"
+        else { throw AuthError("INVALID_OOB_CODE") }
+        return try await store.transaction { tx in
+            guard var user = try self.load(tx.account(uid: uid)) else { throw AuthError.userNotFound }
+            if let newEmail = record.newEmail {
+                user.email = newEmail
+                user.validSince = now / 1000
+            }
+            user.emailVerified = true
+            try self.save(user, in: tx)
+            var m = [JSONMember("kind", .string("identitytoolkit#SetAccountInfoResponse")), JSONMember("localId", .string(uid))]
+            if let e = user.email { m.append(JSONMember("email", .string(e))) }
+            m.append(JSONMember("emailVerified", .bool(true)))
+            return .object(m)
+        }
+    }
+
+    // MARK: accounts:signInWithEmailLink
+
+    public func signInWithEmailLink(_ body: JSONValue) async throws -> JSONValue {
+        let now = clock()
+        guard let code = body.string("oobCode"), !code.isEmpty else { throw AuthError("MISSING_OOB_CODE") }
+        guard let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_EMAIL") }
+        guard let record = codes.peek(code, now: now), record.requestType == "EMAIL_SIGNIN" else { throw AuthError("INVALID_OOB_CODE") }
+        guard record.email == email else { throw AuthError("INVALID_EMAIL", "The email provided does not match the sign-in email address.") }
+        _ = codes.take(code, now: now)
+        return try await store.transaction { tx in
+            var user: UserRecord
+            var isNew = false
+            if let idToken = body.string("idToken") {
+                user = try self.user(forIDToken: idToken, in: tx, now: now)
+                if let other = try tx.account(email: email), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
+                user.email = email
+            } else if let existing = try self.load(tx.account(email: email)) {
+                user = existing
+                if user.disabled { throw AuthError("USER_DISABLED") }
+            } else {
+                user = UserRecord(localId: Self.newUID(), createdAt: now, validSince: now / 1000)
+                user.email = email
+                isNew = true
+            }
+            user.emailVerified = true
+            user.emailLinkSignin = true
+            user.lastLoginAt = now
+            let tokens = try self.issueTokens(for: &user, provider: "password", in: tx, now: now)
+            try self.save(user, in: tx, mustBeNew: isNew)
+            return .object([
+                JSONMember("kind", .string("identitytoolkit#EmailLinkSigninResponse")), JSONMember("email", .string(email)),
+                JSONMember("localId", .string(user.localId)), JSONMember("isNewUser", .bool(isNew)),
+            ] + self.tokenTrio(tokens))
+        }
+    }
+
+    // MARK: Phone
+
+    public func sendVerificationCode(_ body: JSONValue) async throws -> JSONValue {
+        let now = clock()
+        guard let phone = body.string("phoneNumber"), Self.isValidPhone(phone) else {
+            throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
+        }
+        var rng = SystemRandomNumberGenerator()
+        let code = sixDigits(Int.random(in: 0..<1_000_000, using: &rng))
+        let session = Self.randomCode(bytes: 48)
+        codes.add(session, OneTimeCode(requestType: "PHONE", phoneNumber: phone, code: code, created: now))
+        return .object([JSONMember("sessionInfo", .string(session))])
+    }
+
+    static func isValidPhone(_ s: String) -> Bool {
+        s.hasPrefix("+") && s.count >= 4 && s.count <= 20 && s.dropFirst().allSatisfy { $0.isNumber }
+    }
+
+    public func signInWithPhoneNumber(_ body: JSONValue) async throws -> JSONValue {
+        let now = clock()
+        guard let session = body.string("sessionInfo"), !session.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
+        guard let code = body.string("code"), !code.isEmpty else { throw AuthError("MISSING_CODE") }
+        guard let record = codes.peek(session, now: now), record.requestType == "PHONE", let phone = record.phoneNumber else {
+            throw AuthError("INVALID_SESSION_INFO")
+        }
+        guard record.code == code else { throw AuthError("INVALID_CODE") }
+        _ = codes.take(session, now: now)
+        return try await store.transaction { tx in
+            var user: UserRecord
+            var isNew = false
+            if let idToken = body.string("idToken") {
+                user = try self.user(forIDToken: idToken, in: tx, now: now)
+                if let other = try tx.account(phoneNumber: phone), other.uid != user.localId {
+                    // The number belongs to someone else: Firebase answers with a temporary proof.
+                    return .object([
+                        JSONMember("temporaryProof", .string(Self.randomCode(bytes: 32))),
+                        JSONMember("temporaryProofExpiresIn", .string("3600")), JSONMember("phoneNumber", .string(phone)),
+                    ])
+                }
+                user.phoneNumber = phone
+            } else if let existing = try self.load(tx.account(phoneNumber: phone)) {
+                user = existing
+                if user.disabled { throw AuthError("USER_DISABLED") }
+            } else {
+                user = UserRecord(localId: Self.newUID(), createdAt: now, validSince: now / 1000)
+                user.phoneNumber = phone
+                isNew = true
+            }
+            user.lastLoginAt = now
+            let tokens = try self.issueTokens(for: &user, provider: "phone", in: tx, now: now)
+            try self.save(user, in: tx, mustBeNew: isNew)
+            return .object([
+                JSONMember("isNewUser", .bool(isNew)), JSONMember("phoneNumber", .string(phone)),
+                JSONMember("localId", .string(user.localId)),
+            ] + self.tokenTrio(tokens))
+        }
+    }
+
+    // MARK: accounts:signInWithCustomToken
+
+    public static let customTokenAudience = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
+
+    /// Custom tokens are minted by admin SDKs with the service account's key, which Hearth does
+    /// not have; like the emulator, Hearth decodes them without checking the signature, so this
+    /// endpoint is only served with `--dev` or to admin callers.
+    public func signInWithCustomToken(_ body: JSONValue) async throws -> JSONValue {
+        let now = clock()
+        guard let token = body.string("token"), !token.isEmpty else { throw AuthError("INVALID_CUSTOM_TOKEN", "missing token") }
+        let payload: JSONValue
+        if token.hasPrefix("{") {
+            guard let p = try? JSONValue.parse(token) else { throw AuthError("INVALID_CUSTOM_TOKEN", "invalid JSON") }
+            payload = p
+        } else {
+            let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 3, let bytes = Base64URL.decode(parts[1]), let p = try? JSONValue.parse(bytes) else {
+                throw AuthError("INVALID_CUSTOM_TOKEN", "malformed token")
+            }
+            guard p.string("aud") == Self.customTokenAudience else { throw AuthError("INVALID_CUSTOM_TOKEN", "wrong audience") }
+            payload = p
+        }
+        guard let uid = payload.string("uid") ?? payload.string("user_id"), !uid.isEmpty, uid.utf8.count <= 128 else {
+            throw AuthError("MISSING_IDENTIFIER")
+        }
+        var extra: [JSONMember] = []
+        if let claims = payload["claims"] {
+            guard case .object(let m) = claims else { throw AuthError("INVALID_CLAIMS") }
+            if let bad = m.first(where: { Self.reservedClaims.contains($0.key) }) { throw AuthError("FORBIDDEN_CLAIM", bad.key) }
+            extra = m
+        }
+        let developerClaims = extra
+        return try await store.transaction { tx in
+            var isNew = false
+            var user: UserRecord
+            if let existing = try self.load(tx.account(uid: uid)) {
+                user = existing
+                if user.disabled { throw AuthError("USER_DISABLED") }
+            } else {
+                user = UserRecord(localId: uid, createdAt: now, validSince: now / 1000)
+                isNew = true
+            }
+            user.customAuth = true
+            user.lastLoginAt = now
+            let tokens = try self.issueTokens(for: &user, provider: "custom", extraClaims: developerClaims, in: tx, now: now)
+            try self.save(user, in: tx, mustBeNew: isNew)
+            return .object([
+                JSONMember("kind", .string("identitytoolkit#VerifyCustomTokenResponse")), JSONMember("isNewUser", .bool(isNew)),
+            ] + self.tokenTrio(tokens))
+        }
+    }
+
+    // MARK: accounts:createAuthUri
+
+    public func createAuthUri(_ body: JSONValue) async throws -> JSONValue {
+        guard let identifier = body.string("identifier")?.lowercased() else { throw AuthError("MISSING_IDENTIFIER") }
+        guard Self.isValidEmail(identifier) else { throw AuthError("INVALID_IDENTIFIER") }
+        let user = try await store.transaction { tx in try self.load(tx.account(email: identifier)) }
+        var methods: [JSONValue] = []
+        if let user {
+            if user.passwordHash != nil { methods.append(.string("password")) }
+            if user.emailLinkSignin == true { methods.append(.string("emailLink")) }
+        }
+        return .object([
+            JSONMember("kind", .string("identitytoolkit#CreateAuthUriResponse")), JSONMember("registered", .bool(user != nil)),
+            JSONMember("allProviders", .array(methods.isEmpty ? [] : [.string("password")])), JSONMember("signinMethods", .array(methods)),
+            JSONMember("sessionId", .string(Self.randomCode(bytes: 20))),
+        ])
+    }
+
+    // MARK: Emulator endpoints (`--dev`)
+
+    public var pendingOobCodes: JSONValue {
+        .object([JSONMember("oobCodes", .array(codes.all.filter { $0.1.requestType != "PHONE" }.map { key, c in
+            var m = [JSONMember("email", .string(c.email ?? "")), JSONMember("oobCode", .string(key)),
+                     JSONMember("oobLink", .string(c.oobLink ?? "")), JSONMember("requestType", .string(c.requestType))]
+            if let n = c.newEmail { m.append(JSONMember("newEmail", .string(n))) }
+            return .object(m)
+        }))])
+    }
+
+    public var pendingVerificationCodes: JSONValue {
+        .object([JSONMember("verificationCodes", .array(codes.all.filter { $0.1.requestType == "PHONE" }.map { key, c in
+            .object([JSONMember("code", .string(c.code ?? "")), JSONMember("phoneNumber", .string(c.phoneNumber ?? "")),
+                     JSONMember("sessionInfo", .string(key))])
+        }))])
+    }
+
+    public func deleteAllAccounts() async throws {
+        try await store.transaction { tx in try tx.deleteAllAccounts() }
+    }
+}
+
+/// `n` as six digits with leading zeros.
+func sixDigits(_ n: Int) -> String {
+    let digits = "\(n)"
+    return String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+}
+
+extension String {
+    func leftPadded(to n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
+}
