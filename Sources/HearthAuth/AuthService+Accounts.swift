@@ -53,6 +53,7 @@ extension AuthService {
             if let email, let credentials {
                 user.email = email.lowercased()
                 if try tx.account(email: user.email!) != nil { throw AuthError("EMAIL_EXISTS") }
+                if password!.count < 6 { throw AuthError.weakPassword }
                 (user.passwordHash, user.salt, user.passwordUpdatedAt) = (credentials.hash, credentials.salt, Double(now))
             }
             let tokens = try self.issueTokens(for: &user, provider: anonymous ? "anonymous" : "password", in: tx, now: now)
@@ -70,7 +71,7 @@ extension AuthService {
         guard let email, !email.isEmpty else { throw AuthError("MISSING_EMAIL") }
         guard let password, !password.isEmpty else { throw AuthError("MISSING_PASSWORD") }
         if !isValidEmail(email) { throw AuthError("INVALID_EMAIL") }
-        if password.count < 6 { throw AuthError.weakPassword }
+        // EMAIL_EXISTS comes before WEAK_PASSWORD; callers check both in that order.
     }
 
     /// `signUp` with an `idToken`: the (anonymous) user keeps its uid and gains email + password.
@@ -81,6 +82,7 @@ extension AuthService {
             var user = try self.user(forIDToken: idToken, in: tx, now: now)
             let lower = email!.lowercased()
             if let other = try tx.account(email: lower), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
+            if password!.count < 6 { throw AuthError.weakPassword }
             user.email = lower
             user.emailVerified = false
             (user.passwordHash, user.salt, user.passwordUpdatedAt) = (credentials.hash, credentials.salt, Double(now))
@@ -165,7 +167,9 @@ extension AuthService {
             guard let row = try tx.refreshToken(hash: Self.digest(refreshToken)),
                 let data = try? JSONValue.parse(Array(row.data))
             else { throw AuthError("INVALID_REFRESH_TOKEN") }
-            guard var user = try self.load(tx.account(uid: row.uid)) else { throw AuthError("USER_NOT_FOUND") }
+            // Tokens of deleted users are kept orphaned (uid "") so they answer USER_NOT_FOUND and can
+            // never reach a new account that reuses the uid.
+            guard !row.uid.isEmpty, var user = try self.load(tx.account(uid: row.uid)) else { throw AuthError("USER_NOT_FOUND") }
             if user.disabled { throw AuthError("USER_DISABLED") }
             if (data.int64("issuedAt") ?? 0) < user.validSince { throw AuthError("TOKEN_EXPIRED") }
             let provider = data.string("provider") ?? "password"

@@ -79,7 +79,7 @@ extension AuthService {
             for provider in body.strings("deleteProvider") {
                 switch provider {
                 case "phone": user.phoneNumber = nil
-                case "password": (user.passwordHash, user.salt) = (nil, nil)
+                case "password": (user.passwordHash, user.salt, user.email, user.emailVerified) = (nil, nil, nil, false)
                 default: user.linkedProviders.removeAll { $0.providerId == provider }
                 }
             }
@@ -93,7 +93,8 @@ extension AuthService {
                 user.phoneNumber = phone
             }
             var tokens: (idToken: String, refreshToken: String)?
-            if let idToken, user.validSince != before || (body.bool("returnSecureToken") ?? false) {
+            let linked = wasAnonymous && !user.isAnonymous
+            if let idToken, user.validSince != before || linked || (body.bool("returnSecureToken") ?? false) {
                 let provider = wasAnonymous && user.passwordHash != nil ? "password" : (Self.provider(ofIDToken: idToken) ?? "password")
                 tokens = try self.issueTokens(for: &user, provider: provider, in: tx, now: now)
             }

@@ -53,7 +53,7 @@ public final class SQLiteAccountStore: AccountStore {
         }
 
         func deleteAccount(uid: String) throws -> Bool {
-            try db.execute(sql: "DELETE FROM refresh_tokens WHERE uid = ?", arguments: [uid])
+            try db.execute(sql: "UPDATE refresh_tokens SET uid = '' WHERE uid = ?", arguments: [uid])
             try db.execute(sql: "DELETE FROM accounts WHERE uid = ?", arguments: [uid])
             return db.changesCount > 0
         }

@@ -45,7 +45,8 @@ public protocol AccountTransaction {
     /// Inserts or replaces the row with this uid. Throws `AccountConflict` if another account
     /// has the email or phone number, or (with `mustBeNew`) the uid exists.
     func save(_ row: AccountRow, mustBeNew: Bool) throws
-    /// Removes the account and its refresh tokens; false if there was none.
+    /// Removes the account; its refresh tokens stay, orphaned (uid ""), so they can be told apart
+    /// from unknown ones. False if there was no account.
     func deleteAccount(uid: String) throws -> Bool
     /// Accounts with uid greater than `after`, in uid order.
     func accounts(after: String?, limit: Int) throws -> [AccountRow]

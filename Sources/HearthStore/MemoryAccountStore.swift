@@ -37,7 +37,7 @@ public final class MemoryAccountStore: AccountStore {
         }
 
         func deleteAccount(uid: String) throws -> Bool {
-            state.refresh = state.refresh.filter { $0.value.uid != uid }
+            for (hash, row) in state.refresh where row.uid == uid { state.refresh[hash]?.uid = "" }
             return state.accounts.removeValue(forKey: uid) != nil
         }
 

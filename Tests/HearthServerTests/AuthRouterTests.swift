@@ -257,6 +257,14 @@ struct AuthRouterTests {
             #expect(try await call(client, Self.v1 + "update?key=k", #"{"oobCode":"\#(verifyCode)"}"#).0 == .ok)
             let (_, looked) = try await call(client, Self.v1 + "lookup?key=k", #"{"idToken":"\#(token)"}"#)
             #expect(looked["users"]?[0]?["emailVerified"] == .bool(true))
+
+            // A click on an emailed reset link (dev): the link applies the code.
+            let (_, resetLink) = try await call(client, Self.adminBase + ":sendOobCode", #"{"requestType":"PASSWORD_RESET","email":"o@b.c","returnOobLink":true}"#, headers: admin)
+            let link = try #require(resetLink["oobLink"]?.stringValue)
+            let pathAndQuery = String(link[try #require(link.range(of: "/emulator/action"))!.lowerBound...])
+            let (clicked, body, _) = try await client.send(.get, pathAndQuery + "&newPassword=thirdsecret", headers: [:])
+            #expect(clicked == .ok, "\(body)")
+            #expect(try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"o@b.c","password":"thirdsecret"}"#).0 == .ok)
         }
     }
 
@@ -280,6 +288,36 @@ struct AuthRouterTests {
             let (_, methods) = try await call(client, Self.v1 + "createAuthUri?key=k", #"{"identifier":"m@b.c","continueUri":"http://localhost"}"#)
             #expect(methods["registered"] == .bool(true))
             #expect(methods["signinMethods"] == .array([.string("password")]))
+        }
+    }
+
+    @Test func importDeleteQueryAndSessionCookies() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            let users = #"{"users":[{"localId":"i1","email":"i1@b.c","rawPassword":"secret1"},{"localId":"i2","email":"bad"},{"localId":"i3","disabled":true}]}"#
+            let (_, imported) = try await call(client, Self.adminBase + ":batchCreate", users, headers: admin)
+            #expect(imported["error"]?.arrayCount == 1)
+            #expect(imported["error"]?[0]?["index"] == .int(1))
+            let (_, signedIn) = try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"i1@b.c","password":"secret1"}"#)
+            #expect(signedIn["localId"] == .string("i1"))
+
+            let (_, counted) = try await call(client, "/identitytoolkit.googleapis.com/v1/projects/demo:queryAccounts", #"{"returnUserInfo":false}"#, headers: admin)
+            #expect(counted["recordsCount"] == .string("2"))
+
+            let token = signedIn["idToken"]!.stringValue!
+            let (_, cookie) = try await call(client, "/identitytoolkit.googleapis.com/v1/projects/demo:createSessionCookie", #"{"idToken":"\#(token)","validDuration":600}"#, headers: admin)
+            let session = try #require(Self.key.verifiedPayload(cookie["sessionCookie"]?.stringValue ?? ""))
+            #expect(session["iss"] == .string("https://session.firebase.google.com/demo"))
+            #expect(session["sub"] == .string("i1"))
+            #expect(errorMessage(try await call(client, "/identitytoolkit.googleapis.com/v1/projects/demo:createSessionCookie", #"{"idToken":"\#(token)","validDuration":10}"#, headers: admin).1) == "INVALID_DURATION")
+
+            // Without force, enabled users are not deleted; disabled ones are.
+            let (_, partial) = try await call(client, Self.adminBase + ":batchDelete", #"{"localIds":["i1","i3","nobody"]}"#, headers: admin)
+            #expect(partial["errors"]?.arrayCount == 1)
+            #expect(partial["errors"]?[0]?["localId"] == .string("i1"))
+            let (_, forced) = try await call(client, Self.adminBase + ":batchDelete", #"{"localIds":["i1"],"force":true}"#, headers: admin)
+            #expect(forced == .object([]))
+            let (_, none) = try await call(client, "/identitytoolkit.googleapis.com/v1/projects/demo:queryAccounts", "{}", headers: admin)
+            #expect(none["recordsCount"] == .string("0"))
         }
     }
 

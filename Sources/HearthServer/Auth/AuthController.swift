@@ -15,7 +15,7 @@ struct AuthController: Sendable {
 
     static let prefixes = [
         "/identitytoolkit.googleapis.com/", "/securetoken.googleapis.com/", "/www.googleapis.com/identitytoolkit/v3/relyingparty/",
-        "/emulator/v1/",
+        "/emulator/v1/", "/emulator/action",
     ]
 
     static func handles(_ path: String) -> Bool { prefixes.contains { path.hasPrefix($0) } }
@@ -30,6 +30,7 @@ struct AuthController: Sendable {
 
     func respond(to request: Request) async -> Response {
         if request.method == .options { return Self.preflight(request) }
+        if request.uri.path == "/emulator/action" { return await action(request) }
         do {
             return Self.json(try await handle(request))
         } catch let e as AuthError {
@@ -74,12 +75,18 @@ struct AuthController: Sendable {
             guard let mapped = Self.v3Aliases[String(name)] else { throw PlatformError.notFound }
             operation = mapped
         } else if let rest = path.dropPrefix("/identitytoolkit.googleapis.com/v1/projects/") {
-            let parts = rest.split(separator: "/", maxSplits: 1)
+            // `projects/demo/accounts:lookup` or `projects/demo:createSessionCookie`.
+            var parts = rest.split(separator: "/", maxSplits: 1)
+            if parts.count == 1, let colon = rest.firstIndex(of: ":") {
+                parts = [rest[..<colon], rest[colon...]]
+            }
             guard parts.count == 2, parts[0] == service.projectID else { throw PlatformError.notFound }
             guard privileged else { throw PlatformError.unauthenticated }
             admin = true
             if parts[1] == "accounts" {
                 operation = "signUp"
+            } else if parts[1] == ":createSessionCookie" || parts[1] == ":queryAccounts" {
+                operation = String(parts[1].dropFirst())
             } else if let name = parts[1].dropPrefix("accounts:") {
                 operation = String(name)
             } else {
@@ -108,6 +115,14 @@ struct AuthController: Sendable {
         case "sendVerificationCode": return try await service.sendVerificationCode(body)
         case "signInWithPhoneNumber": return try await service.signInWithPhoneNumber(body)
         case "createAuthUri": return try await service.createAuthUri(body)
+        case "batchDelete", "batchCreate", "query", "queryAccounts", "createSessionCookie":
+            guard privileged else { throw PlatformError.unauthenticated }
+            switch operation {
+            case "batchDelete": return try await service.batchDelete(body)
+            case "batchCreate": return try await service.batchCreate(body)
+            case "createSessionCookie": return try await service.createSessionCookie(body)
+            default: return try await service.query(body)
+            }
         case "signInWithCustomToken":
             // Custom tokens cannot be verified without the minting service account's key.
             guard configuration.dev || privileged else {
@@ -138,6 +153,44 @@ struct AuthController: Sendable {
                 JSONMember("emailPrivacyConfig", .object([JSONMember("enableImprovedEmailPrivacy", .bool(false))])),
             ])
         default: throw PlatformError.notFound
+        }
+    }
+
+    /// The target of out-of-band links (`--dev`): applies the code as a click on an emailed link
+    /// would. `signIn` links redirect to the app's `continueUrl` with the code.
+    private func action(_ request: Request) async -> Response {
+        guard configuration.dev else { return Self.error(status: 404, message: "Not found", reason: "notFound", rpcStatus: "NOT_FOUND") }
+        let p = parseQueryString(request.uri.query)
+        func outcome(_ key: String, _ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+            Self.json(.object([JSONMember("authEmulator", .object([JSONMember(key, value)]))]), status: status)
+        }
+        guard let code = p["oobCode"], let mode = p["mode"] else { return outcome("error", .string("Missing mode or oobCode"), status: .badRequest) }
+        do {
+            switch mode {
+            case "resetPassword":
+                guard let newPassword = p["newPassword"], newPassword != "NEW_PASSWORD_HERE" else {
+                    return outcome("error", .string("Add &newPassword=... to the link to reset the password"), status: .badRequest)
+                }
+                let result = try await service.resetPassword(.object([JSONMember("oobCode", .string(code)), JSONMember("newPassword", .string(newPassword))]))
+                return outcome("success", .string("The password has been successfully updated for \(result["email"]?.stringValue ?? "")."))
+            case "verifyEmail", "verifyAndChangeEmail":
+                let result = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false)
+                return outcome("success", .string("The email \(result["email"]?.stringValue ?? "") has been verified."))
+            case "signIn":
+                guard let target = p["continueUrl"], target.hasPrefix("http://") || target.hasPrefix("https://") else {
+                    return outcome("error", .string("signIn links need a continueUrl"), status: .badRequest)
+                }
+                let query = request.uri.query.map { String($0) } ?? ""
+                var h = HTTPFields()
+                h[.location] = target + (target.contains("?") ? "&" : "?") + query
+                return Response(status: .seeOther, headers: h)
+            default:
+                return outcome("error", .string("Unknown mode \(mode)"), status: .badRequest)
+            }
+        } catch let e as AuthError {
+            return outcome("error", .string(e.message), status: .badRequest)
+        } catch {
+            return outcome("error", .string("Internal error"), status: .internalServerError)
         }
     }
 
