@@ -96,6 +96,11 @@ let package = Package(
         ),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"], swiftSettings: strict),
         .testTarget(
+            name: "HearthAuthTests",
+            dependencies: ["HearthAuth", "HearthCore", "HearthStore", "HearthSQLite"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "HearthRulesTests",
             dependencies: ["HearthCore", "HearthRules"],
             resources: [.copy("Corpus")],

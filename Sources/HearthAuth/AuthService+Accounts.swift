@@ -43,7 +43,7 @@ extension AuthService {
         if !anonymous {
             try Self.checkCredentials(email: email, password: password)
             // Hashing is slow on purpose: do it before the transaction, not inside it.
-            hashed = try hasher.hash(password!)
+            hashed = try await hasher.hash(password!)
         }
         let credentials = hashed
         return try await store.transaction { tx in
@@ -77,7 +77,7 @@ extension AuthService {
     /// `signUp` with an `idToken`: the (anonymous) user keeps its uid and gains email + password.
     func linkEmailPassword(idToken: String, email: String?, password: String?, body: JSONValue, now: Int64) async throws -> JSONValue {
         try Self.checkCredentials(email: email, password: password)
-        let credentials = try hasher.hash(password!)
+        let credentials = try await hasher.hash(password!)
         return try await store.transaction { tx in
             var user = try self.user(forIDToken: idToken, in: tx, now: now)
             let lower = email!.lowercased()
@@ -106,7 +106,11 @@ extension AuthService {
             guard Self.isValidEmail(email) else { throw AuthError("INVALID_EMAIL") }
             user.email = email.lowercased()
         }
-        if let password = body.string("password") { try setPassword(password, on: &user, now: now) }
+        if let password = body.string("password") {
+            guard password.count >= 6 else { throw AuthError.weakPassword }
+            let credentials = try await hasher.hash(password)
+            (user.passwordHash, user.salt, user.passwordUpdatedAt) = (credentials.hash, credentials.salt, Double(now))
+        }
         user.displayName = body.string("displayName")
         user.photoUrl = body.string("photoUrl")
         if let phone = body.string("phoneNumber") {
@@ -125,24 +129,31 @@ extension AuthService {
 
     // MARK: accounts:signInWithPassword
 
-    public func signInWithPassword(_ body: JSONValue) async throws -> JSONValue {
+    /// - Parameter clientAddress: the caller's IP address, for the per-address rate limit.
+    public func signInWithPassword(_ body: JSONValue, clientAddress: String? = nil) async throws -> JSONValue {
         let now = clock()
         guard let email = body.string("email") else { throw AuthError("MISSING_EMAIL") }
         if !Self.isValidEmail(email) { throw AuthError("INVALID_EMAIL") }
         guard let password = body.string("password"), !password.isEmpty else { throw AuthError("MISSING_PASSWORD") }
         let lower = email.lowercased()
         try limiter.check(lower, now: now)
-        let found = try await store.transaction { tx in try self.load(tx.account(email: lower)) }
-        guard let user = found else {
+        if let clientAddress { try addressLimiter.check(clientAddress, now: now) }
+        func failed(_ code: String) -> AuthError {
             limiter.failed(lower, now: now)
-            throw AuthError("EMAIL_NOT_FOUND")
+            if let clientAddress { addressLimiter.failed(clientAddress, now: now) }
+            return AuthError(emailPrivacy ? "INVALID_LOGIN_CREDENTIALS" : code)
         }
+        let found = try await store.transaction { tx in try self.load(tx.account(email: lower)) }
+        guard let user = found else { throw failed("EMAIL_NOT_FOUND") }
         if user.disabled { throw AuthError("USER_DISABLED") }
         // The hash runs outside the store's transaction: it is slow on purpose.
-        guard let hash = user.passwordHash, let salt = user.salt, hasher.verify(password, hash: hash, salt: salt) else {
-            limiter.failed(lower, now: now)
-            throw AuthError("INVALID_PASSWORD")
+        let matches: Bool
+        if let hash = user.passwordHash, let salt = user.salt {
+            matches = await hasher.verify(password, hash: hash, salt: salt)
+        } else {
+            matches = false
         }
+        guard matches else { throw failed("INVALID_PASSWORD") }
         limiter.succeeded(lower)
         return try await store.transaction { tx in
             guard var current = try self.load(tx.account(uid: user.localId)) else { throw AuthError("EMAIL_NOT_FOUND") }

@@ -61,7 +61,7 @@ extension AuthService {
                 user.customAttributes = attributes
             }
             if let raw = u.string("rawPassword") {
-                let credentials = try hasher.hash(raw)
+                let credentials = try await hasher.hash(raw)
                 (user.passwordHash, user.salt, user.passwordUpdatedAt) = (credentials.hash, credentials.salt, Double(now))
             } else if u.string("passwordHash") != nil {
                 prepared.append((i, nil, "Unsupported hash algorithm: import rawPassword instead"))

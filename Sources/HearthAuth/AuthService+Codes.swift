@@ -139,7 +139,7 @@ extension AuthService {
         }
         guard let record = codes.peek(code, now: now), record.requestType == "PASSWORD_RESET" else { throw AuthError("INVALID_OOB_CODE") }
         guard newPassword.count >= 6 else { throw AuthError.weakPassword }
-        let credentials = try hasher.hash(newPassword)
+        let credentials = try await hasher.hash(newPassword)
         _ = codes.take(code, now: now)
         return try await store.transaction { tx in
             guard let uid = record.uid, var user = try self.load(tx.account(uid: uid)) else { throw AuthError("INVALID_OOB_CODE") }

@@ -35,7 +35,7 @@ extension AuthService {
         var credentials: (hash: String, salt: String)?
         if let password = body.string("password") {
             guard password.count >= 6 else { throw AuthError.weakPassword }
-            credentials = try hasher.hash(password)
+            credentials = try await hasher.hash(password)
         }
         if let attributes = body.string("customAttributes"), privileged { try Self.checkCustomAttributes(attributes) }
         if let phone = body.string("phoneNumber"), !(phone.hasPrefix("+") && phone.count > 1) {

@@ -15,15 +15,21 @@ public final class AuthService: Sendable {
     let hasher: PasswordHasher
     /// Milliseconds since 1970.
     let clock: @Sendable () -> Int64
-    let limiter = SignInLimiter()
+    /// Failed sign-ins per email (10 per 5 minutes) and per client address (100 per 5 minutes).
+    let limiter = SignInLimiter(limit: 10)
+    let addressLimiter = SignInLimiter(limit: 100)
+    /// Email-enumeration protection: unknown email and wrong password both answer
+    /// `INVALID_LOGIN_CREDENTIALS` (off by default, as in the emulator).
+    public let emailPrivacy: Bool
     let codes = CodeBook()
 
     public static let idTokenLifetime: Int64 = 3600
 
     public init(
         projectID: String, store: any AccountStore, key: SigningKey, hasher: PasswordHasher = PasswordHasher(),
-        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+        emailPrivacy: Bool = false, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
+        self.emailPrivacy = emailPrivacy
         self.projectID = projectID
         self.store = store
         self.key = key
@@ -62,14 +68,6 @@ public final class AuthService: Sendable {
     static func isValidEmail(_ s: String) -> Bool {
         let parts = s.split(separator: "@", omittingEmptySubsequences: false)
         return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && !s.contains(" ")
-    }
-
-    func setPassword(_ password: String, on user: inout UserRecord, now: Int64) throws {
-        guard password.count >= 6 else { throw AuthError.weakPassword }
-        let (hash, salt) = try hasher.hash(password)
-        user.passwordHash = hash
-        user.salt = salt
-        user.passwordUpdatedAt = Double(now)
     }
 
     // MARK: Tokens
@@ -167,11 +165,14 @@ public final class AuthService: Sendable {
     public var jwks: JSONValue { key.jwks }
 }
 
-/// Refuses sign-in for an email after too many failed attempts (10 per 5 minutes).
+/// Refuses sign-in for a key (an email, a client address) after too many failed attempts in
+/// five minutes.
 final class SignInLimiter: Sendable {
     private let failures = Mutex<[String: [Int64]]>([:])
     static let window: Int64 = 5 * 60 * 1000
-    static let limit = 10
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
 
     func check(_ key: String, now: Int64) throws {
         let recent = failures.withLock { f in
@@ -179,7 +180,7 @@ final class SignInLimiter: Sendable {
             f[key] = kept.isEmpty ? nil : kept
             return kept.count
         }
-        if recent >= Self.limit { throw AuthError("TOO_MANY_ATTEMPTS_TRY_LATER") }
+        if recent >= limit { throw AuthError("TOO_MANY_ATTEMPTS_TRY_LATER") }
     }
 
     func failed(_ key: String, now: Int64) {

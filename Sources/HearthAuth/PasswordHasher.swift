@@ -1,8 +1,13 @@
 import Crypto
 import _CryptoExtras
 import Foundation
+import Synchronization
 
 /// scrypt password hashes with a random salt per password; comparison in constant time.
+///
+/// Hashing is slow on purpose (~64 ms for N = 2^14 on this project's 2-core machine) and takes
+/// 16 MB, so it runs on a few dedicated serial queues, one per core: never on the server's event
+/// loops or the Swift concurrency pool, and never more hashes at once than cores.
 public struct PasswordHasher: Sendable {
     /// scrypt cost (N). 2^14 with r = 8, p = 1 is the common interactive setting.
     public var rounds: Int
@@ -12,13 +17,21 @@ public struct PasswordHasher: Sendable {
     }
 
     /// (hash, salt), both base64.
-    public func hash(_ password: String) throws -> (hash: String, salt: String) {
+    public func hash(_ password: String) async throws -> (hash: String, salt: String) {
+        try await HashingQueues.shared.run { try self.hashNow(password) }
+    }
+
+    public func verify(_ password: String, hash: String, salt: String) async -> Bool {
+        (try? await HashingQueues.shared.run { self.verifyNow(password, hash: hash, salt: salt) }) ?? false
+    }
+
+    func hashNow(_ password: String) throws -> (hash: String, salt: String) {
         var rng = SystemRandomNumberGenerator()
         let salt = (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
         return (try derive(password, salt: salt).base64EncodedString(), Data(salt).base64EncodedString())
     }
 
-    public func verify(_ password: String, hash: String, salt: String) -> Bool {
+    func verifyNow(_ password: String, hash: String, salt: String) -> Bool {
         guard let expected = Data(base64Encoded: hash), let saltBytes = Data(base64Encoded: salt),
             let actual = try? derive(password, salt: Array(saltBytes))
         else { return false }
@@ -38,4 +51,26 @@ func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
     var diff: UInt8 = 0
     for i in 0..<a.count { diff |= a[i] ^ b[i] }
     return diff == 0
+}
+
+/// One serial queue per core for password hashing.
+final class HashingQueues: Sendable {
+    static let shared = HashingQueues(count: ProcessInfo.processInfo.activeProcessorCount)
+
+    private let queues: [DispatchQueue]
+    private let next = Mutex(0)
+
+    init(count: Int) {
+        queues = (0..<max(1, count)).map { DispatchQueue(label: "hearth.password-hashing.\($0)", qos: .userInitiated) }
+    }
+
+    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        let queue = next.withLock { n in
+            n = (n + 1) % queues.count
+            return queues[n]
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try body() }) }
+        }
+    }
 }

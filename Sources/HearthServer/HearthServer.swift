@@ -103,7 +103,7 @@ struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context 
         }
         if AuthController.handles(path) {
             guard let auth else { return AuthController.error(status: 404, message: "Auth is not enabled", reason: "notFound", rpcStatus: "NOT_FOUND") }
-            return await auth.respond(to: request)
+            return await auth.respond(to: request, clientAddress: context.channel.remoteAddress?.ipAddress)
         }
         return await controller.respond(to: request, channel: context.channel)
     }

@@ -22,6 +22,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Unindexed queries: enforce (400, as Firebase) or scan (HEARTH_INDEX_POLICY).") var indexPolicy: String?
     @Option(help: "Largest request body in bytes (HEARTH_MAX_BODY_BYTES; default 16 MiB).") var maxBodyBytes: Int?
     @Option(help: "full (fsync every commit) or normal (survives crashes, not power loss) (HEARTH_DURABILITY).") var durability: String?
+    @Flag(help: "Email-enumeration protection: one INVALID_LOGIN_CREDENTIALS for unknown email and wrong password (HEARTH_EMAIL_PRIVACY).")
+    var emailPrivacy = false
 
     func resolve() throws -> Settings {
         let env = ProcessInfo.processInfo.environment
@@ -46,6 +48,7 @@ struct Serve: AsyncParsableCommand {
         }
         if let maxBodyBytes { s.maxBodyBytes = maxBodyBytes }
         if let durability { s.durability = durability }
+        if emailPrivacy { s.emailPrivacy = true }
         return s
     }
 
@@ -95,7 +98,7 @@ struct Serve: AsyncParsableCommand {
         do {
             let accounts = try SQLiteAccountStore(path: "\(folder)/\(settings.project).auth.sqlite")
             let key = try SigningKey.loadOrCreate(at: folder + "/auth-signing-key.pem")
-            auth = AuthService(projectID: settings.project, store: accounts, key: key)
+            auth = AuthService(projectID: settings.project, store: accounts, key: key, emailPrivacy: settings.emailPrivacy)
         } catch {
             FileHandle.standardError.write(Data("hearth: cannot open the accounts database or signing key in \(folder) (\(error))\n".utf8))
             throw ExitCode.corruptDatabase

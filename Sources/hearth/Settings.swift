@@ -12,6 +12,8 @@ struct Settings {
     var indexPolicy: IndexPolicy?
     var maxBodyBytes = 16 * 1024 * 1024
     var durability = "full"
+    /// Answer `INVALID_LOGIN_CREDENTIALS` for both unknown emails and wrong passwords.
+    var emailPrivacy = false
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -40,6 +42,7 @@ struct Settings {
                 indexPolicy = p
             case ("maxBodyBytes", .int(let i)): maxBodyBytes = Int(i)
             case ("durability", .string(let s)): durability = s
+            case ("emailPrivacy", .bool(let b)): emailPrivacy = b
             default: throw Failure(description: "config file \(path): unknown or mistyped setting \"\(m.key)\"")
             }
         }
@@ -63,5 +66,6 @@ struct Settings {
             maxBodyBytes = n
         }
         if let v = env["HEARTH_DURABILITY"] { durability = v }
+        if let v = env["HEARTH_EMAIL_PRIVACY"] { emailPrivacy = ["1", "true", "yes"].contains(v.lowercased()) }
     }
 }

@@ -28,11 +28,11 @@ struct AuthController: Sendable {
         "verifyPhoneNumber": "signInWithPhoneNumber", "sendVerificationCode": "sendVerificationCode", "createAuthUri": "createAuthUri",
     ]
 
-    func respond(to request: Request) async -> Response {
+    func respond(to request: Request, clientAddress: String? = nil) async -> Response {
         if request.method == .options { return Self.preflight(request) }
         if request.uri.path == "/emulator/action" { return await action(request) }
         do {
-            return Self.json(try await handle(request))
+            return Self.json(try await handle(request, clientAddress: clientAddress))
         } catch let e as AuthError {
             return Self.error(status: e.status, message: e.message, reason: "invalid", rpcStatus: nil)
         } catch let e as PlatformError {
@@ -56,7 +56,7 @@ struct AuthController: Sendable {
             status: 401, message: "Request had invalid authentication credentials.", reason: "authError", rpcStatus: "UNAUTHENTICATED")
     }
 
-    private func handle(_ request: Request) async throws -> JSONValue {
+    private func handle(_ request: Request, clientAddress: String?) async throws -> JSONValue {
         let path = request.uri.path
         let parameters = parseQueryString(request.uri.query)
         if let rest = path.dropPrefix("/emulator/v1/projects/") { return try await emulator(request, rest) }
@@ -105,7 +105,7 @@ struct AuthController: Sendable {
         let body = try await jsonBody(request)
         switch operation {
         case "signUp": return try await service.signUp(body, privileged: privileged)
-        case "signInWithPassword": return try await service.signInWithPassword(body)
+        case "signInWithPassword": return try await service.signInWithPassword(body, clientAddress: clientAddress)
         case "lookup": return try await service.lookup(body, privileged: privileged)
         case "update": return try await service.update(body, privileged: privileged)
         case "delete": return try await service.delete(body, privileged: privileged)

@@ -1,0 +1,114 @@
+import Foundation
+import HearthAuth
+import HearthCore
+import HearthSQLite
+import HearthStore
+import Testing
+
+@Suite("Auth service")
+struct AuthServiceTests {
+    static let key = try! SigningKey.generate()
+
+    func service(emailPrivacy: Bool = false, store: any AccountStore = MemoryAccountStore()) -> AuthService {
+        AuthService(projectID: "p1", store: store, key: Self.key, hasher: PasswordHasher(rounds: 1 << 4), emailPrivacy: emailPrivacy)
+    }
+
+    func body(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
+
+    func code(of error: any Error) -> String? { (error as? AuthError)?.code }
+
+    @Test func passwordHashesVerifyAndUseFreshSalts() async throws {
+        let hasher = PasswordHasher(rounds: 1 << 10)
+        let a = try await hasher.hash("correct horse")
+        let b = try await hasher.hash("correct horse")
+        #expect(a.salt != b.salt)
+        #expect(a.hash != b.hash)
+        #expect(await hasher.verify("correct horse", hash: a.hash, salt: a.salt))
+        #expect(!(await hasher.verify("correct horsE", hash: a.hash, salt: a.salt)))
+        #expect(!(await hasher.verify("correct horse", hash: "not base64!", salt: a.salt)))
+        #expect(PasswordHasher().rounds == 1 << 14)
+    }
+
+    @Test func tokensVerifyOnlyWithTheirKeyAndProject() async throws {
+        let auth = service()
+        let result = try await auth.signUp(body(#"{"email":"t@x.io","password":"secret1","displayName":"T"}"#), privileged: false)
+        let token = try #require(result["idToken"]?.stringValue)
+        let claims = try #require(auth.verifiedClaims(token))
+        #expect(claims["iss"] == .string("https://securetoken.google.com/p1"))
+        #expect(claims["aud"] == .string("p1"))
+        #expect(claims["name"] == .string("T"))
+        #expect(claims["firebase"]?["identities"]?["email"] == .array([.string("t@x.io")]))
+        // Another project, another key, a tampered payload, an expired token.
+        let other = AuthService(projectID: "p2", store: MemoryAccountStore(), key: Self.key)
+        #expect(other.verifiedClaims(token) == nil)
+        let otherKey = AuthService(projectID: "p1", store: MemoryAccountStore(), key: try SigningKey.generate())
+        #expect(otherKey.verifiedClaims(token) == nil)
+        let parts = token.split(separator: ".")
+        var payload = try JSONValue.parse(Base64URL.decode(parts[1])!)
+        if case .object(var m) = payload {
+            m.removeAll { $0.key == "sub" }
+            m.append(JSONMember("sub", .string("someone-else")))
+            payload = .object(m)
+        }
+        let tampered = parts[0] + "." + Base64URL.encode(payload.jsonBytes) + "." + parts[2]
+        #expect(auth.verifiedClaims(String(tampered)) == nil)
+        #expect(auth.verifiedClaims(token, now: (Int64(Date().timeIntervalSince1970) + 3601) * 1000) == nil)
+    }
+
+    @Test func failedSignInsAreLimitedPerEmailAndPerAddress() async throws {
+        let auth = service()
+        _ = try await auth.signUp(body(#"{"email":"l@x.io","password":"secret1"}"#), privileged: false)
+        for _ in 0..<10 {
+            await #expect(throws: AuthError("INVALID_PASSWORD")) {
+                try await auth.signInWithPassword(body(#"{"email":"l@x.io","password":"wrong12"}"#))
+            }
+        }
+        await #expect(throws: AuthError("TOO_MANY_ATTEMPTS_TRY_LATER")) {
+            try await auth.signInWithPassword(body(#"{"email":"l@x.io","password":"secret1"}"#))
+        }
+        // One address guessing many emails.
+        for i in 0..<100 {
+            await #expect(throws: AuthError("EMAIL_NOT_FOUND")) {
+                try await auth.signInWithPassword(body(#"{"email":"n\#(i)@x.io","password":"secret1"}"#), clientAddress: "10.0.0.9")
+            }
+        }
+        await #expect(throws: AuthError("TOO_MANY_ATTEMPTS_TRY_LATER")) {
+            try await auth.signInWithPassword(body(#"{"email":"fresh@x.io","password":"secret1"}"#), clientAddress: "10.0.0.9")
+        }
+        await #expect(throws: AuthError("EMAIL_NOT_FOUND")) {
+            try await auth.signInWithPassword(body(#"{"email":"fresh@x.io","password":"secret1"}"#), clientAddress: "10.0.0.10")
+        }
+    }
+
+    @Test func emailPrivacyHidesWhetherAnEmailExists() async throws {
+        let auth = service(emailPrivacy: true)
+        _ = try await auth.signUp(body(#"{"email":"e@x.io","password":"secret1"}"#), privileged: false)
+        for attempt in [#"{"email":"e@x.io","password":"wrong12"}"#, #"{"email":"nobody@x.io","password":"secret1"}"#] {
+            await #expect(throws: AuthError("INVALID_LOGIN_CREDENTIALS")) { try await auth.signInWithPassword(body(attempt)) }
+        }
+    }
+
+    @Test func accountsPersistInSQLite() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-auth-\(UUID().uuidString).sqlite").path
+        let uid: String
+        do {
+            let auth = service(store: try SQLiteAccountStore(path: path))
+            let result = try await auth.signUp(body(#"{"email":"s@x.io","password":"secret1"}"#), privileged: false)
+            uid = try #require(result["localId"]?.stringValue)
+        }
+        let reopened = service(store: try SQLiteAccountStore(path: path))
+        let signedIn = try await reopened.signInWithPassword(body(#"{"email":"S@x.io","password":"secret1"}"#))
+        #expect(signedIn["localId"] == .string(uid))
+        let text = try String(contentsOfFile: path, encoding: .isoLatin1)
+        #expect(!text.contains("secret1"), "the password must never be stored")
+    }
+
+    @Test func signingKeyIsCreatedOnceWithOwnerOnlyPermissions() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-key-\(UUID().uuidString).pem").path
+        let first = try SigningKey.loadOrCreate(at: path)
+        let second = try SigningKey.loadOrCreate(at: path)
+        #expect(first.kid == second.kid)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+}
