@@ -54,7 +54,7 @@ extension AuthService {
                 user.email = email.lowercased()
                 if try tx.account(email: user.email!) != nil { throw AuthError("EMAIL_EXISTS") }
                 if password!.count < 6 { throw AuthError.weakPassword }
-                (user.passwordHash, user.salt, user.passwordUpdatedAt) = (credentials.hash, credentials.salt, Double(now))
+                user.setPassword(credentials, at: now)
             }
             let tokens = try self.issueTokens(for: &user, provider: anonymous ? "anonymous" : "password", in: tx, now: now)
             try self.save(user, in: tx, mustBeNew: true)
@@ -85,7 +85,7 @@ extension AuthService {
             if password!.count < 6 { throw AuthError.weakPassword }
             user.email = lower
             user.emailVerified = false
-            (user.passwordHash, user.salt, user.passwordUpdatedAt) = (credentials.hash, credentials.salt, Double(now))
+            user.setPassword(credentials, at: now)
             if let displayName = body.string("displayName") { user.displayName = displayName }
             user.lastLoginAt = now
             let tokens = try self.issueTokens(for: &user, provider: "password", in: tx, now: now)
@@ -109,7 +109,7 @@ extension AuthService {
         if let password = body.string("password") {
             guard password.count >= 6 else { throw AuthError.weakPassword }
             let credentials = try await hasher.hash(password)
-            (user.passwordHash, user.salt, user.passwordUpdatedAt) = (credentials.hash, credentials.salt, Double(now))
+            user.setPassword(credentials, at: now)
         }
         user.displayName = body.string("displayName")
         user.photoUrl = body.string("photoUrl")
@@ -148,15 +148,24 @@ extension AuthService {
         if user.disabled { throw AuthError("USER_DISABLED") }
         // The hash runs outside the store's transaction: it is slow on purpose.
         let matches: Bool
+        var upgrade: (hash: String, salt: String)?
         if let hash = user.passwordHash, let salt = user.salt {
-            matches = await hasher.verify(password, hash: hash, salt: salt)
+            if let legacy = user.firebaseScrypt {
+                matches = await legacy.verify(password, hash: hash, salt: salt)
+                // Move imported users to Hearth's own hash now that the password is known.
+                if matches { upgrade = try await hasher.hash(password) }
+            } else {
+                matches = await hasher.verify(password, hash: hash, salt: salt)
+            }
         } else {
             matches = false
         }
         guard matches else { throw failed("INVALID_PASSWORD") }
+        let rehashed = upgrade
         limiter.succeeded(lower)
         return try await store.transaction { tx in
             guard var current = try self.load(tx.account(uid: user.localId)) else { throw AuthError("EMAIL_NOT_FOUND") }
+            if let rehashed, current.passwordHash == user.passwordHash { current.setPassword(rehashed, at: now) }
             current.lastLoginAt = now
             let tokens = try self.issueTokens(for: &current, provider: "password", in: tx, now: now)
             try self.save(current, in: tx)

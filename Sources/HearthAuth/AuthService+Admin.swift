@@ -1,3 +1,4 @@
+import Foundation
 public import HearthCore
 import HearthStore
 
@@ -33,6 +34,14 @@ extension AuthService {
     public func batchCreate(_ body: JSONValue) async throws -> JSONValue {
         guard case .array(let users)? = body["users"] else { throw AuthError("MISSING_USER_ACCOUNT") }
         let now = clock()
+        var scrypt: FirebaseScryptParameters?
+        if let algorithm = body.string("hashAlgorithm") {
+            guard algorithm.uppercased() == "SCRYPT", let signer = body.string("signerKey").flatMap(Self.standardBase64),
+                let rounds = body.int64("rounds"), let memory = body.int64("memoryCost")
+            else { throw AuthError("INVALID_HASH_ALGORITHM", "only SCRYPT (Firebase's, with signerKey, rounds, memoryCost) can be imported") }
+            let separator = body.string("saltSeparator").flatMap(Self.standardBase64) ?? ""
+            scrypt = FirebaseScryptParameters(signerKey: signer, saltSeparator: separator, rounds: Int(rounds), memoryCost: Int(memory))
+        }
         var prepared: [(Int, UserRecord?, String?)] = []
         for (i, u) in users.enumerated() {
             guard let uid = u.string("localId"), !uid.isEmpty, uid.utf8.count <= 128 else {
@@ -62,10 +71,13 @@ extension AuthService {
             }
             if let raw = u.string("rawPassword") {
                 let credentials = try await hasher.hash(raw)
-                (user.passwordHash, user.salt, user.passwordUpdatedAt) = (credentials.hash, credentials.salt, Double(now))
-            } else if u.string("passwordHash") != nil {
-                prepared.append((i, nil, "Unsupported hash algorithm: import rawPassword instead"))
-                continue
+                user.setPassword(credentials, at: now)
+            } else if let hash = u.string("passwordHash") {
+                guard let scrypt, let h = Self.standardBase64(hash), let salt = Self.standardBase64(u.string("salt") ?? "") else {
+                    prepared.append((i, nil, "passwordHash needs hashAlgorithm SCRYPT with its parameters (or import rawPassword)"))
+                    continue
+                }
+                (user.passwordHash, user.salt, user.firebaseScrypt) = (h, salt, scrypt)
             }
             prepared.append((i, user, nil))
         }
@@ -86,6 +98,11 @@ extension AuthService {
         var m = [JSONMember("kind", .string("identitytoolkit#UploadAccountResponse"))]
         if !errors.isEmpty { m.append(JSONMember("error", .array(errors))) }
         return .object(m)
+    }
+
+    /// Base64 or base64url text as standard base64; nil if it is neither.
+    static func standardBase64(_ text: String) -> String? {
+        Base64URL.decode(text).map { Data($0).base64EncodedString() }
     }
 
     // MARK: accounts:query
@@ -112,7 +129,7 @@ extension AuthService {
         guard (300...1_209_600).contains(duration) else { throw AuthError("INVALID_DURATION") }
         guard let idToken = body.string("idToken"), !idToken.isEmpty else { throw AuthError("MISSING_ID_TOKEN") }
         _ = try await store.transaction { tx in try self.user(forIDToken: idToken, in: tx, now: now) }
-        guard case .object(var claims)? = key.verifiedPayload(idToken) else { throw AuthError.invalidIDToken }
+        guard case .object(var claims)? = keys.verifiedPayload(idToken) else { throw AuthError.invalidIDToken }
         claims.removeAll { ["iss", "iat", "exp"].contains($0.key) }
         claims.append(JSONMember("iss", .string("https://session.firebase.google.com/\(projectID)")))
         claims.append(JSONMember("iat", .int(now / 1000)))

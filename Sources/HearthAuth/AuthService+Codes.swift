@@ -144,7 +144,7 @@ extension AuthService {
         return try await store.transaction { tx in
             guard let uid = record.uid, var user = try self.load(tx.account(uid: uid)) else { throw AuthError("INVALID_OOB_CODE") }
             if user.disabled { throw AuthError("USER_DISABLED") }
-            (user.passwordHash, user.salt, user.passwordUpdatedAt) = (credentials.hash, credentials.salt, Double(now))
+            user.setPassword(credentials, at: now)
             user.emailVerified = true
             user.validSince = now / 1000
             try self.save(user, in: tx)

@@ -64,14 +64,14 @@ extension AuthService {
                 }
             }
             if let newCredentials {
-                (user.passwordHash, user.salt, user.passwordUpdatedAt) = (newCredentials.hash, newCredentials.salt, Double(now))
+                user.setPassword(newCredentials, at: now)
                 if !wasAnonymous { user.validSince = now / 1000 }
             }
             for attribute in body.strings("deleteAttribute") {
                 switch attribute {
                 case "DISPLAY_NAME": user.displayName = nil
                 case "PHOTO_URL": user.photoUrl = nil
-                case "PASSWORD": (user.passwordHash, user.salt, user.passwordUpdatedAt) = (nil, nil, nil)
+                case "PASSWORD": user.removePassword()
                 case "EMAIL": (user.email, user.emailVerified) = (nil, false)
                 default: throw AuthError("INVALID_REQ_TYPE", "Unsupported deleteAttribute \(attribute)")
                 }
@@ -79,7 +79,9 @@ extension AuthService {
             for provider in body.strings("deleteProvider") {
                 switch provider {
                 case "phone": user.phoneNumber = nil
-                case "password": (user.passwordHash, user.salt, user.email, user.emailVerified) = (nil, nil, nil, false)
+                case "password":
+                    user.removePassword()
+                    (user.email, user.emailVerified) = (nil, false)
                 default: user.linkedProviders.removeAll { $0.providerId == provider }
                 }
             }

@@ -11,7 +11,9 @@ import Synchronization
 public final class AuthService: Sendable {
     public let projectID: String
     let store: any AccountStore
-    public let key: SigningKey
+    /// Signs with `keys.current`; verifies with any key of the ring.
+    public let keys: KeyRing
+    var key: SigningKey { keys.current }
     let hasher: PasswordHasher
     /// Milliseconds since 1970.
     let clock: @Sendable () -> Int64
@@ -26,15 +28,23 @@ public final class AuthService: Sendable {
     public static let idTokenLifetime: Int64 = 3600
 
     public init(
-        projectID: String, store: any AccountStore, key: SigningKey, hasher: PasswordHasher = PasswordHasher(),
+        projectID: String, store: any AccountStore, keys: KeyRing, hasher: PasswordHasher = PasswordHasher(),
         emailPrivacy: Bool = false, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         self.emailPrivacy = emailPrivacy
         self.projectID = projectID
         self.store = store
-        self.key = key
+        self.keys = keys
         self.hasher = hasher
         self.clock = clock
+    }
+
+    /// A service with one signing key.
+    public convenience init(
+        projectID: String, store: any AccountStore, key: SigningKey, hasher: PasswordHasher = PasswordHasher(),
+        emailPrivacy: Bool = false, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    ) {
+        self.init(projectID: projectID, store: store, keys: KeyRing(current: key), hasher: hasher, emailPrivacy: emailPrivacy, clock: clock)
     }
 
     var issuer: String { "https://securetoken.google.com/\(projectID)" }
@@ -126,7 +136,7 @@ public final class AuthService: Sendable {
     /// Checks a Hearth-signed ID token without touching the store (signature, issuer, audience,
     /// expiry): the claims, or nil. The database uses this on every request that carries a token.
     public func verifiedClaims(_ token: String, now: Int64? = nil) -> JSONValue? {
-        guard let claims = key.verifiedPayload(token), claims["iss"]?.stringValue == issuer,
+        guard let claims = keys.verifiedPayload(token), claims["iss"]?.stringValue == issuer,
             claims["aud"]?.stringValue == projectID, let sub = claims["sub"]?.stringValue, !sub.isEmpty,
             case .int(let exp)? = claims["exp"], exp > (now ?? clock()) / 1000
         else { return nil }
@@ -137,7 +147,7 @@ public final class AuthService: Sendable {
     /// the token was issued after `validSince`.
     func user(forIDToken token: String?, in tx: any AccountTransaction, now: Int64) throws -> UserRecord {
         guard let token, !token.isEmpty else { throw AuthError("MISSING_ID_TOKEN") }
-        guard let claims = key.verifiedPayload(token), claims["iss"]?.stringValue == issuer,
+        guard let claims = keys.verifiedPayload(token), claims["iss"]?.stringValue == issuer,
             claims["aud"]?.stringValue == projectID, let uid = claims["sub"]?.stringValue,
             case .int(let iat)? = claims["iat"], case .int(let exp)? = claims["exp"]
         else { throw AuthError.invalidIDToken }
@@ -162,7 +172,7 @@ public final class AuthService: Sendable {
     // MARK: Public keys
 
     /// The JWKS that verifies Hearth's ID tokens.
-    public var jwks: JSONValue { key.jwks }
+    public var jwks: JSONValue { keys.jwks }
 }
 
 /// Refuses sign-in for a key (an email, a client address) after too many failed attempts in

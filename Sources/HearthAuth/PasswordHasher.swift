@@ -74,3 +74,40 @@ final class HashingQueues: Sendable {
         }
     }
 }
+
+/// Firebase's modified scrypt, for users imported from `firebase auth:export`: the project's
+/// signer key encrypted (AES-256-CTR, zero IV) with a key derived by scrypt from the password and
+/// the user's salt followed by the project's salt separator.
+public struct FirebaseScryptParameters: Codable, Sendable, Hashable {
+    /// Base64, from the project's password hash parameters.
+    public var signerKey: String
+    public var saltSeparator: String
+    public var rounds: Int
+    public var memoryCost: Int
+
+    public init(signerKey: String, saltSeparator: String, rounds: Int, memoryCost: Int) {
+        self.signerKey = signerKey
+        self.saltSeparator = saltSeparator
+        self.rounds = rounds
+        self.memoryCost = memoryCost
+    }
+
+    /// Whether `password` matches a Firebase hash (both base64) with these parameters.
+    public func verify(_ password: String, hash: String, salt: String) async -> Bool {
+        (try? await HashingQueues.shared.run { self.verifyNow(password, hash: hash, salt: salt) }) ?? false
+    }
+
+    func verifyNow(_ password: String, hash: String, salt: String) -> Bool {
+        guard let expected = Data(base64Encoded: hash), let saltBytes = Data(base64Encoded: salt),
+            let separator = Data(base64Encoded: saltSeparator), let signer = Data(base64Encoded: signerKey),
+            (1...20).contains(memoryCost), (1...32).contains(rounds),
+            let derived = try? KDF.Scrypt.deriveKey(
+                from: Array(password.utf8), salt: Array(saltBytes + separator), outputByteCount: 64,
+                rounds: 1 << memoryCost, blockSize: rounds, parallelism: 1),
+            let nonce = try? AES._CTR.Nonce(nonceBytes: [UInt8](repeating: 0, count: 16))
+        else { return false }
+        let key = derived.withUnsafeBytes { SymmetricKey(data: Data($0.prefix(32))) }
+        guard let actual = try? AES._CTR.encrypt(signer, using: key, nonce: nonce) else { return false }
+        return constantTimeEqual(Array(expected), Array(actual))
+    }
+}

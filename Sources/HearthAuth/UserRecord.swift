@@ -24,6 +24,9 @@ public struct UserRecord: Codable, Sendable, Hashable {
     public var passwordHash: String?
     public var salt: String?
     public var passwordUpdatedAt: Double?
+    /// Set for users imported with Firebase scrypt hashes; replaced by Hearth's own hash at the
+    /// first successful sign-in.
+    public var firebaseScrypt: FirebaseScryptParameters?
     /// Seconds since 1970; tokens issued before are revoked.
     public var validSince: Int64
     public var disabled = false
@@ -44,6 +47,15 @@ public struct UserRecord: Codable, Sendable, Hashable {
         self.localId = localId
         self.createdAt = createdAt
         self.validSince = validSince
+    }
+
+    /// Stores a new password hash (Hearth's scheme).
+    public mutating func setPassword(_ credentials: (hash: String, salt: String), at now: Int64) {
+        (passwordHash, salt, passwordUpdatedAt, firebaseScrypt) = (credentials.hash, credentials.salt, Double(now), nil)
+    }
+
+    public mutating func removePassword() {
+        (passwordHash, salt, passwordUpdatedAt, firebaseScrypt) = (nil, nil, nil, nil)
     }
 
     public var isAnonymous: Bool { email == nil && phoneNumber == nil && passwordHash == nil && linkedProviders.isEmpty && customAuth != true }

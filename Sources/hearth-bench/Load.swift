@@ -4,7 +4,7 @@ import NIOHTTP1
 import NIOPosix
 
 /// What a closed-loop load run (N connections, each sending its next request when the previous answered) measured.
-struct LoadResult {
+struct LoadResult: Sendable {
     var generator: String
     var completed: Int
     var ok: Int
@@ -15,11 +15,19 @@ struct LoadResult {
     var p90Ms: Double?
     var p99Ms: Double?
     var maxMs: Double?
-    /// Average cores used during the run (filled in by the caller).
+    /// Average cores used during the run (filled in by the caller). When several loads ran at once, every result
+    /// carries the figures of the whole window, and `generatorCores` is all generators together.
     var serverCores: Double?
     var generatorCores: Double?
     var otherCores: Double?
+    /// Wall seconds of the measured window (generator start to end, filled in by the caller).
+    var window: Double?
     var okPerSecond: Double { seconds > 0 ? Double(ok) / seconds : 0 }
+    /// Server CPU seconds per acknowledged request, in µs (the whole window's server CPU over this run's requests).
+    var serverMicrosPerOK: Double? {
+        guard let serverCores, let window, ok > 0 else { return nil }
+        return serverCores * window / Double(ok) * 1e6
+    }
 }
 
 /// Which request a load run sends.
@@ -31,25 +39,62 @@ struct LoadRequest: Sendable, Equatable {
         case putSame
         /// GET of `/bench/get/leaf`.
         case get
+        /// POST of `bodies` to `postTarget`: request n of a wrk thread or connection w sends
+        /// `bodies[(w * 7919 + n) % bodies.count]`, so the generators cycle through all of them at different offsets.
+        case post
+    }
+
+    /// Who the requests act as.
+    enum Credential: Sendable, Equatable {
+        /// The dev admin token, `Bearer owner`.
+        case admin
+        /// Writer `w` (a wrk thread or an in-process connection) acts as the user `u<w>` with its unsigned dev ID token.
+        case perWriter
+        /// One bearer token on every request.
+        case bearer(String)
+        /// No `Authorization` header (Identity Toolkit and Secure Token clients send an API key instead).
+        case none
     }
 
     var kind: Kind
     var namespace = "bench"
-    /// Distinct PUTs only. When set, each writer (a wrk thread or an in-process connection) acts as the user
-    /// `u<writer>`: it sends that user's unsigned ID token and writes `/users/u<writer>/k<n>`. Otherwise every request
-    /// uses the admin token and writes `/bench/put/<t|c><writer>-<n>`.
-    var asUsers = false
+    var credential: Credential = .admin
+    /// `.post` only: the request target, the bodies and their content type.
+    var postTarget = ""
+    var bodies: [String] = []
+    var contentType = "application/json"
+    /// Names the run (wrk script file); default: the kind.
+    var name: String?
 
     static let putDistinct = LoadRequest(kind: .putDistinct)
     static let putSame = LoadRequest(kind: .putSame)
     static let get = LoadRequest(kind: .get)
     /// put-rules: distinct PUTs, one user per writer, in the namespace `rules`.
-    static let putAsUsers = LoadRequest(kind: .putDistinct, namespace: "rules", asUsers: true)
+    static let putAsUsers = LoadRequest(kind: .putDistinct, namespace: "rules", credential: .perWriter)
+
+    /// A GET of `/bench/get/leaf` in `namespace` with `credential`.
+    static func get(namespace: String, credential: Credential = .admin, name: String? = nil) -> LoadRequest {
+        LoadRequest(kind: .get, namespace: namespace, credential: credential, name: name)
+    }
+
+    /// POSTs of `bodies` (cycled) to `target`, without an `Authorization` header.
+    static func post(_ target: String, bodies: [String], contentType: String, name: String) -> LoadRequest {
+        LoadRequest(kind: .post, credential: .none, postTarget: target, bodies: bodies, contentType: contentType, name: name)
+    }
 
     static let leafBody = "\"small-leaf-value\""
 
-    var isPut: Bool { kind != .get }
-    var label: String { kind.rawValue + (asUsers ? "-users" : "") }
+    /// Each writer acts as its own user (put-rules).
+    var asUsers: Bool { credential == .perWriter }
+    var isPut: Bool { kind == .putDistinct || kind == .putSame }
+    var method: String {
+        switch kind {
+        case .get: "GET"
+        case .post: "POST"
+        case .putDistinct, .putSame: "PUT"
+        }
+    }
+    var label: String { name ?? (kind.rawValue + (asUsers ? "-users" : "")) }
 
     /// The parent of the distinct keys (as users: the parent of the users).
     var distinctParent: String { asUsers ? "/users" : "/bench/put" }
@@ -60,21 +105,36 @@ struct LoadRequest: Sendable, Equatable {
         asUsers ? (distinctParent + "/u", "/k") : (distinctParent + "/" + writerTag, "-")
     }
 
-    /// The target of GETs and same-path PUTs; for distinct PUTs, their parent (never requested).
+    /// The target of GETs, same-path PUTs and POSTs; for distinct PUTs, their parent (never requested).
     var fixedTarget: String {
         switch kind {
         case .get: "/bench/get/leaf.json?ns=\(namespace)"
         case .putSame: "/bench/same/leaf.json?ns=\(namespace)"
         case .putDistinct: "\(distinctParent).json?ns=\(namespace)"
+        case .post: postTarget
+        }
+    }
+
+    /// Writer `w`'s `n`-th body (`.post`; the same rule as the wrk script's).
+    func body(writer: Int, n: Int) -> String? {
+        switch kind {
+        case .post: bodies.isEmpty ? nil : bodies[(writer &* 7919 &+ n) % bodies.count]
+        case .putDistinct, .putSame: Self.leafBody
+        case .get: nil
         }
     }
 
     /// The user writer `w` acts as (`asUsers`).
     static func user(_ writer: Int) -> String { "u\(writer)" }
 
-    /// The `Authorization` header value writer `w` sends.
-    func authorization(writer: Int) -> String {
-        asUsers ? "Bearer " + unsignedDevIDToken(uid: Self.user(writer)) : "Bearer owner"
+    /// The `Authorization` header value writer `w` sends (nil: none).
+    func authorization(writer: Int) -> String? {
+        switch credential {
+        case .admin: "Bearer owner"
+        case .perWriter: "Bearer " + unsignedDevIDToken(uid: Self.user(writer))
+        case .bearer(let token): "Bearer " + token
+        case .none: nil
+        }
     }
 }
 
@@ -92,11 +152,24 @@ enum WrkDriver {
         end
         """
 
+    /// A Lua long-bracket string literal (no escaping needed inside).
+    static func luaString(_ text: String) -> String {
+        var level = 1
+        while text.contains("]" + String(repeating: "=", count: level) + "]") { level += 1 }
+        let eq = String(repeating: "=", count: level)
+        return "[\(eq)[\(text)]\(eq)]"
+    }
+
     /// The Lua script for `request`; with `asUsers`, thread `t` (0-based) sends user `u<t>`'s token (set in `init`,
     /// which runs in the thread's own Lua state after `setup` gave it its `tid`).
     static func script(for request: LoadRequest, threads: Int) -> String {
-        let common = """
-            wrk.headers["Authorization"] = "Bearer owner"
+        let common = request.authorization(writer: 0).map { "wrk.headers[\"Authorization\"] = \(luaString($0))\n\n" } ?? ""
+        let threadIDs = """
+            local nextid = 0
+            function setup(thread)
+              thread:set("tid", nextid)
+              nextid = nextid + 1
+            end
 
             """
         switch request.kind {
@@ -109,24 +182,34 @@ enum WrkDriver {
                 wrk.body = '\(LoadRequest.leafBody)'
 
                 """ + doneHook
+        case .post:
+            // Thread t's n-th request sends bodies[(t * 7919 + n) % #bodies] (LoadRequest.body(writer:n:)).
+            return common + threadIDs + """
+                local bodies = {
+                \(request.bodies.map { "  " + luaString($0) + "," }.joined(separator: "\n"))
+                }
+                local counter = 0
+                wrk.method = "POST"
+                wrk.headers["Content-Type"] = \(luaString(request.contentType))
+                function request()
+                  counter = counter + 1
+                  return wrk.format(nil, nil, nil, bodies[(tid * 7919 + counter) % #bodies + 1])
+                end
+
+                """ + doneHook
         case .putDistinct:
             let (prefix, separator) = request.distinctPath(writerTag: "t")
             let perUser =
                 !request.asUsers
                 ? ""
                 : """
-                local authorizations = { \((0..<threads).map { "[\($0)] = \"\(request.authorization(writer: $0))\"" }.joined(separator: ", ")) }
+                local authorizations = { \((0..<threads).map { "[\($0)] = \(luaString(request.authorization(writer: $0) ?? ""))" }.joined(separator: ", ")) }
                 function init(args)
                   wrk.headers["Authorization"] = authorizations[tid]
                 end
 
                 """
-            return common + """
-                local nextid = 0
-                function setup(thread)
-                  thread:set("tid", nextid)
-                  nextid = nextid + 1
-                end
+            return common + threadIDs + """
                 \(perUser)local counter = 0
                 wrk.method = "PUT"
                 wrk.headers["Content-Type"] = "application/json"
@@ -140,9 +223,17 @@ enum WrkDriver {
         }
     }
 
-    static func run(
+    /// A wrk process under way (see `start` and `finish`).
+    struct Run {
+        let process: Subprocess
+        let threads: Int
+        let seconds: Int
+    }
+
+    /// Starts wrk for `request` and returns at once, so several runs can overlap.
+    static func start(
         wrk: String, port: Int, request: LoadRequest, connections: Int, threads: Int, seconds: Int, scratch: String
-    ) throws -> LoadResult {
+    ) throws -> Run {
         let scriptPath = scratch + "/wrk-\(request.label).lua"
         try script(for: request, threads: threads).write(toFile: scriptPath, atomically: true, encoding: .utf8)
         // Distinct PUTs replace the target in request().
@@ -150,7 +241,22 @@ enum WrkDriver {
             "-t", String(threads), "-c", String(connections), "-d", "\(seconds)s", "--timeout", "10s", "--latency",
             "-s", scriptPath, "http://127.0.0.1:\(port)\(request.fixedTarget)",
         ]
-        let (output, code) = try Subprocess.run(wrk, args, timeout: Double(seconds) + 60, scratch: scratch)
+        let process = try Subprocess(
+            executable: wrk, arguments: args,
+            outputPath: scratch + "/wrk-\(request.label)-\(UInt32.random(in: 0...UInt32.max)).out")
+        return Run(process: process, threads: threads, seconds: seconds)
+    }
+
+    /// Waits for a run to end (bounded) and reads its `done()` line.
+    static func finish(_ run: Run) throws -> LoadResult {
+        let p = run.process
+        if !p.wait(timeout: Double(run.seconds) + 60) {
+            p.terminate(grace: 2)
+            throw BenchError("wrk did not finish within \(run.seconds + 60) s")
+        }
+        let output = p.output
+        try? FileManager.default.removeItem(atPath: p.outputPath)
+        let code = p.exitCode
         guard code == 0, let line = output.split(separator: "\n").first(where: { $0.hasPrefix("HEARTH_BENCH ") }) else {
             throw BenchError("wrk failed (exit \(code.map(String.init) ?? "?")):\n\(output)")
         }
@@ -163,10 +269,16 @@ enum WrkDriver {
         let non2xx = Int(fields["non2xx"] ?? 0)
         let socketErrors = Int((fields["connect"] ?? 0) + (fields["read"] ?? 0) + (fields["write"] ?? 0) + (fields["timeout"] ?? 0))
         return LoadResult(
-            generator: "wrk (\(threads) threads)", completed: completed, ok: completed - non2xx, non2xx: non2xx,
+            generator: "wrk (\(run.threads) threads)", completed: completed, ok: completed - non2xx, non2xx: non2xx,
             socketErrors: socketErrors, seconds: (fields["duration_us"] ?? 0) / 1e6,
             p50Ms: fields["p50"].map { $0 / 1000 }, p90Ms: fields["p90"].map { $0 / 1000 },
             p99Ms: fields["p99"].map { $0 / 1000 }, maxMs: fields["max"].map { $0 / 1000 })
+    }
+
+    static func run(
+        wrk: String, port: Int, request: LoadRequest, connections: Int, threads: Int, seconds: Int, scratch: String
+    ) throws -> LoadResult {
+        try finish(start(wrk: wrk, port: port, request: request, connections: connections, threads: threads, seconds: seconds, scratch: scratch))
     }
 }
 

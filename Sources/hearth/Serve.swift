@@ -97,8 +97,8 @@ struct Serve: AsyncParsableCommand {
         let auth: AuthService
         do {
             let accounts = try SQLiteAccountStore(path: "\(folder)/\(settings.project).auth.sqlite")
-            let key = try SigningKey.loadOrCreate(at: folder + "/auth-signing-key.pem")
-            auth = AuthService(projectID: settings.project, store: accounts, key: key, emailPrivacy: settings.emailPrivacy)
+            let keys = try KeyRing.load(folder: folder + "/auth-keys")
+            auth = AuthService(projectID: settings.project, store: accounts, keys: keys, emailPrivacy: settings.emailPrivacy)
         } catch {
             FileHandle.standardError.write(Data("hearth: cannot open the accounts database or signing key in \(folder) (\(error))\n".utf8))
             throw ExitCode.corruptDatabase

@@ -111,4 +111,44 @@ struct AuthServiceTests {
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
+
+    // The published example of Firebase's scrypt parameters and one exported user.
+    static let firebaseParameters = FirebaseScryptParameters(
+        signerKey: "jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==",
+        saltSeparator: "Bw==", rounds: 8, memoryCost: 14)
+    static let exportedHash = "lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ=="
+    static let exportedSalt = "42xEC+ixf3L2lw=="
+
+    @Test func firebaseScryptHashesVerify() async {
+        #expect(await Self.firebaseParameters.verify("user1password", hash: Self.exportedHash, salt: Self.exportedSalt))
+        #expect(!(await Self.firebaseParameters.verify("user1passworD", hash: Self.exportedHash, salt: Self.exportedSalt)))
+    }
+
+    @Test func importedFirebaseUsersSignInAndMoveToHearthHashes() async throws {
+        let store = MemoryAccountStore()
+        let auth = service(store: store)
+        func stored() async throws -> UserRecord {
+            let row = try await store.transaction { try $0.account(uid: "fb1") }
+            return try JSONDecoder().decode(UserRecord.self, from: try #require(row).record)
+        }
+        let p = Self.firebaseParameters
+        let request = """
+            {"hashAlgorithm":"SCRYPT","signerKey":"\(p.signerKey)","saltSeparator":"\(p.saltSeparator)","rounds":8,"memoryCost":14,
+             "users":[{"localId":"fb1","email":"user1@example.com","passwordHash":"\(Self.exportedHash)","salt":"\(Self.exportedSalt)"}]}
+            """
+        let result = try await auth.batchCreate(body(request))
+        #expect(result["error"] == nil)
+        #expect(try await stored().firebaseScrypt == p)
+        let first = try await auth.signInWithPassword(body(#"{"email":"user1@example.com","password":"user1password"}"#))
+        #expect(first["localId"] == .string("fb1"))
+        #expect(try await stored().firebaseScrypt == nil)
+        #expect(try await stored().passwordHash != Self.exportedHash)
+        // The second sign-in checks Hearth's own hash (the Firebase one was replaced).
+        let second = try await auth.signInWithPassword(body(#"{"email":"user1@example.com","password":"user1password"}"#))
+        #expect(second["localId"] == .string("fb1"))
+        await #expect(throws: AuthError("INVALID_PASSWORD")) {
+            try await auth.signInWithPassword(body(#"{"email":"user1@example.com","password":"wrong-password"}"#))
+        }
+    }
 }
+
