@@ -142,5 +142,39 @@ struct ProcessTests {
         #expect(out.contains("FAIL signed-out read"))
         #expect(out.contains("3 of 4 cases as expected"))
     }
+
+    @Test func usersImportFromFirebaseExportListAndClaims() async throws {
+        let folder = temporaryDataFolder()
+        let export = folder + "/export.json"
+        // The published example user of Firebase's scrypt parameters.
+        try #"{"users":[{"localId":"fb1","email":"user1@example.com","passwordHash":"lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ==","salt":"42xEC+ixf3L2lw==","lastSignedInAt":"1700000000000"},{"localId":"fb2","phoneNumber":"+15550001111"}]}"#
+            .write(toFile: export, atomically: true, encoding: .utf8)
+        let missingKey = try HearthProcess(["users", "import", export, "--data", folder])
+        #expect(try await missingKey.exitCode() == 1)
+        #expect(missingKey.stderrText.contains("--hash-key"))
+        let imported = try HearthProcess([
+            "users", "import", export, "--data", folder,
+            "--hash-key", "jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==",
+        ])
+        #expect(try await imported.exitCode() == 0)
+        #expect(imported.stdoutText.contains("imported 2 of 2 users"))
+        let list = try HearthProcess(["users", "list", "--data", folder])
+        #expect(try await list.exitCode() == 0)
+        let listed = list.stdoutText
+        #expect(listed.contains("fb1\tuser1@example.com") && listed.contains("fb2\t-\t+15550001111"))
+        let badClaims = try HearthProcess(["users", "set-claims", "fb1", #"{"sub":"x"}"#, "--data", folder])
+        #expect(try await badClaims.exitCode() == 1)
+        #expect(badClaims.stderrText.contains("FORBIDDEN_CLAIM : sub"))
+
+        // The server started on that folder signs the imported user in with the original password.
+        let server = try await HearthProcess.serve(data: folder)
+        let (status, body) = try await server.request(
+            .POST, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
+            body: #"{"email":"user1@example.com","password":"user1password"}"#, token: nil)
+        #expect(status == 200, "\(body)")
+        #expect(body.contains(#""localId":"fb1""#))
+        server.signal(SIGTERM)
+        #expect(try await server.exitCode() == 0)
+    }
 }
 

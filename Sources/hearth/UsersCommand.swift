@@ -1,0 +1,200 @@
+import ArgumentParser
+import Foundation
+import HearthAuth
+import HearthCore
+import HearthSQLite
+import HearthStore
+
+/// Where the accounts of a data folder live, for the offline `users` and `auth` commands.
+struct AccountsLocation: ParsableArguments {
+    @Option(help: "Data folder (HEARTH_DATA; default ./hearth-data).") var data: String?
+    @Option(help: "Project id (HEARTH_PROJECT; default demo).") var project: String?
+
+    var folder: String {
+        URL(fileURLWithPath: data ?? ProcessInfo.processInfo.environment["HEARTH_DATA"] ?? "./hearth-data").standardizedFileURL.path
+    }
+
+    var projectID: String { project ?? ProcessInfo.processInfo.environment["HEARTH_PROJECT"] ?? "demo" }
+
+    func service() throws -> AuthService {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = try SQLiteAccountStore(path: "\(folder)/\(projectID).auth.sqlite")
+        return AuthService(projectID: projectID, store: store, keys: try KeyRing.load(folder: folder + "/auth-keys"))
+    }
+}
+
+/// Prints an error (an auth error as the server would name it) and exits 1.
+func fail(_ error: any Error) -> ExitCode { fail("\(error)") }
+
+func fail(_ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data("hearth: \(message)\n".utf8))
+    return ExitCode.failure
+}
+
+struct UsersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "Manage the accounts in a data folder (works while the server runs).",
+        subcommands: [Import.self, Export.self, List.self, Create.self, Delete.self, SetClaims.self]
+    )
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import the JSON that `firebase auth:export` writes; passwords keep working with the project's hash parameters.")
+        @OptionGroup var location: AccountsLocation
+        @Argument(help: "The exported JSON file ({\"users\": [...]}).") var file: String
+        @Option(help: "base64_signer_key of the Firebase project's password hash parameters.") var hashKey: String?
+        @Option(help: "base64_salt_separator (default Bw==).") var saltSeparator = "Bw=="
+        @Option(help: "rounds (default 8).") var rounds = 8
+        @Option(help: "mem_cost (default 14).") var memCost = 14
+
+        func run() async throws {
+            guard let data = FileManager.default.contents(atPath: file), case .object? = try? JSONValue.parse(Array(data)),
+                let json = try? JSONValue.parse(Array(data)), case .array(let exported)? = json["users"]
+            else { throw fail("\(file) is not a Firebase auth export ({\"users\": [...]})") }
+            var users: [JSONValue] = []
+            var withHashes = 0
+            for u in exported {
+                guard case .object(var m) = u else { continue }
+                // Firebase's export names the last sign-in `lastSignedInAt`.
+                if let last = m.first(where: { $0.key == "lastSignedInAt" }) { m.append(JSONMember("lastLoginAt", last.value)) }
+                if m.contains(where: { $0.key == "passwordHash" }) { withHashes += 1 }
+                users.append(.object(m))
+            }
+            if withHashes > 0 && hashKey == nil {
+                throw fail("\(withHashes) users have password hashes: pass --hash-key (and --salt-separator/--rounds/--mem-cost) from the Firebase console")
+            }
+            var request = [JSONMember("users", .array(users))]
+            if let hashKey {
+                request += [
+                    JSONMember("hashAlgorithm", .string("SCRYPT")), JSONMember("signerKey", .string(hashKey)),
+                    JSONMember("saltSeparator", .string(saltSeparator)), JSONMember("rounds", .int(Int64(rounds))),
+                    JSONMember("memoryCost", .int(Int64(memCost))),
+                ]
+            }
+            let result: JSONValue
+            do { result = try await location.service().batchCreate(.object(request)) } catch { throw fail(error) }
+            var failed = 0
+            if case .array(let errors)? = result["error"] {
+                failed = errors.count
+                for e in errors {
+                    let index = e["index"].flatMap { if case .int(let i) = $0 { Int(i) } else { nil } } ?? -1
+                    print("user \(index): \(e["message"]?.stringValue ?? "")")
+                }
+            }
+            print("imported \(users.count - failed) of \(users.count) users")
+            if failed > 0 { throw ExitCode.failure }
+        }
+    }
+
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write every account as JSON ({\"users\": [...]}, lookup's user format; password hashes are not exported).")
+        @OptionGroup var location: AccountsLocation
+        @Argument(help: "Output file (- for standard output).") var file = "-"
+
+        func run() async throws {
+            let service = try location.service()
+            var all: [JSONValue] = []
+            var token: String?
+            repeat {
+                let page = try await service.batchGet(maxResults: 1000, pageToken: token)
+                if case .array(let users)? = page["users"] { all += users }
+                token = page["nextPageToken"]?.stringValue
+            } while token != nil
+            let out = JSONValue.object([JSONMember("users", .array(all))]).jsonBytes + [0x0A]
+            if file == "-" {
+                FileHandle.standardOutput.write(Data(out))
+            } else if !FileManager.default.createFile(atPath: file, contents: Data(out), attributes: [.posixPermissions: 0o600]) {
+                throw fail("cannot write \(file)")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List accounts: uid, email, phone, name, flags.")
+        @OptionGroup var location: AccountsLocation
+
+        func run() async throws {
+            let service = try location.service()
+            var token: String?
+            var count = 0
+            repeat {
+                let page = try await service.batchGet(maxResults: 1000, pageToken: token)
+                if case .array(let users)? = page["users"] {
+                    for u in users {
+                        count += 1
+                        let flags = [u["disabled"] == .bool(true) ? "disabled" : nil, u["emailVerified"] == .bool(true) ? "verified" : nil]
+                            .compactMap { $0 }.joined(separator: ",")
+                        print([u["localId"], u["email"], u["phoneNumber"], u["displayName"]].map { $0??.stringValue ?? "-" }.joined(separator: "\t")
+                            + (flags.isEmpty ? "" : "\t" + flags))
+                    }
+                }
+                token = page["nextPageToken"]?.stringValue
+            } while token != nil
+            FileHandle.standardError.write(Data("\(count) users\n".utf8))
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an account.")
+        @OptionGroup var location: AccountsLocation
+        @Option var uid: String?
+        @Option var email: String?
+        @Option(help: "Password (at least 6 characters); prefer HEARTH_NEW_PASSWORD so it stays out of shell history.") var password: String?
+        @Option var displayName: String?
+        @Option var phone: String?
+
+        func run() async throws {
+            var m: [JSONMember] = []
+            if let uid { m.append(JSONMember("localId", .string(uid))) }
+            if let email { m.append(JSONMember("email", .string(email))) }
+            if let p = password ?? ProcessInfo.processInfo.environment["HEARTH_NEW_PASSWORD"] { m.append(JSONMember("password", .string(p))) }
+            if let displayName { m.append(JSONMember("displayName", .string(displayName))) }
+            if let phone { m.append(JSONMember("phoneNumber", .string(phone))) }
+            do {
+                let created = try await location.service().signUp(.object(m), privileged: true)
+                print(created["localId"]?.stringValue ?? "")
+            } catch { throw fail(error) }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete an account by uid.")
+        @OptionGroup var location: AccountsLocation
+        @Argument var uid: String
+
+        func run() async throws {
+            do { _ = try await location.service().delete(.object([JSONMember("localId", .string(uid))]), privileged: true) } catch { throw fail(error) }
+        }
+    }
+
+    struct SetClaims: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set-claims", abstract: "Set a user's custom claims (a JSON object; {} clears them).")
+        @OptionGroup var location: AccountsLocation
+        @Argument var uid: String
+        @Argument(help: "Claims, e.g. '{\"admin\": true}'.") var claims: String
+
+        func run() async throws {
+            let body = JSONValue.object([JSONMember("localId", .string(uid)), JSONMember("customAttributes", .string(claims))])
+            do { _ = try await location.service().update(body, privileged: true) } catch { throw fail(error) }
+        }
+    }
+}
+
+struct AuthCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "auth", abstract: "Auth keys.", subcommands: [RotateKey.self])
+
+    struct RotateKey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-key",
+            abstract: "Add a new ID-token signing key; the server signs with it after its next start, older keys keep verifying for 15 days.")
+        @OptionGroup var location: AccountsLocation
+
+        func run() throws {
+            print("new signing key \(try KeyRing.rotate(in: location.folder + "/auth-keys"))")
+        }
+    }
+}
