@@ -1273,3 +1273,40 @@ def test_id_tokens_authenticate_database_requests(api, base_url, ns, http):
     # A refreshed token works the same way.
     refreshed = api.refresh(user["refreshToken"])["id_token"]
     assert db_get(base_url, ns, f"users/{uid}", refreshed).json() == {"via": "bearer"}
+
+
+# ------------------------------------------------------------------------------------------
+# Scenario: the rewards app's trial → signed-up path (issue 4)
+
+
+def test_trial_user_links_email_and_keeps_coins_under_owner_rules(api, base_url, ns, http):
+    """An anonymous trial user earns coins under owner-only rules, links an email and password
+    (same uid), signs out, signs in again with the password and still owns the same data; another
+    user and a signed-out client can neither read nor write it."""
+    put_rules(http, base_url, ns, {"rules": {"users": {"$uid": {
+        ".read": "auth != null && auth.uid === $uid",
+        ".write": "auth != null && auth.uid === $uid",
+        "coins": {".validate": "newData.isNumber() && newData.val() >= 0"}}}}})
+    trial = api.sign_up()
+    uid = trial["localId"]
+    assert claims_of(trial["idToken"])["firebase"]["sign_in_provider"] == "anonymous"
+    assert db_put(base_url, ns, f"users/{uid}/coins", 3, token=trial["idToken"]).status_code == 200
+    assert db_put(base_url, ns, f"users/{uid}/coins", -1, token=trial["idToken"]).status_code == 401
+
+    email = new_email("trial")
+    linked = api.ok("signUp", {"idToken": trial["idToken"], "email": email, "password": PASSWORD,
+                               "returnSecureToken": True})
+    assert linked["localId"] == uid
+    assert db_put(base_url, ns, f"users/{uid}/coins", 5, token=linked["idToken"]).status_code == 200
+
+    again = api.sign_in(email)
+    assert again["localId"] == uid
+    assert claims_of(again["idToken"])["firebase"]["sign_in_provider"] == "password"
+    resp = db_get(base_url, ns, f"users/{uid}", token=again["idToken"], via="bearer")
+    assert resp.status_code == 200 and resp.json() == {"coins": 5}
+
+    other = api.sign_up()
+    assert db_get(base_url, ns, f"users/{uid}", token=other["idToken"]).status_code == 401
+    assert db_put(base_url, ns, f"users/{uid}/coins", 999, token=other["idToken"]).status_code == 401
+    assert db_get(base_url, ns, f"users/{uid}").status_code == 401
+    assert db_get(base_url, ns, f"users/{uid}", token=again["idToken"]).json() == {"coins": 5}
