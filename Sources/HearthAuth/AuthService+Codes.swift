@@ -102,6 +102,16 @@ extension AuthService {
         if let continueUrl = body.string("continueUrl") { link += "&continueUrl=" + Self.queryEscaped(continueUrl) }
         record.oobLink = link
         codes.add(code, record)
+        if !returnLink, let to = record.newEmail ?? record.email {
+            // Admin link generation returns the link instead of mailing it, as Firebase does.
+            let subjects = [
+                "PASSWORD_RESET": "Reset your password", "VERIFY_EMAIL": "Verify your email",
+                "VERIFY_AND_CHANGE_EMAIL": "Confirm your new email", "EMAIL_SIGNIN": "Sign in",
+            ]
+            await deliver(OutgoingMessage(
+                channel: .email, to: to, subject: subjects[requestType] ?? requestType,
+                body: "Open this link to continue: \(link)\n", purpose: requestType))
+        }
         var m = [JSONMember("kind", .string("identitytoolkit#GetOobConfirmationCodeResponse"))]
         if let email = record.email { m.append(JSONMember("email", .string(email))) }
         if returnLink {
@@ -222,6 +232,7 @@ extension AuthService {
         let code = sixDigits(Int.random(in: 0..<1_000_000, using: &rng))
         let session = Self.randomCode(bytes: 48)
         codes.add(session, OneTimeCode(requestType: "PHONE", phoneNumber: phone, code: code, created: now))
+        await deliver(OutgoingMessage(channel: .sms, to: phone, subject: "", body: "Your verification code is \(code)", purpose: "PHONE"))
         return .object([JSONMember("sessionInfo", .string(session))])
     }
 

@@ -23,15 +23,23 @@ public final class AuthService: Sendable {
     /// Email-enumeration protection: unknown email and wrong password both answer
     /// `INVALID_LOGIN_CREDENTIALS` (off by default, as in the emulator).
     public let emailPrivacy: Bool
+    /// Delivers out-of-band links and SMS codes.
+    public let sender: any MessageSender
+    /// Told when a message could not be delivered (channel, purpose, error), never its content.
+    let onDeliveryFailure: @Sendable (OutgoingMessage.Channel, String, String) -> Void
     let codes = CodeBook()
 
     public static let idTokenLifetime: Int64 = 3600
 
     public init(
         projectID: String, store: any AccountStore, keys: KeyRing, hasher: PasswordHasher = PasswordHasher(),
-        emailPrivacy: Bool = false, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+        emailPrivacy: Bool = false, sender: any MessageSender = OutboxSender(),
+        onDeliveryFailure: @escaping @Sendable (OutgoingMessage.Channel, String, String) -> Void = { _, _, _ in },
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         self.emailPrivacy = emailPrivacy
+        self.sender = sender
+        self.onDeliveryFailure = onDeliveryFailure
         self.projectID = projectID
         self.store = store
         self.keys = keys

@@ -98,7 +98,17 @@ struct Serve: AsyncParsableCommand {
         do {
             let accounts = try SQLiteAccountStore(path: "\(folder)/\(settings.project).auth.sqlite")
             let keys = try KeyRing.load(folder: folder + "/auth-keys")
-            auth = AuthService(projectID: settings.project, store: accounts, keys: keys, emailPrivacy: settings.emailPrivacy)
+            let deliveryLogger = logger
+            auth = AuthService(
+                projectID: settings.project, store: accounts, keys: keys, emailPrivacy: settings.emailPrivacy,
+                sender: OutboxSender(),
+                onDeliveryFailure: { channel, purpose, error in
+                    deliveryLogger.error("could not send \(channel.rawValue) (\(purpose)): \(error)")
+                })
+            if !settings.dev {
+                logger.warning(
+                    "no email or SMS provider is configured: sign-in links and phone codes are kept in memory, not delivered")
+            }
         } catch {
             FileHandle.standardError.write(Data("hearth: cannot open the accounts database or signing key in \(folder) (\(error))\n".utf8))
             throw ExitCode.corruptDatabase

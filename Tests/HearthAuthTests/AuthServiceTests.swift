@@ -150,5 +150,27 @@ struct AuthServiceTests {
             try await auth.signInWithPassword(body(#"{"email":"user1@example.com","password":"wrong-password"}"#))
         }
     }
+
+    @Test func linksAndCodesGoThroughTheSender() async throws {
+        let outbox = OutboxSender()
+        let auth = AuthService(
+            projectID: "p1", store: MemoryAccountStore(), keys: KeyRing(current: Self.key), hasher: PasswordHasher(rounds: 1 << 4),
+            sender: outbox)
+        _ = try await auth.signUp(body(#"{"email":"m@x.io","password":"secret1"}"#), privileged: false)
+        _ = try await auth.sendOobCode(body(#"{"requestType":"PASSWORD_RESET","email":"m@x.io"}"#), privileged: false, linkBase: "http://h")
+        let sent = try await auth.sendVerificationCode(body(#"{"phoneNumber":"+15550002222"}"#))
+        // An admin-generated link is returned, not mailed.
+        _ = try await auth.sendOobCode(body(#"{"requestType":"PASSWORD_RESET","email":"m@x.io","returnOobLink":true}"#), privileged: true, linkBase: "http://h")
+        let messages = outbox.sent
+        #expect(messages.count == 2)
+        #expect(messages[0].channel == .email && messages[0].to == "m@x.io" && messages[0].purpose == "PASSWORD_RESET")
+        #expect(messages[0].body.contains("http://h/emulator/action?mode=resetPassword"))
+        let code = try #require(auth.pendingVerificationCodes["verificationCodes"].flatMap { v -> String? in
+            if case .array(let items) = v { return items.first?["code"]?.stringValue }
+            return nil
+        })
+        #expect(messages[1].channel == .sms && messages[1].to == "+15550002222" && messages[1].body.hasSuffix(code))
+        #expect(sent["sessionInfo"] != nil)
+    }
 }
 
