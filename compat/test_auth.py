@@ -1310,3 +1310,88 @@ def test_trial_user_links_email_and_keeps_coins_under_owner_rules(api, base_url,
     assert db_put(base_url, ns, f"users/{uid}/coins", 999, token=other["idToken"]).status_code == 401
     assert db_get(base_url, ns, f"users/{uid}").status_code == 401
     assert db_get(base_url, ns, f"users/{uid}", token=again["idToken"]).json() == {"coins": 5}
+
+
+# ------------------------------------------------------------------------------------------
+# firebase-admin: links, session cookies, bulk delete and import, custom tokens
+
+
+def test_sdk_generate_password_reset_link_then_reset(api, auth_app):
+    """generate_password_reset_link returns an out-of-band link (not mailed) whose oobCode
+    resets the password through accounts:resetPassword; the code is single-use."""
+    email = new_email("reset")
+    api.sign_up(email)
+    link = auth.generate_password_reset_link(email, app=auth_app)
+    assert "mode=resetPassword" in link and "oobCode=" in link
+    code = re.search(r"oobCode=([^&]+)", link).group(1)
+    assert api.ok("resetPassword", {"oobCode": code})["requestType"] == "PASSWORD_RESET"
+    api.ok("resetPassword", {"oobCode": code, "newPassword": "brand-new-pw"})
+    auth_error(api.client("resetPassword", {"oobCode": code, "newPassword": "brand-new-pw"}),
+               "INVALID_OOB_CODE")
+    auth_error(api.client("signInWithPassword", {"email": email, "password": PASSWORD}),
+               "INVALID_PASSWORD")
+    assert api.sign_in(email, "brand-new-pw")["email"] == email
+
+
+def test_sdk_email_verification_link(api, auth_app):
+    """generate_email_verification_link, then accounts:update {oobCode} marks the email verified."""
+    email = new_email("verify")
+    user = api.sign_up(email)
+    link = auth.generate_email_verification_link(email, app=auth_app)
+    code = re.search(r"oobCode=([^&]+)", link).group(1)
+    api.ok("update", {"oobCode": code})
+    assert auth.get_user(user["localId"], app=auth_app).email_verified is True
+
+
+def test_sdk_session_cookie_round_trip(api, auth_app):
+    """create_session_cookie mints a cookie that verify_session_cookie accepts (issuer
+    https://session.firebase.google.com/demo, same uid); a too-short duration is refused."""
+    import datetime
+    email = new_email("cookie")
+    user = api.sign_up(email)
+    cookie = auth.create_session_cookie(user["idToken"], expires_in=datetime.timedelta(minutes=10),
+                                        app=auth_app)
+    claims = auth.verify_session_cookie(cookie, app=auth_app)
+    assert claims["uid"] == user["localId"]
+    assert claims["iss"] == f"https://session.firebase.google.com/{PROJECT}"
+    assert claims_of(cookie)["exp"] - claims_of(cookie)["iat"] == 600
+    with pytest.raises(ValueError):
+        auth.create_session_cookie(user["idToken"], expires_in=datetime.timedelta(seconds=10),
+                                   app=auth_app)
+
+
+def test_sdk_delete_users_and_import_users(api, auth_app):
+    """delete_users removes existing users and ignores unknown uids; import_users with Firebase's
+    scrypt parameters keeps the imported password working (the published example user)."""
+    uids = [api.admin_create(localId=unique("bulk")) for _ in range(3)]
+    result = auth.delete_users(uids + [unique("missing")], app=auth_app)
+    assert result.success_count == 4 and result.failure_count == 0
+    assert api.admin_lookup(localId=uids) == []
+
+    uid = unique("imported")
+    email = new_email("imported")
+    hash_alg = auth.UserImportHash.scrypt(
+        key=base64.b64decode("jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA=="),
+        rounds=8, memory_cost=14, salt_separator=base64.b64decode("Bw=="))
+    users = [auth.ImportUserRecord(
+        uid=uid, email=email,
+        password_hash=base64.b64decode("lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ=="),
+        password_salt=base64.b64decode("42xEC+ixf3L2lw=="))]
+    imported = auth.import_users(users, hash_alg=hash_alg, app=auth_app)
+    assert imported.success_count == 1 and imported.failure_count == 0, imported.errors
+    assert api.sign_in(email, "user1password")["localId"] == uid
+    auth_error(api.client("signInWithPassword", {"email": email, "password": "user1passworD"}),
+               "INVALID_PASSWORD")
+
+
+def test_sdk_custom_token_exchange(api, auth_app):
+    """create_custom_token (unsigned in emulator mode) exchanged at signInWithCustomToken (served
+    in --dev) gives an ID token for that uid with the developer claims and provider "custom"."""
+    uid = unique("custom")
+    token = auth.create_custom_token(uid, {"premium": True}, app=auth_app)
+    token = token.decode() if isinstance(token, bytes) else token
+    body = api.ok("signInWithCustomToken", {"token": token, "returnSecureToken": True})
+    claims = claims_of(body["idToken"])
+    assert claims["sub"] == uid and claims["premium"] is True
+    assert claims["firebase"]["sign_in_provider"] == "custom"
+    assert auth.verify_id_token(body["idToken"], app=auth_app)["uid"] == uid
