@@ -1395,3 +1395,23 @@ def test_sdk_custom_token_exchange(api, auth_app):
     assert claims["sub"] == uid and claims["premium"] is True
     assert claims["firebase"]["sign_in_provider"] == "custom"
     assert auth.verify_id_token(body["idToken"], app=auth_app)["uid"] == uid
+
+
+def test_x509_public_keys_verify_id_tokens(api, base_url):
+    """The Google-compatible x509 map {kid: PEM certificate} carries the key that signed the ID
+    token (what verifiers configured with Google's x509 URL use)."""
+    from cryptography import x509
+    resp = requests.get(f"{base_url}/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com",
+                        timeout=TIMEOUT)
+    assert resp.status_code == 200
+    certificates = resp.json()
+    token = api.sign_up()["idToken"]
+    header, _ = decode_jwt(token)
+    assert header["kid"] in certificates
+    cert = x509.load_pem_x509_certificate(certificates[header["kid"]].encode())
+    signing_input, signature = token.rsplit(".", 1)
+    cert.public_key().verify(b64url_decode(signature), signing_input.encode(), padding.PKCS1v15(),
+                             hashes.SHA256())
+    with pytest.raises(InvalidSignature):
+        cert.public_key().verify(b64url_decode(signature), signing_input.encode() + b"x",
+                                 padding.PKCS1v15(), hashes.SHA256())

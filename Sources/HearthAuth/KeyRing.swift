@@ -74,3 +74,13 @@ extension JSONValue {
         return nil
     }
 }
+
+extension KeyRing {
+    /// `{kid: "-----BEGIN CERTIFICATE-----…"}` for every key: the x509 form Google publishes for
+    /// ID-token keys (self-signed certificates that carry the public keys).
+    public func x509Certificates(now: Date = Date()) -> JSONValue {
+        .object(all.compactMap { key in
+            (try? key.selfSignedCertificatePEM(now: now)).map { JSONMember(key.kid, .string($0)) }
+        })
+    }
+}

@@ -56,6 +56,8 @@ public struct HearthServer: Sendable {
             let jwks = AuthController.json(service.jwks)
             router.get("/.well-known/jwks.json") { _, _ in jwks }
             router.get("/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com") { _, _ in jwks }
+            let certificates = AuthController.json(service.keys.x509Certificates())
+            router.get("/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com") { _, _ in certificates }
         }
         let responder = HearthResponder(controller: controller, auth: auth, router: router.buildResponder())
         // Hummingbird's own start-up line would repeat ours; keep its warnings and errors.
@@ -98,7 +100,7 @@ struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context 
 
     func respond(to request: Request, context: HearthRequestContext) async throws -> Response {
         let path = request.uri.path
-        if path.hasPrefix("/.well-known/") || path.hasPrefix("/service_accounts/") {
+        if path.hasPrefix("/.well-known/") || path.hasPrefix("/service_accounts/") || path.hasPrefix("/robot/") {
             return try await router.respond(to: request, context: context)
         }
         if AuthController.handles(path) {
