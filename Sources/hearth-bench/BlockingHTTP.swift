@@ -54,16 +54,17 @@ final class HTTPConnection {
         if fd >= 0 { close(fd) }
     }
 
-    /// Sends one request and reads the whole response.
+    /// Sends one request and reads the whole response (no `Authorization` header when `authorization` is nil).
     func request(
         _ method: String, _ target: String, body: [UInt8]? = nil, headers: [(String, String)] = [],
-        authorization: String = "Bearer owner"
+        authorization: String? = "Bearer owner", contentType: String = "application/json"
     ) throws -> HTTPResult {
         guard fd >= 0, !closedByPeer else { throw BenchError("connection closed") }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: \(authorization)\r\n"
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        if let authorization { head += "Authorization: \(authorization)\r\n" }
         for (k, v) in headers { head += "\(k): \(v)\r\n" }
         if let body {
-            head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+            head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n"
         }
         head += "\r\n"
         var out = Array(head.utf8)
@@ -72,17 +73,18 @@ final class HTTPConnection {
         return try readResponse(method: method)
     }
 
-    func get(_ target: String, authorization: String = "Bearer owner") throws -> HTTPResult {
+    func get(_ target: String, authorization: String? = "Bearer owner") throws -> HTTPResult {
         try request("GET", target, authorization: authorization)
     }
 
     /// Sends one request and throws unless it answers `status`; `what` names the step in the error.
     @discardableResult
     func expect(
-        _ status: Int, _ method: String, _ target: String, body: String? = nil, authorization: String = "Bearer owner",
-        _ what: String
+        _ status: Int, _ method: String, _ target: String, body: String? = nil, authorization: String? = "Bearer owner",
+        contentType: String = "application/json", _ what: String
     ) throws -> HTTPResult {
-        let r = try request(method, target, body: body.map { Array($0.utf8) }, authorization: authorization)
+        let r = try request(
+            method, target, body: body.map { Array($0.utf8) }, authorization: authorization, contentType: contentType)
         guard r.status == status else {
             throw BenchError("\(what): \(method) \(target) answered HTTP \(r.status) (expected \(status)) \(r.text.prefix(300))")
         }

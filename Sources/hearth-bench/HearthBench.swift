@@ -20,6 +20,13 @@ struct HearthBench: ParsableCommand {
             client on a small machine), otherwise by an in-process SwiftNIO load loop. put-rules and \
             sse-fanout-rules repeat put-small (distinct paths) and sse-fanout in their own namespaces with security \
             rules installed, each writer or listener signed in as its own user (an unsigned dev ID token).
+            auth-verify times ID-token verification in-process (AuthService with a memory store and a new RSA-2048 \
+            key; --auth-tokens distinct tokens; 3 s on 1 thread, then 3 s on every core), then a GET of one leaf with \
+            a Bearer ID token under `.read: auth != null` against the same GET as admin over HTTP (2 interleaved \
+            rounds each). auth-refresh signs up --refresh-users users and drives Secure Token refreshes cycling their \
+            refresh tokens (--connections), and times one RS256 signature in-process. auth-signin runs an admin GET \
+            load (--signin-read-connections) alone, then again while --signin-clients clients sign in with passwords \
+            (--signin-users users) in a loop, and compares the read rates.
             """)
 
     @Option(help: "The hearth binary (default: `hearth` next to this executable).")
@@ -34,13 +41,13 @@ struct HearthBench: ParsableCommand {
     @Flag(help: "Shorter runs: 3 s load, 100,000 query children, 20 fan-out writes.")
     var quick = false
 
-    @Option(help: "Seconds per load run for put-small/get-small/put-rules (default 10, quick 3).")
+    @Option(help: "Seconds per load run for put-small/get-small/put-rules and the auth scenarios' HTTP loads (default 10, quick 3).")
     var duration: Int?
 
-    @Option(help: "Concurrent connections for put-small/get-small/put-rules.")
+    @Option(help: "Concurrent connections for put-small/get-small/put-rules, auth-verify's GETs and auth-refresh.")
     var connections = 64
 
-    @Option(help: "Load generator for put-small/get-small/put-rules: auto, wrk or nio.")
+    @Option(help: "Load generator for the HTTP loads (put-small, get-small, put-rules, auth-*): auto, wrk or nio.")
     var generator = "auto"
 
     @Option(help: "Threads/event loops for the load generator and the SSE listeners (put-rules: one user per wrk thread).")
@@ -67,6 +74,21 @@ struct HearthBench: ParsableCommand {
     @Option(help: "Server starts measured by the startup scenario.")
     var startupRuns = 5
 
+    @Option(help: "auth-verify: distinct ID tokens minted in-process and verified in a cycle.")
+    var authTokens = 1000
+
+    @Option(help: "auth-refresh: users signed up whose refresh tokens the load cycles through.")
+    var refreshUsers = 64
+
+    @Option(help: "auth-signin: users signed up for the sign-in load.")
+    var signinUsers = 16
+
+    @Option(help: "auth-signin: concurrent clients looping signInWithPassword (one wrk thread, or NIO connections).")
+    var signinClients = 8
+
+    @Option(help: "auth-signin: connections of the admin GET load measured alone and beside the sign-ins.")
+    var signinReadConnections = 32
+
     @Flag(help: "Keep the temporary folder (data and server logs) for inspection.")
     var keepData = false
 
@@ -75,7 +97,9 @@ struct HearthBench: ParsableCommand {
         guard ["distinct", "same"].contains(putMode) else { throw ValidationError("--put-mode must be distinct or same") }
         guard (1...10_000).contains(connections), (1...64).contains(loadThreads), (1...20_000).contains(listeners),
             (1...10_000_000).contains(items ?? 1), (1...100_000).contains(queries), (1...1000).contains(writes ?? 1),
-            (1...3600).contains(duration ?? 1), (1...100).contains(startupRuns), (1...10_000).contains(writeInterval)
+            (1...3600).contains(duration ?? 1), (1...100).contains(startupRuns), (1...10_000).contains(writeInterval),
+            (1...100_000).contains(authTokens), (1...10_000).contains(refreshUsers), (1...10_000).contains(signinUsers),
+            (1...1000).contains(signinClients), (1...10_000).contains(signinReadConnections)
         else { throw ValidationError("an option is out of range") }
         if let scenarios {
             for name in scenarios.split(separator: ",") where Scenario(rawValue: String(name)) == nil {
@@ -111,7 +135,9 @@ struct HearthBench: ParsableCommand {
             connections: connections, loadThreads: loadThreads, wrk: wrk,
             putMode: putMode == "same" ? .putSame : .putDistinct,
             items: items ?? (quick ? 100_000 : 1_000_000), queries: queries, listeners: listeners,
-            writes: writes ?? (quick ? 20 : 50), writeIntervalMs: writeInterval, startupRuns: startupRuns)
+            writes: writes ?? (quick ? 20 : 50), writeIntervalMs: writeInterval, startupRuns: startupRuns,
+            authTokens: authTokens, refreshUsers: refreshUsers, signinUsers: signinUsers, signinClients: signinClients,
+            signinReadConnections: signinReadConnections)
         let generatorName = wrk.map { "wrk (\($0), \(loadThreads) threads)" } ?? "in-process SwiftNIO (\(loadThreads) event loops)"
         log("server \(binary); scratch \(scratch); load generator: \(generatorName)")
         let loadAtStart = loadAverage()
@@ -161,6 +187,9 @@ struct HearthBench: ParsableCommand {
                 case .sseFanout: result = try Scenarios.sseFanout(config, server: server!)
                 case .sseFanoutRules: result = try Scenarios.sseFanoutRules(config, server: server!)
                 case .query1m: result = try Scenarios.query(config, server: server!)
+                case .authVerify: result = try Scenarios.authVerify(config, server: server!)
+                case .authRefresh: result = try Scenarios.authRefresh(config, server: server!)
+                case .authSignin: result = try Scenarios.authSignin(config, server: server!)
                 }
                 if [.sseFanout, .sseFanoutRules, .query1m].contains(scenario), let m0 = cpu0.0, let s0 = cpu0.1,
                     let m1 = machineBusyCPUSeconds(), let s1 = server?.cpuSeconds

@@ -302,15 +302,17 @@ final class LoadConnectionHandler: ChannelInboundHandler {
     let request: LoadRequest
     let deadline: UInt64
     let promise: EventLoopPromise<ConnectionStats>
-    private let authorization: String
+    private let authorization: String?
     private let method: HTTPMethod
+    private let contentType: String
     private let distinctPath: (prefix: String, separator: String)
     private var stats = ConnectionStats()
     private var counter = 0
     private var sentAt: UInt64 = 0
     private var status = 0
     private var done = false
-    private var body: ByteBuffer?
+    /// The leaf body of PUTs (allocated once).
+    private var leaf: ByteBuffer?
 
     init(connection: Int, port: Int, request: LoadRequest, deadline: UInt64, promise: EventLoopPromise<ConnectionStats>) {
         self.connection = connection
@@ -319,13 +321,14 @@ final class LoadConnectionHandler: ChannelInboundHandler {
         self.deadline = deadline
         self.promise = promise
         authorization = request.authorization(writer: connection)
-        method = request.isPut ? .PUT : .GET
+        method = HTTPMethod(rawValue: request.method)
+        contentType = request.kind == .post ? request.contentType : "application/json"
         distinctPath = request.distinctPath(writerTag: "c")
         stats.latencies.reserveCapacity(65536)
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        if request.isPut { body = context.channel.allocator.buffer(string: LoadRequest.leafBody) }
+        if request.isPut { leaf = context.channel.allocator.buffer(string: LoadRequest.leafBody) }
         sendNext(context: context)
     }
 
@@ -335,11 +338,14 @@ final class LoadConnectionHandler: ChannelInboundHandler {
             request.kind == .putDistinct
             ? "\(distinctPath.prefix)\(connection)\(distinctPath.separator)\(counter).json?ns=\(request.namespace)"
             : request.fixedTarget
+        let body: ByteBuffer? =
+            request.kind == .post
+            ? request.body(writer: connection, n: counter).map { context.channel.allocator.buffer(string: $0) } : leaf
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: uri)
         head.headers.add(name: "Host", value: "127.0.0.1:\(port)")
-        head.headers.add(name: "Authorization", value: authorization)
+        if let authorization { head.headers.add(name: "Authorization", value: authorization) }
         if let body {
-            head.headers.add(name: "Content-Type", value: "application/json")
+            head.headers.add(name: "Content-Type", value: contentType)
             head.headers.add(name: "Content-Length", value: String(body.readableBytes))
         }
         sentAt = nowNanos()

@@ -16,6 +16,14 @@ struct BenchConfig {
     var writes: Int
     var writeIntervalMs: Int
     var startupRuns: Int
+    /// auth-verify: distinct ID tokens minted in-process.
+    var authTokens: Int
+    /// auth-refresh: users (refresh tokens) cycled by the refresh load.
+    var refreshUsers: Int
+    /// auth-signin: users, concurrent sign-in clients, and connections of the read load beside them.
+    var signinUsers: Int
+    var signinClients: Int
+    var signinReadConnections: Int
 }
 
 enum Scenario: String, CaseIterable {
@@ -31,6 +39,10 @@ enum Scenario: String, CaseIterable {
     case putRules = "put-rules"
     case sseFanoutRules = "sse-fanout-rules"
     case query1m = "query-1m"
+    // Authentication (Identity Toolkit / Secure Token on the same port), last so they leave the others undisturbed.
+    case authVerify = "auth-verify"
+    case authRefresh = "auth-refresh"
+    case authSignin = "auth-signin"
 
     /// Whether the scenario runs against the shared server (startup spawns its own).
     var usesSharedServer: Bool { self != .startup }
@@ -89,46 +101,103 @@ enum Scenarios {
     // MARK: put-small / get-small
 
     static func load(_ c: BenchConfig, server: HearthServerProcess, request: LoadRequest) throws -> LoadResult {
+        try loadTogether(c, server: server, [LoadSpec(request: request, connections: c.connections, threads: c.loadThreads)])[0]
+    }
+
+    /// One closed-loop load for `loadTogether`.
+    struct LoadSpec {
+        var request: LoadRequest
+        var connections: Int
+        var threads: Int
+    }
+
+    /// Runs the loads at the same time for `c.seconds` (wrk processes side by side, or in-process NIO loops on their own
+    /// threads) and returns their results in order. The CPU figures cover the whole window: server, all generators
+    /// together, and other processes.
+    static func loadTogether(_ c: BenchConfig, server: HearthServerProcess, _ specs: [LoadSpec]) throws -> [LoadResult] {
         let serverCPU0 = server.cpuSeconds
         let selfCPU0 = cpuSeconds(children: false)
         let childCPU0 = cpuSeconds(children: true)
         let machine0 = machineBusyCPUSeconds()
         let wall0 = nowNanos()
-        var r: LoadResult
+        var results: [LoadResult]
         if let wrk = c.wrk {
-            r = try WrkDriver.run(
-                wrk: wrk, port: server.port, request: request, connections: c.connections, threads: c.loadThreads,
-                seconds: c.seconds, scratch: c.scratch)
+            var runs: [WrkDriver.Run] = []
+            do {
+                for spec in specs {
+                    runs.append(
+                        try WrkDriver.start(
+                            wrk: wrk, port: server.port, request: spec.request, connections: spec.connections,
+                            threads: spec.threads, seconds: c.seconds, scratch: c.scratch))
+                }
+            } catch {
+                for run in runs { run.process.terminate(grace: 2) }
+                throw error
+            }
+            // Collect every run before reporting a failure, so none is left running.
+            let finished = runs.map { run in Result { try WrkDriver.finish(run) } }
+            results = try finished.map { try $0.get() }
+        } else if specs.count == 1 {
+            results = [
+                try NIOLoadDriver.run(
+                    port: server.port, request: specs[0].request, connections: specs[0].connections,
+                    threads: specs[0].threads, seconds: c.seconds)
+            ]
         } else {
-            r = try NIOLoadDriver.run(
-                port: server.port, request: request, connections: c.connections, threads: c.loadThreads, seconds: c.seconds)
+            let outcomes = Locked<[Int: Result<LoadResult, any Error>]>([:])
+            let group = DispatchGroup()
+            for (i, spec) in specs.enumerated() {
+                let (port, seconds, request, connections, threads) = (
+                    server.port, c.seconds, spec.request, spec.connections, spec.threads
+                )
+                DispatchQueue.global().async(group: group) {
+                    let r = Result {
+                        try NIOLoadDriver.run(
+                            port: port, request: request, connections: connections, threads: threads, seconds: seconds)
+                    }
+                    outcomes.withLock { $0[i] = r }
+                }
+            }
+            group.wait()
+            let all = outcomes.withLock { $0 }
+            results = try specs.indices.map { i in
+                guard let r = all[i] else { throw BenchError("load \(i) did not report") }
+                return try r.get()
+            }
         }
         let wall = Double(nowNanos() - wall0) / 1e9
-        if let a = serverCPU0, let b = server.cpuSeconds { r.serverCores = (b - a) / wall }
+        let serverCores = serverCPU0.flatMap { a in server.cpuSeconds.map { ($0 - a) / wall } }
         let generatorCPU = c.wrk != nil ? cpuSeconds(children: true) - childCPU0 : cpuSeconds(children: false) - selfCPU0
-        r.generatorCores = generatorCPU / wall
-        if let a = machine0, let b = machineBusyCPUSeconds(), let server = r.serverCores {
-            r.otherCores = max(0, (b - a) / wall - server - generatorCPU / wall)
+        var otherCores: Double?
+        if let a = machine0, let b = machineBusyCPUSeconds(), let serverCores {
+            otherCores = max(0, (b - a) / wall - serverCores - generatorCPU / wall)
         }
-        return r
+        for i in results.indices {
+            results[i].serverCores = serverCores
+            results[i].generatorCores = generatorCPU / wall
+            results[i].otherCores = otherCores
+            results[i].window = wall
+        }
+        return results
     }
 
-    static func loadRows(_ name: String, _ r: LoadResult, rateMetric: String, target: Target?) -> [MetricRow] {
+    /// The rows of one load run; `prefix` starts every metric name but the rate's (for several runs in one scenario).
+    static func loadRows(_ name: String, _ r: LoadResult, rateMetric: String, target: Target?, prefix: String = "") -> [MetricRow] {
         [
             MetricRow(
                 name, rateMetric, r.okPerSecond, unit: "req/s", target: target,
                 note: "\(r.generator), \(r.ok) ok in \(formatNumber(r.seconds)) s"),
-            MetricRow(name, "latency p50", r.p50Ms, unit: "ms"),
-            MetricRow(name, "latency p99", r.p99Ms, unit: "ms"),
-            MetricRow(name, "latency max", r.maxMs, unit: "ms"),
+            MetricRow(name, prefix + "latency p50", r.p50Ms, unit: "ms"),
+            MetricRow(name, prefix + "latency p99", r.p99Ms, unit: "ms"),
+            MetricRow(name, prefix + "latency max", r.maxMs, unit: "ms"),
             MetricRow(
-                name, "server CPU during load", r.serverCores, unit: "cores",
+                name, prefix + "server CPU during load", r.serverCores, unit: "cores",
                 note: "load generator used \(formatNumber(r.generatorCores ?? 0)) cores of \(MachineInfo.current().cpus)"),
             MetricRow(
-                name, "CPU used by other processes during load", r.otherCores, unit: "cores",
+                name, prefix + "CPU used by other processes during load", r.otherCores, unit: "cores",
                 note: "should be ~0 for a clean measurement; load average now \(loadAverage())"),
-            MetricRow(name, "non-2xx responses", Double(r.non2xx), target: .equals(0)),
-            MetricRow(name, "socket errors/timeouts", Double(r.socketErrors), target: .equals(0)),
+            MetricRow(name, prefix + "non-2xx responses", Double(r.non2xx), target: .equals(0)),
+            MetricRow(name, prefix + "socket errors/timeouts", Double(r.socketErrors), target: .equals(0)),
         ]
     }
 
@@ -189,7 +258,7 @@ enum Scenarios {
         try conn.expect(200, "PUT", "/.settings/rules.json?ns=\(ns)", body: userWriteRules, "installing rules")
         // Before the clock starts: a writer's token may write its own subtree, not another user's, and only strings,
         // so the run measures writes that the rules really check.
-        let u0 = request.authorization(writer: 0)
+        let u0 = "Bearer " + unsignedDevIDToken(uid: LoadRequest.user(0))
         let leaf = LoadRequest.leafBody
         try conn.expect(200, "PUT", "/users/u0/warm.json?ns=\(ns)", body: leaf, authorization: u0, "u0 writing its own key")
         try conn.expect(401, "PUT", "/users/u1/warm.json?ns=\(ns)", body: leaf, authorization: u0, "u0 writing u1's key")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -12,12 +13,38 @@ struct BenchError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Monotonic time in nanoseconds (the same clock in every thread of this process).
+/// A value shared between threads behind a lock.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    init(_ value: Value) { mutex = Mutex(value) }
+
+    func withLock<R: Sendable>(_ body: (inout sending Value) throws -> sending R) rethrows -> R {
+        try mutex.withLock(body)
+    }
+}
+
+/// Runs async work from synchronous code (the bench's main thread is not part of the concurrency pool) and waits.
+func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let outcome = Locked<Result<T, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        let r: Result<T, any Error>
+        do { r = .success(try await body()) } catch { r = .failure(error) }
+        outcome.withLock { $0 = r }
+        done.signal()
+    }
+    done.wait()
+    guard let r = outcome.withLock({ $0 }) else { throw BenchError("async work did not finish") }
+    return try r.get()
+}
+
+/// Monotonic time in nanoseconds (the same clock in every thread of this process). Dispatch's uptime clock rather than
+/// `clock_gettime` + `timespec`: which module owns the C struct depends on the dependency graph, and under
+/// MemberImportVisibility its fields then need an import of that module (CoreFoundation once HearthAuth came in).
 @inline(__always)
 func nowNanos() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    DispatchTime.now().uptimeNanoseconds
 }
 
 func sleepSeconds(_ seconds: Double) {
