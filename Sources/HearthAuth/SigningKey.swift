@@ -7,11 +7,14 @@ public import HearthCore
 /// folder. Its public half is published as a JWKS so any backend can verify Hearth's tokens.
 public struct SigningKey: Sendable {
     let privateKey: _RSA.Signing.PrivateKey
+    /// Built once: deriving it from the private key on every check was a third of a verification.
+    let publicKey: _RSA.Signing.PublicKey
     /// Key id: the first 20 base64url characters of the SHA-256 of the public key's DER.
     public let kid: String
 
     public init(privateKey: _RSA.Signing.PrivateKey) {
         self.privateKey = privateKey
+        publicKey = privateKey.publicKey
         kid = String(Base64URL.encode(Array(SHA256.hash(data: privateKey.publicKey.derRepresentation))).prefix(20))
     }
 
@@ -45,21 +48,23 @@ public struct SigningKey: Sendable {
     /// Checks an RS256 token's signature against this key; returns the payload, or nil if the token
     /// is not one this key signed.
     public func verifiedPayload(_ token: String) -> JSONValue? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let header = try? JSONValue.parse(headerBytes),
+        // Split on the UTF-8 bytes: splitting a ~900-character token by Character was half the cost.
+        let bytes = Array(token.utf8)
+        guard let first = bytes.firstIndex(of: 0x2E), let second = bytes[(first + 1)...].firstIndex(of: 0x2E),
+            bytes[(second + 1)...].firstIndex(of: 0x2E) == nil,
+            let headerBytes = Base64URL.decode(bytes: bytes[..<first]), let header = try? JSONValue.parse(headerBytes),
             header["alg"]?.stringValue == "RS256", header["kid"]?.stringValue == kid,
-            let signature = Base64URL.decode(parts[2]), let payloadBytes = Base64URL.decode(parts[1])
+            let signature = Base64URL.decode(bytes: bytes[(second + 1)...]), let payloadBytes = Base64URL.decode(bytes: bytes[(first + 1)..<second])
         else { return nil }
-        let input = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        guard privateKey.publicKey.isValidSignature(
-            _RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: input), padding: .insecurePKCS1v1_5)
+        guard publicKey.isValidSignature(
+            _RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: bytes[..<second]), padding: .insecurePKCS1v1_5)
         else { return nil }
         return try? JSONValue.parse(payloadBytes)
     }
 
     /// `{"keys": [{kty, alg, use, kid, n, e}]}`.
     public var jwks: JSONValue {
-        let primitives = try? privateKey.publicKey.getKeyPrimitives()
+        let primitives = try? publicKey.getKeyPrimitives()
         return .object([
             JSONMember("keys", .array([.object([
                 JSONMember("kty", .string("RSA")), JSONMember("alg", .string("RS256")), JSONMember("use", .string("sig")),
@@ -96,11 +101,15 @@ public enum Base64URL {
 
     /// Decodes base64url (standard base64 characters and padding tolerated); nil on other input.
     public static func decode(_ s: some StringProtocol) -> [UInt8]? {
+        decode(bytes: Array(s.utf8)[...])
+    }
+
+    public static func decode(bytes: ArraySlice<UInt8>) -> [UInt8]? {
         var out: [UInt8] = []
-        out.reserveCapacity(s.utf8.count * 3 / 4)
+        out.reserveCapacity(bytes.count * 3 / 4)
         var buffer: UInt32 = 0
         var bits = 0
-        for c in s.utf8 {
+        for c in bytes {
             let v: UInt8
             switch c {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = c - UInt8(ascii: "A")

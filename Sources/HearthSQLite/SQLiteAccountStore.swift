@@ -28,6 +28,10 @@ public final class SQLiteAccountStore: AccountStore {
         try await queue.write { db in try body(Transaction(db: db)) }
     }
 
+    public func read<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R {
+        try await queue.read { db in try body(Transaction(db: db)) }
+    }
+
     struct Transaction: AccountTransaction {
         let db: GRDB.Database
 

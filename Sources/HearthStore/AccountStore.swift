@@ -59,4 +59,12 @@ public protocol AccountTransaction {
 /// Where a project's accounts live.
 public protocol AccountStore: Sendable {
     func transaction<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R
+    /// A read-only look (no commit, no fsync); writes inside it fail.
+    func read<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R
+}
+
+extension AccountStore {
+    public func read<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R {
+        try await transaction(body)
+    }
 }
