@@ -242,27 +242,27 @@ def auth_app(app_factory, ns, base_url, monkeypatch):
     return app_factory(ns, projectId=PROJECT, httpTimeout=TIMEOUT)
 
 
-def db_get(base_url: str, ns: str, path: str, token: str | None = None,
-           via: str = "query") -> requests.Response:
+def _db_request(method: str, base_url: str, ns: str, path: str, token: str | None, via: str,
+                data: str | None = None) -> requests.Response:
+    """A database request carrying an ID token in ``?auth=`` (via="query") or as a Bearer."""
     params: dict[str, Any] = {}
     headers: dict[str, str] = {}
     if token is not None and via == "query":
         params["auth"] = token
     elif token is not None:
         headers["Authorization"] = f"Bearer {token}"
-    return requests.get(db_url(base_url, path, ns, **params), headers=headers, timeout=TIMEOUT)
+    return requests.request(method, db_url(base_url, path, ns, **params), data=data, headers=headers,
+                            timeout=TIMEOUT)
+
+
+def db_get(base_url: str, ns: str, path: str, token: str | None = None,
+           via: str = "query") -> requests.Response:
+    return _db_request("GET", base_url, ns, path, token, via)
 
 
 def db_put(base_url: str, ns: str, path: str, value: Any, token: str | None = None,
            via: str = "query") -> requests.Response:
-    params: dict[str, Any] = {}
-    headers: dict[str, str] = {}
-    if token is not None and via == "query":
-        params["auth"] = token
-    elif token is not None:
-        headers["Authorization"] = f"Bearer {token}"
-    return requests.put(db_url(base_url, path, ns, **params), data=json.dumps(value),
-                        headers=headers, timeout=TIMEOUT)
+    return _db_request("PUT", base_url, ns, path, token, via, data=json.dumps(value))
 
 
 def admin_put(base_url: str, ns: str, path: str, value: Any) -> None:

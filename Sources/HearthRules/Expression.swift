@@ -70,11 +70,11 @@ struct ExpressionScope {
 /// A recursive-descent parser for one rule expression. Errors are located in the document through
 /// the string's scalar offsets.
 struct ExpressionParser {
-    private let scalars: [Unicode.Scalar]
-    private let offsets: [Int]
+    let scalars: [Unicode.Scalar]
+    let offsets: [Int]
     private let locator: SourceLocator
     private let scope: ExpressionScope
-    private var i = 0
+    var i = 0
     private var depth = 0
     /// Set when the expression reads `root`, `data` or `newData`.
     private(set) var readsData = false
@@ -88,7 +88,7 @@ struct ExpressionParser {
         self.scope = scope
     }
 
-    private func fail(_ message: String, at position: Int? = nil) -> RulesError {
+    func fail(_ message: String, at position: Int? = nil) -> RulesError {
         let p = min(position ?? i, offsets.count - 1)
         return locator.error(message, at: offsets.isEmpty ? 0 : offsets[max(p, 0)])
     }
@@ -497,7 +497,7 @@ struct ExpressionParser {
         return i > start ? String(String.UnicodeScalarView(scalars[start..<i])) : nil
     }
 
-    private mutating func parsePrimary() throws(RulesError) -> (Expr, StaticType) {
+    mutating func parsePrimary() throws(RulesError) -> (Expr, StaticType) {
         skipSpace()
         guard i < scalars.count else { throw fail("Unexpected end of the expression") }
         let start = i
@@ -542,90 +542,6 @@ struct ExpressionParser {
                 return (.capture(index), .string)
             }
             throw fail("Unknown variable '\(name)'", at: start)
-        }
-    }
-
-    private mutating func numberLiteral() throws(RulesError) -> Double {
-        let start = i
-        while i < scalars.count, (scalars[i] >= "0" && scalars[i] <= "9") || scalars[i] == "." { i += 1 }
-        if i < scalars.count, scalars[i] == "e" || scalars[i] == "E" {
-            i += 1
-            if i < scalars.count, scalars[i] == "+" || scalars[i] == "-" { i += 1 }
-            while i < scalars.count, scalars[i] >= "0" && scalars[i] <= "9" { i += 1 }
-        }
-        let text = String(String.UnicodeScalarView(scalars[start..<i]))
-        guard let d = Double(text) else { throw fail("Invalid number \(text)", at: start) }
-        if i < scalars.count, let _ = identifierStart(scalars[i]) { throw fail("Invalid number", at: start) }
-        return d
-    }
-
-    private func identifierStart(_ c: Unicode.Scalar) -> Unicode.Scalar? {
-        c == "_" || c == "$" || (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") ? c : nil
-    }
-
-    private mutating func stringLiteral() throws(RulesError) -> String {
-        let start = i
-        let quote = scalars[i]
-        i += 1
-        var out = String.UnicodeScalarView()
-        while true {
-            guard i < scalars.count else { throw fail("Unterminated string", at: start) }
-            let c = scalars[i]
-            i += 1
-            if c == quote { return String(out) }
-            if c == "\\" {
-                guard i < scalars.count else { throw fail("Unterminated string", at: start) }
-                let e = scalars[i]
-                i += 1
-                switch e {
-                case "n": out.append("\n")
-                case "t": out.append("\t")
-                case "r": out.append("\r")
-                case "u":
-                    guard i + 4 <= scalars.count, let v = UInt32(String(String.UnicodeScalarView(scalars[i..<i + 4])), radix: 16),
-                        let s = Unicode.Scalar(v)
-                    else { throw fail("Invalid \\u escape", at: i - 2) }
-                    out.append(s)
-                    i += 4
-                default: out.append(e)
-                }
-            } else {
-                out.append(c)
-            }
-        }
-    }
-
-    private mutating func regexLiteral() throws(RulesError) -> RuleRegex {
-        let start = i
-        i += 1
-        var pattern = String.UnicodeScalarView()
-        var inClass = false
-        while true {
-            guard i < scalars.count else { throw fail("Unterminated regular expression", at: start) }
-            let c = scalars[i]
-            i += 1
-            if c == "\\" {
-                guard i < scalars.count else { throw fail("Unterminated regular expression", at: start) }
-                pattern.append(c)
-                pattern.append(scalars[i])
-                i += 1
-                continue
-            }
-            if c == "[" { inClass = true }
-            if c == "]" { inClass = false }
-            if c == "/" && !inClass { break }
-            pattern.append(c)
-        }
-        var flags = ""
-        while i < scalars.count, (scalars[i] >= "a" && scalars[i] <= "z") || (scalars[i] >= "A" && scalars[i] <= "Z") {
-            flags.unicodeScalars.append(scalars[i])
-            i += 1
-        }
-        guard flags.isEmpty || flags == "i" else { throw fail("Unsupported regular expression flag(s) '\(flags)': only i is allowed", at: start) }
-        do {
-            return try RuleRegex(pattern: String(pattern), ignoreCase: flags == "i")
-        } catch {
-            throw fail("Invalid regular expression: \(error.message)", at: start + 1 + error.offset)
         }
     }
 }
