@@ -1,45 +1,89 @@
+import Crypto
+import Foundation
 public import HearthCore
 import HearthStore
-import Synchronization
 
 /// An out-of-band code (email action) or a phone verification session.
-struct OneTimeCode: Sendable {
+struct OneTimeCode: Codable, Sendable {
     var requestType: String
     var email: String?
     var newEmail: String?
     var uid: String?
     var phoneNumber: String?
-    /// Phone sessions: the 6-digit code.
+    /// Phone sessions: SHA-256 (base64) of the 6-digit code, and wrong guesses so far.
+    var codeDigest: String?
+    var attempts = 0
+    /// Kept only when codes are readable (`--dev` emulator listings): the code or session itself,
+    /// the SMS digits and the link.
+    var plainKey: String?
     var code: String?
     var oobLink: String?
     var created: Int64
 }
 
-/// Pending codes, in memory; a code lives one hour and is used once.
-final class CodeBook: Sendable {
-    private let codes = Mutex<[String: OneTimeCode]>([:])
+/// Pending codes in the accounts store, keyed by the SHA-256 of the code: they survive a restart
+/// and are shared by every node on the same store. A code lives one hour and is used once.
+struct CodeBook: Sendable {
+    let store: any AccountStore
+    /// `--dev`: keep codes readable for the emulator endpoints. Otherwise only digests are stored.
+    let readable: Bool
     static let lifetime: Int64 = 3_600_000
+    /// Wrong SMS codes before the session is discarded.
+    static let maxAttempts = 5
 
-    func add(_ key: String, _ code: OneTimeCode) {
-        codes.withLock { c in
-            c = c.filter { $0.value.created > code.created - Self.lifetime }
-            c[key] = code
+    static func digest(_ s: String) -> Data { Data(SHA256.hash(data: Array(s.utf8))) }
+
+    func add(_ key: String, _ code: OneTimeCode) async throws {
+        var stored = code
+        if readable {
+            stored.plainKey = key
+        } else {
+            (stored.code, stored.oobLink) = (nil, nil)
+        }
+        let data = try JSONEncoder().encode(stored)
+        try await store.transaction { tx in
+            try tx.deleteCodes(createdBefore: code.created - Self.lifetime)
+            try tx.saveCode(hash: Self.digest(key), data: data, created: code.created)
         }
     }
 
-    /// Removes and returns a live code.
-    func take(_ key: String, now: Int64) -> OneTimeCode? {
-        codes.withLock { c in
-            guard let code = c.removeValue(forKey: key), code.created > now - Self.lifetime else { return nil }
-            return code
+    /// Removes and returns a live code (single use: two concurrent takes cannot both succeed).
+    func take(_ key: String, now: Int64) async throws -> OneTimeCode? {
+        try await store.transaction { tx in
+            guard let row = try tx.code(hash: Self.digest(key)) else { return nil }
+            try tx.deleteCode(hash: Self.digest(key))
+            guard row.created > now - Self.lifetime else { return nil }
+            return try JSONDecoder().decode(OneTimeCode.self, from: row.data)
         }
     }
 
-    func peek(_ key: String, now: Int64) -> OneTimeCode? {
-        codes.withLock { c in c[key].flatMap { $0.created > now - Self.lifetime ? $0 : nil } }
+    func peek(_ key: String, now: Int64) async throws -> OneTimeCode? {
+        try await store.read { tx in
+            guard let row = try tx.code(hash: Self.digest(key)), row.created > now - Self.lifetime else { return nil }
+            return try JSONDecoder().decode(OneTimeCode.self, from: row.data)
+        }
     }
 
-    var all: [(String, OneTimeCode)] { codes.withLock { c in c.sorted { $0.value.created < $1.value.created }.map { ($0.key, $0.value) } } }
+    /// Counts a wrong SMS code; the session is dropped after `maxAttempts`.
+    func recordWrongGuess(_ key: String) async throws {
+        try await store.transaction { tx in
+            guard let row = try tx.code(hash: Self.digest(key)) else { return }
+            var code = try JSONDecoder().decode(OneTimeCode.self, from: row.data)
+            code.attempts += 1
+            if code.attempts >= Self.maxAttempts {
+                try tx.deleteCode(hash: Self.digest(key))
+            } else {
+                try tx.saveCode(hash: Self.digest(key), data: try JSONEncoder().encode(code), created: row.created)
+            }
+        }
+    }
+
+    /// Live codes, oldest first (readable ones only).
+    func all(now: Int64) async throws -> [OneTimeCode] {
+        try await store.read { tx in
+            try tx.codes().filter { $0.created > now - Self.lifetime }.compactMap { try? JSONDecoder().decode(OneTimeCode.self, from: $0.data) }
+        }.filter { $0.plainKey != nil }
+    }
 }
 
 extension AuthService {
@@ -101,7 +145,7 @@ extension AuthService {
         var link = "\(linkBase)/emulator/action?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key"
         if let continueUrl = body.string("continueUrl") { link += "&continueUrl=" + Self.queryEscaped(continueUrl) }
         record.oobLink = link
-        codes.add(code, record)
+        try await codes.add(code, record)
         if !returnLink, let to = record.newEmail ?? record.email {
             // Admin link generation returns the link instead of mailing it, as Firebase does.
             let subjects = [
@@ -141,16 +185,16 @@ extension AuthService {
         let now = clock()
         guard let code = body.string("oobCode"), !code.isEmpty else { throw AuthError("MISSING_OOB_CODE") }
         guard let newPassword = body.string("newPassword") else {
-            guard let record = codes.peek(code, now: now) else { throw AuthError("INVALID_OOB_CODE") }
+            guard let record = try await codes.peek(code, now: now) else { throw AuthError("INVALID_OOB_CODE") }
             var m = [JSONMember("kind", .string("identitytoolkit#ResetPasswordResponse")), JSONMember("requestType", .string(record.requestType))]
             if record.requestType != "EMAIL_SIGNIN", let email = record.email { m.append(JSONMember("email", .string(email))) }
             if let newEmail = record.newEmail { m.append(JSONMember("newEmail", .string(newEmail))) }
             return .object(m)
         }
-        guard let record = codes.peek(code, now: now), record.requestType == "PASSWORD_RESET" else { throw AuthError("INVALID_OOB_CODE") }
+        guard let record = try await codes.peek(code, now: now), record.requestType == "PASSWORD_RESET" else { throw AuthError("INVALID_OOB_CODE") }
         guard newPassword.count >= 6 else { throw AuthError.weakPassword }
         let credentials = try await hasher.hash(newPassword)
-        _ = codes.take(code, now: now)
+        guard try await codes.take(code, now: now) != nil else { throw AuthError("INVALID_OOB_CODE") }
         return try await store.transaction { tx in
             guard let uid = record.uid, var user = try self.load(tx.account(uid: uid)) else { throw AuthError("INVALID_OOB_CODE") }
             if user.disabled { throw AuthError("USER_DISABLED") }
@@ -167,7 +211,7 @@ extension AuthService {
 
     /// `accounts:update` with an `oobCode`: verify an email or apply an email change.
     func applyOobCode(_ code: String, now: Int64) async throws -> JSONValue {
-        guard let record = codes.take(code, now: now), let uid = record.uid,
+        guard let record = try await codes.take(code, now: now), let uid = record.uid,
             record.requestType == "VERIFY_EMAIL" || record.requestType == "VERIFY_AND_CHANGE_EMAIL"
         else { throw AuthError("INVALID_OOB_CODE") }
         return try await store.transaction { tx in
@@ -191,9 +235,9 @@ extension AuthService {
         let now = clock()
         guard let code = body.string("oobCode"), !code.isEmpty else { throw AuthError("MISSING_OOB_CODE") }
         guard let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_EMAIL") }
-        guard let record = codes.peek(code, now: now), record.requestType == "EMAIL_SIGNIN" else { throw AuthError("INVALID_OOB_CODE") }
+        guard let record = try await codes.peek(code, now: now), record.requestType == "EMAIL_SIGNIN" else { throw AuthError("INVALID_OOB_CODE") }
         guard record.email == email else { throw AuthError("INVALID_EMAIL", "The email provided does not match the sign-in email address.") }
-        _ = codes.take(code, now: now)
+        guard try await codes.take(code, now: now) != nil else { throw AuthError("INVALID_OOB_CODE") }
         return try await store.transaction { tx in
             var user: UserRecord
             var isNew = false
@@ -231,7 +275,8 @@ extension AuthService {
         var rng = SystemRandomNumberGenerator()
         let code = sixDigits(Int.random(in: 0..<1_000_000, using: &rng))
         let session = Self.randomCode(bytes: 48)
-        codes.add(session, OneTimeCode(requestType: "PHONE", phoneNumber: phone, code: code, created: now))
+        try await codes.add(session, OneTimeCode(
+            requestType: "PHONE", phoneNumber: phone, codeDigest: CodeBook.digest(code).base64EncodedString(), code: code, created: now))
         await deliver(OutgoingMessage(channel: .sms, to: phone, subject: "", body: "Your verification code is \(code)", purpose: "PHONE"))
         return .object([JSONMember("sessionInfo", .string(session))])
     }
@@ -244,11 +289,16 @@ extension AuthService {
         let now = clock()
         guard let session = body.string("sessionInfo"), !session.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
         guard let code = body.string("code"), !code.isEmpty else { throw AuthError("MISSING_CODE") }
-        guard let record = codes.peek(session, now: now), record.requestType == "PHONE", let phone = record.phoneNumber else {
+        guard let record = try await codes.peek(session, now: now), record.requestType == "PHONE", let phone = record.phoneNumber,
+            let digest = record.codeDigest.flatMap({ Data(base64Encoded: $0) })
+        else {
             throw AuthError("INVALID_SESSION_INFO")
         }
-        guard record.code == code else { throw AuthError("INVALID_CODE") }
-        _ = codes.take(session, now: now)
+        guard constantTimeEqual(Array(CodeBook.digest(code)), Array(digest)) else {
+            try await codes.recordWrongGuess(session)
+            throw AuthError("INVALID_CODE")
+        }
+        guard try await codes.take(session, now: now) != nil else { throw AuthError("INVALID_SESSION_INFO") }
         return try await store.transaction { tx in
             var user: UserRecord
             var isNew = false
@@ -352,19 +402,21 @@ extension AuthService {
 
     // MARK: Emulator endpoints (`--dev`)
 
-    public var pendingOobCodes: JSONValue {
-        .object([JSONMember("oobCodes", .array(codes.all.filter { $0.1.requestType != "PHONE" }.map { key, c in
-            var m = [JSONMember("email", .string(c.email ?? "")), JSONMember("oobCode", .string(key)),
+    public func pendingOobCodes() async throws -> JSONValue {
+        let all = try await codes.all(now: clock()).filter { $0.requestType != "PHONE" }
+        return .object([JSONMember("oobCodes", .array(all.map { c in
+            var m = [JSONMember("email", .string(c.email ?? "")), JSONMember("oobCode", .string(c.plainKey ?? "")),
                      JSONMember("oobLink", .string(c.oobLink ?? "")), JSONMember("requestType", .string(c.requestType))]
             if let n = c.newEmail { m.append(JSONMember("newEmail", .string(n))) }
             return .object(m)
         }))])
     }
 
-    public var pendingVerificationCodes: JSONValue {
-        .object([JSONMember("verificationCodes", .array(codes.all.filter { $0.1.requestType == "PHONE" }.map { key, c in
+    public func pendingVerificationCodes() async throws -> JSONValue {
+        let all = try await codes.all(now: clock()).filter { $0.requestType == "PHONE" }
+        return .object([JSONMember("verificationCodes", .array(all.map { c in
             .object([JSONMember("code", .string(c.code ?? "")), JSONMember("phoneNumber", .string(c.phoneNumber ?? "")),
-                     JSONMember("sessionInfo", .string(key))])
+                     JSONMember("sessionInfo", .string(c.plainKey ?? ""))])
         }))])
     }
 

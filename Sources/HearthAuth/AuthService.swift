@@ -27,17 +27,18 @@ public final class AuthService: Sendable {
     public let sender: any MessageSender
     /// Told when a message could not be delivered (channel, purpose, error), never its content.
     let onDeliveryFailure: @Sendable (OutgoingMessage.Channel, String, String) -> Void
-    let codes = CodeBook()
+    let codes: CodeBook
 
     public static let idTokenLifetime: Int64 = 3600
 
     public init(
         projectID: String, store: any AccountStore, keys: KeyRing, hasher: PasswordHasher = PasswordHasher(),
-        emailPrivacy: Bool = false, sender: any MessageSender = OutboxSender(),
+        emailPrivacy: Bool = false, sender: any MessageSender = OutboxSender(), readableCodes: Bool = true,
         onDeliveryFailure: @escaping @Sendable (OutgoingMessage.Channel, String, String) -> Void = { _, _, _ in },
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         self.emailPrivacy = emailPrivacy
+        self.codes = CodeBook(store: store, readable: readableCodes)
         self.sender = sender
         self.onDeliveryFailure = onDeliveryFailure
         self.projectID = projectID

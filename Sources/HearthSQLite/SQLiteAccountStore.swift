@@ -20,6 +20,8 @@ public final class SQLiteAccountStore: AccountStore {
                 CREATE TABLE IF NOT EXISTS refresh_tokens(
                     hash BLOB PRIMARY KEY NOT NULL, uid TEXT NOT NULL, data BLOB NOT NULL) WITHOUT ROWID;
                 CREATE INDEX IF NOT EXISTS refresh_by_uid ON refresh_tokens(uid);
+                CREATE TABLE IF NOT EXISTS one_time_codes(
+                    hash BLOB PRIMARY KEY NOT NULL, data BLOB NOT NULL, created INTEGER NOT NULL) WITHOUT ROWID;
                 """)
         }
     }
@@ -82,6 +84,26 @@ public final class SQLiteAccountStore: AccountStore {
             try Row.fetchOne(db, sql: "SELECT hash, uid, data FROM refresh_tokens WHERE hash = ?", arguments: [hash]).map {
                 RefreshTokenRow(hash: $0[0], uid: $0[1], data: $0[2])
             }
+        }
+
+        func saveCode(hash: Data, data: Data, created: Int64) throws {
+            try db.execute(sql: "INSERT OR REPLACE INTO one_time_codes(hash, data, created) VALUES(?, ?, ?)", arguments: [hash, data, created])
+        }
+
+        func code(hash: Data) throws -> (data: Data, created: Int64)? {
+            try Row.fetchOne(db, sql: "SELECT data, created FROM one_time_codes WHERE hash = ?", arguments: [hash]).map { ($0[0], $0[1]) }
+        }
+
+        func deleteCode(hash: Data) throws {
+            try db.execute(sql: "DELETE FROM one_time_codes WHERE hash = ?", arguments: [hash])
+        }
+
+        func codes() throws -> [(hash: Data, data: Data, created: Int64)] {
+            try Row.fetchAll(db, sql: "SELECT hash, data, created FROM one_time_codes ORDER BY created").map { ($0[0], $0[1], $0[2]) }
+        }
+
+        func deleteCodes(createdBefore: Int64) throws {
+            try db.execute(sql: "DELETE FROM one_time_codes WHERE created < ?", arguments: [createdBefore])
         }
 
         func deleteAllAccounts() throws {

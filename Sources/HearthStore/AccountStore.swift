@@ -54,6 +54,13 @@ public protocol AccountTransaction {
     func saveRefreshToken(_ row: RefreshTokenRow) throws
     func refreshToken(hash: Data) throws -> RefreshTokenRow?
     func deleteAllAccounts() throws
+    /// One-time codes (email links, SMS sessions), keyed by the SHA-256 of the code.
+    func saveCode(hash: Data, data: Data, created: Int64) throws
+    func code(hash: Data) throws -> (data: Data, created: Int64)?
+    func deleteCode(hash: Data) throws
+    /// Every stored code, oldest first.
+    func codes() throws -> [(hash: Data, data: Data, created: Int64)]
+    func deleteCodes(createdBefore: Int64) throws
 }
 
 /// Where a project's accounts live.

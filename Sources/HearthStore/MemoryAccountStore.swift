@@ -6,6 +6,7 @@ public final class MemoryAccountStore: AccountStore {
     struct State {
         var accounts: [String: AccountRow] = [:]
         var refresh: [Data: RefreshTokenRow] = [:]
+        var codes: [Data: (data: Data, created: Int64)] = [:]
     }
 
     private let state = Mutex(State())
@@ -49,6 +50,14 @@ public final class MemoryAccountStore: AccountStore {
         func accountCount() throws -> Int { state.accounts.count }
         func saveRefreshToken(_ row: RefreshTokenRow) throws { state.refresh[row.hash] = row }
         func refreshToken(hash: Data) throws -> RefreshTokenRow? { state.refresh[hash] }
+
+        func saveCode(hash: Data, data: Data, created: Int64) throws { state.codes[hash] = (data, created) }
+        func code(hash: Data) throws -> (data: Data, created: Int64)? { state.codes[hash] }
+        func deleteCode(hash: Data) throws { state.codes[hash] = nil }
+        func codes() throws -> [(hash: Data, data: Data, created: Int64)] {
+            state.codes.map { ($0.key, $0.value.data, $0.value.created) }.sorted { $0.created < $1.created }
+        }
+        func deleteCodes(createdBefore: Int64) throws { state.codes = state.codes.filter { $0.value.created >= createdBefore } }
 
         func deleteAllAccounts() throws {
             state.accounts = [:]

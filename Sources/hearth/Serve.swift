@@ -107,7 +107,7 @@ struct Serve: AsyncParsableCommand {
             let deliveryLogger = logger
             auth = AuthService(
                 projectID: settings.project, store: accounts, keys: keys, emailPrivacy: settings.emailPrivacy,
-                sender: OutboxSender(),
+                sender: OutboxSender(), readableCodes: settings.dev,
                 onDeliveryFailure: { channel, purpose, error in
                     deliveryLogger.error("could not send \(channel.rawValue) (\(purpose)): \(error)")
                 })

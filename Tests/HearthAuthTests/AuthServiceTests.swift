@@ -165,12 +165,56 @@ struct AuthServiceTests {
         #expect(messages.count == 2)
         #expect(messages[0].channel == .email && messages[0].to == "m@x.io" && messages[0].purpose == "PASSWORD_RESET")
         #expect(messages[0].body.contains("http://h/emulator/action?mode=resetPassword"))
-        let code = try #require(auth.pendingVerificationCodes["verificationCodes"].flatMap { v -> String? in
+        let code = try #require(try await auth.pendingVerificationCodes()["verificationCodes"].flatMap { v -> String? in
             if case .array(let items) = v { return items.first?["code"]?.stringValue }
             return nil
         })
         #expect(messages[1].channel == .sms && messages[1].to == "+15550002222" && messages[1].body.hasSuffix(code))
         #expect(sent["sessionInfo"] != nil)
+    }
+
+    @Test func oneTimeCodesSurviveARestartAndAreStoredAsDigests() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-codes-\(UUID().uuidString).sqlite").path
+        let outbox = OutboxSender()
+        do {
+            let auth = AuthService(
+                projectID: "p1", store: try SQLiteAccountStore(path: path), keys: KeyRing(current: Self.key),
+                hasher: PasswordHasher(rounds: 1 << 4), sender: outbox, readableCodes: false)
+            _ = try await auth.signUp(body(#"{"email":"c@x.io","password":"secret1"}"#), privileged: false)
+            _ = try await auth.sendOobCode(body(#"{"requestType":"PASSWORD_RESET","email":"c@x.io"}"#), privileged: false, linkBase: "http://h")
+            #expect(try await auth.pendingOobCodes()["oobCodes"] == .array([]), "production keeps no readable codes")
+        }
+        let link = try #require(outbox.sent.first?.body)
+        let code = String(try #require(link.split(separator: "oobCode=").last?.split(separator: "&").first))
+        let file = try String(contentsOfFile: path, encoding: .isoLatin1)
+        #expect(!file.contains(code), "the code itself is never stored")
+        // A new process on the same data folder honours the emailed link.
+        let restarted = AuthService(
+            projectID: "p1", store: try SQLiteAccountStore(path: path), keys: KeyRing(current: Self.key), hasher: PasswordHasher(rounds: 1 << 4))
+        _ = try await restarted.resetPassword(body(#"{"oobCode":"\#(code)","newPassword":"another1"}"#))
+        _ = try await restarted.signInWithPassword(body(#"{"email":"c@x.io","password":"another1"}"#))
+        await #expect(throws: AuthError("INVALID_OOB_CODE")) {
+            try await restarted.resetPassword(body(#"{"oobCode":"\#(code)","newPassword":"third12"}"#))
+        }
+    }
+
+    @Test func smsSessionsEndAfterFiveWrongCodes() async throws {
+        let outbox = OutboxSender()
+        let auth = AuthService(
+            projectID: "p1", store: MemoryAccountStore(), keys: KeyRing(current: Self.key), hasher: PasswordHasher(rounds: 1 << 4),
+            sender: outbox, readableCodes: false)
+        let session = try #require(try await auth.sendVerificationCode(body(#"{"phoneNumber":"+15550003333"}"#))["sessionInfo"]?.stringValue)
+        let right = String(try #require(outbox.sent.last?.body.suffix(6)))
+        let wrong = right == "000000" ? "000001" : "000000"
+        for _ in 0..<5 {
+            await #expect(throws: AuthError("INVALID_CODE")) {
+                try await auth.signInWithPhoneNumber(body(#"{"sessionInfo":"\#(session)","code":"\#(wrong)"}"#))
+            }
+        }
+        // Even the right code no longer works: guessing six digits is capped at five tries.
+        await #expect(throws: AuthError("INVALID_SESSION_INFO")) {
+            try await auth.signInWithPhoneNumber(body(#"{"sessionInfo":"\#(session)","code":"\#(right)"}"#))
+        }
     }
 }
 

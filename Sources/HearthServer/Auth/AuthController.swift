@@ -142,8 +142,8 @@ struct AuthController: Sendable {
         let parts = rest.split(separator: "/")
         guard parts.count == 2, parts[0] == service.projectID else { throw PlatformError.notFound }
         switch (request.method, parts[1]) {
-        case (.get, "oobCodes"): return service.pendingOobCodes
-        case (.get, "verificationCodes"): return service.pendingVerificationCodes
+        case (.get, "oobCodes"): return try await service.pendingOobCodes()
+        case (.get, "verificationCodes"): return try await service.pendingVerificationCodes()
         case (.delete, "accounts"):
             try await service.deleteAllAccounts()
             return .object([])
