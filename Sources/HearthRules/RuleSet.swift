@@ -11,6 +11,8 @@ public import HearthCore
 public struct RuleSet: Sendable {
     /// The document as given (comments included).
     public let source: String
+    /// The document as plain JSON (comments dropped): `format=strict`, `.indexOn` declarations.
+    public let document: JSONValue
     let root: RuleNode
 
     /// Compiles a rules document. Errors name the line and column in `source`.
@@ -28,6 +30,7 @@ public struct RuleSet: Sendable {
             throw locator.error("Unexpected top-level member \"\(other.key)\": only \"rules\" is allowed", at: other.keyOffset)
         }
         self.source = source
+        self.document = document.json
         var compiler = RuleCompiler(locator: locator)
         root = try compiler.node(rules.value, location: [], captures: [])
     }

@@ -1,3 +1,5 @@
+import HearthCore
+
 /// A JSON value from a rules document, remembering where each part came from so that errors in
 /// expressions can name a line and column of the document.
 struct SourceValue {
@@ -14,6 +16,18 @@ struct SourceValue {
 
     var kind: Kind
     var offset: Int
+
+    /// The value without positions.
+    var json: JSONValue {
+        switch kind {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .number(let d): return d == d.rounded() && abs(d) < 9.0e15 ? .int(Int64(d)) : .double(d)
+        case .string(let s, _): return .string(s)
+        case .array(let items): return .array(items.map(\.json))
+        case .object(let members): return .object(members.map { JSONMember($0.key, $0.value.json) })
+        }
+    }
 }
 
 /// Parses a rules document: JSON plus `//` and `/* */` comments, with byte offsets kept.

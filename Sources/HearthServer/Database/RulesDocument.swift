@@ -30,33 +30,9 @@ struct RulesDocument: Sendable {
         } catch {
             throw ValidationError("Invalid rules: \(error.description)")
         }
-        let stripped = RulesDocument.stripComments(source)
-        let json: JSONValue
-        do {
-            json = try JSONValue.parse(stripped)
-        } catch {
-            throw ValidationError("Invalid rules document: \(error.reason) (byte \(error.offset))")
-        }
-        guard case .object? = json["rules"] else {
-            throw ValidationError("Invalid rules document: expected an object with a \"rules\" member")
-        }
-        try RulesDocument.checkIndexes(json["rules"]!)
+        // The compiler has checked the shape, `.indexOn` included.
+        json = ruleSet.document
         self.source = source
-        self.json = json
-    }
-
-    static func checkIndexes(_ node: JSONValue) throws(ValidationError) {
-        guard case .object(let members) = node else { return }
-        for m in members {
-            if m.key == ".indexOn" {
-                switch m.value {
-                case .string: continue
-                case .array(let items) where items.allSatisfy({ $0.stringValue != nil }): continue
-                default: throw ValidationError("Invalid rules document: .indexOn must be a string or an array of strings")
-                }
-            }
-            try checkIndexes(m.value)
-        }
     }
 
     /// Whether `.indexOn` at a rules node matching `location` lists `index` (a child path or `.value`).
@@ -106,40 +82,5 @@ struct RulesDocument: Sendable {
         }
         walk(json["rules"] ?? .null, [])
         return out
-    }
-
-    /// Removes `//` and `/* */` comments outside string literals.
-    static func stripComments(_ text: String) -> String {
-        var out: [UInt8] = []
-        let b = Array(text.utf8)
-        var i = 0
-        var inString = false
-        while i < b.count {
-            let c = b[i]
-            if inString {
-                out.append(c)
-                if c == UInt8(ascii: "\\"), i + 1 < b.count {
-                    out.append(b[i + 1])
-                    i += 2
-                    continue
-                }
-                if c == UInt8(ascii: "\"") { inString = false }
-                i += 1
-            } else if c == UInt8(ascii: "\"") {
-                inString = true
-                out.append(c)
-                i += 1
-            } else if c == UInt8(ascii: "/"), i + 1 < b.count, b[i + 1] == UInt8(ascii: "/") {
-                while i < b.count, b[i] != 0x0A { i += 1 }
-            } else if c == UInt8(ascii: "/"), i + 1 < b.count, b[i + 1] == UInt8(ascii: "*") {
-                i += 2
-                while i + 1 < b.count, !(b[i] == UInt8(ascii: "*") && b[i + 1] == UInt8(ascii: "/")) { i += 1 }
-                i += 2
-            } else {
-                out.append(c)
-                i += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
