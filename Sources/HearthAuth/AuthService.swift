@@ -145,25 +145,29 @@ public final class AuthService: Sendable {
     /// Checks a Hearth-signed ID token without touching the store (signature, issuer, audience,
     /// expiry): the claims, or nil. The database uses this on every request that carries a token.
     public func verifiedClaims(_ token: String, now: Int64? = nil) -> JSONValue? {
+        guard let checked = signedClaims(token), checked.exp > (now ?? clock()) / 1000 else { return nil }
+        return checked.claims
+    }
+
+    /// A token signed by one of our keys for this project, naming a user: its claims, uid and
+    /// times. Expiry is left to the caller (the two callers answer it differently).
+    func signedClaims(_ token: String) -> (claims: JSONValue, uid: String, iat: Int64, exp: Int64)? {
         guard let claims = keys.verifiedPayload(token), claims["iss"]?.stringValue == issuer,
-            claims["aud"]?.stringValue == projectID, let sub = claims["sub"]?.stringValue, !sub.isEmpty,
-            case .int(let exp)? = claims["exp"], exp > (now ?? clock()) / 1000
+            claims["aud"]?.stringValue == projectID, let uid = claims["sub"]?.stringValue, !uid.isEmpty,
+            case .int(let iat)? = claims["iat"], case .int(let exp)? = claims["exp"]
         else { return nil }
-        return claims
+        return (claims, uid, iat, exp)
     }
 
     /// Full check of an ID token sent to an auth endpoint: also the user exists, is enabled and
     /// the token was issued after `validSince`.
     func user(forIDToken token: String?, in tx: any AccountTransaction, now: Int64) throws -> UserRecord {
         guard let token, !token.isEmpty else { throw AuthError("MISSING_ID_TOKEN") }
-        guard let claims = keys.verifiedPayload(token), claims["iss"]?.stringValue == issuer,
-            claims["aud"]?.stringValue == projectID, let uid = claims["sub"]?.stringValue,
-            case .int(let iat)? = claims["iat"], case .int(let exp)? = claims["exp"]
-        else { throw AuthError.invalidIDToken }
-        if exp <= now / 1000 { throw AuthError("TOKEN_EXPIRED") }
-        guard let user = try load(tx.account(uid: uid)) else { throw AuthError.userNotFound }
+        guard let checked = signedClaims(token) else { throw AuthError.invalidIDToken }
+        if checked.exp <= now / 1000 { throw AuthError("TOKEN_EXPIRED") }
+        guard let user = try load(tx.account(uid: checked.uid)) else { throw AuthError.userNotFound }
         if user.disabled { throw AuthError("USER_DISABLED") }
-        if iat < user.validSince { throw AuthError("TOKEN_EXPIRED") }
+        if checked.iat < user.validSince { throw AuthError("TOKEN_EXPIRED") }
         return user
     }
 

@@ -8,7 +8,7 @@ extension SigningKey {
     func selfSignedCertificatePEM(now: Date) throws -> String {
         let name = try DistinguishedName { CommonName("securetoken.hearth.local") }
         let certificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(privateKey.publicKey),
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(publicKey),
             notValidBefore: now.addingTimeInterval(-86_400), notValidAfter: now.addingTimeInterval(365 * 86_400),
             issuer: name, subject: name, signatureAlgorithm: .sha256WithRSAEncryption, extensions: Certificate.Extensions(),
             issuerPrivateKey: Certificate.PrivateKey(privateKey))

@@ -160,32 +160,27 @@ struct ExpressionParser {
     }
 
     private mutating func parseOr() throws(RulesError) -> (Expr, StaticType) {
-        skipSpace()
-        let start = i
-        var (lhs, lt) = try parseAnd()
-        while take("||") {
-            try requireBoolean(lt, at: start, "The left side of ||")
-            skipSpace()
-            let r = i
-            let (rhs, rt) = try parseAnd()
-            try requireBoolean(rt, at: r, "The right side of ||")
-            lhs = .or(lhs, rhs)
-            lt = .boolean
-        }
-        return (lhs, lt)
+        try parseLogical("||", operand: { (p: inout ExpressionParser) throws(RulesError) in try p.parseAnd() }, combine: Expr.or)
     }
 
     private mutating func parseAnd() throws(RulesError) -> (Expr, StaticType) {
+        try parseLogical("&&", operand: { (p: inout ExpressionParser) throws(RulesError) in try p.parseEquality() }, combine: Expr.and)
+    }
+
+    /// `a op b op c …` for `&&` and `||`: every operand must be boolean.
+    private mutating func parseLogical(
+        _ op: String, operand: (inout ExpressionParser) throws(RulesError) -> (Expr, StaticType), combine: (Expr, Expr) -> Expr
+    ) throws(RulesError) -> (Expr, StaticType) {
         skipSpace()
         let start = i
-        var (lhs, lt) = try parseEquality()
-        while take("&&") {
-            try requireBoolean(lt, at: start, "The left side of &&")
+        var (lhs, lt) = try operand(&self)
+        while take(op) {
+            try requireBoolean(lt, at: start, "The left side of \(op)")
             skipSpace()
             let r = i
-            let (rhs, rt) = try parseEquality()
-            try requireBoolean(rt, at: r, "The right side of &&")
-            lhs = .and(lhs, rhs)
+            let (rhs, rt) = try operand(&self)
+            try requireBoolean(rt, at: r, "The right side of \(op)")
+            lhs = combine(lhs, rhs)
             lt = .boolean
         }
         return (lhs, lt)

@@ -49,8 +49,8 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(help: "mem_cost (default 14).") var memCost = 14
 
         func run() async throws {
-            guard let data = FileManager.default.contents(atPath: file), case .object? = try? JSONValue.parse(Array(data)),
-                let json = try? JSONValue.parse(Array(data)), case .array(let exported)? = json["users"]
+            guard let data = FileManager.default.contents(atPath: file), let json = try? JSONValue.parse(Array(data)),
+                case .object = json, case .array(let exported)? = json["users"]
             else { throw fail("\(file) is not a Firebase auth export ({\"users\": [...]})") }
             var users: [JSONValue] = []
             var withHashes = 0

@@ -226,7 +226,7 @@ struct AuthController: Sendable {
     private func jsonBody(_ request: Request) async throws -> JSONValue {
         let buffer = try await rawBody(request)
         if buffer.readableBytes == 0 { return .object([]) }
-        guard case .object? = try? JSONValue.parse(buffer.readableBytesView), let json = try? JSONValue.parse(buffer.readableBytesView) else {
+        guard let json = try? JSONValue.parse(buffer.readableBytesView), case .object = json else {
             throw PlatformError(status: 400, message: "Invalid JSON payload received.", reason: "invalid", rpcStatus: "INVALID_ARGUMENT")
         }
         return json

@@ -84,7 +84,7 @@ enum IDTokenClaims {
     static func authVariable(fromUnverified token: String) -> JSONValue? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 || parts.count == 2, let payload = Base64URL.decode(parts[1]),
-            case .object = try? JSONValue.parse(payload), let claims = try? JSONValue.parse(payload)
+            let claims = try? JSONValue.parse(payload), case .object = claims
         else { return nil }
         return authVariable(claims: claims)
     }
