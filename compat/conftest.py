@@ -9,13 +9,7 @@ from __future__ import annotations
 
 import faulthandler
 import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 import uuid
-from pathlib import Path
 
 import pytest
 import requests
@@ -23,40 +17,12 @@ import requests
 import firebase_admin
 
 from hearth_helpers import HTTP_TIMEOUT, OWNER_HEADERS, AdminListener, SSEStream, new_namespace
+from hearth_process import hearth_process
 
-DEFAULT_BIN = "/work/main/.build/debug/hearth"
-STARTUP_TIMEOUT = 30.0
-SHUTDOWN_TIMEOUT = 10.0
 # Last-resort guard: a test still running after this many seconds aborts the whole run
 # (with a traceback of every thread) instead of hanging CI. Every wait in the tests has its
 # own, much shorter bound; this only catches a wait that was missed.
 TEST_HARD_LIMIT = float(os.environ.get("HEARTH_COMPAT_TEST_LIMIT", "180"))
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _die_with_parent() -> None:
-    """Linux: have the server receive SIGTERM if the pytest process dies abruptly."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        PR_SET_PDEATHSIG = 1
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except Exception:  # noqa: BLE001 - best effort only
-        pass
-
-
-def _log_tail(log_path: Path, limit: int = 4000) -> str:
-    try:
-        text = log_path.read_text(errors="replace")
-    except OSError:
-        return "<no server log>"
-    return text[-limit:]
 
 
 class _TimeoutSession(requests.Session):
@@ -70,87 +36,12 @@ class _TimeoutSession(requests.Session):
 @pytest.fixture(scope="session")
 def hearth_server(tmp_path_factory):
     """Starts ``hearth serve --dev``; yields ``(base_url, process)``; stops it with SIGTERM."""
-    binary = os.environ.get("HEARTH_BIN", DEFAULT_BIN)
-    if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-        pytest.fail(
-            f"Hearth binary not found or not executable: {binary!r} "
-            "(build it with `swift build`, or set HEARTH_BIN)",
-            pytrace=False,
-        )
     data_dir = tmp_path_factory.mktemp("hearth-data")
     log_path = tmp_path_factory.mktemp("hearth-log") / "server.log"
-    port = _free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    cmd = [binary, "serve", "--host", "127.0.0.1", "--port", str(port),
-           "--data", str(data_dir), "--dev",
-           # Firebase answers unindexed REST queries with 400; --dev alone would scan instead.
-           "--index-policy", "enforce"]
-
-    log_file = open(log_path, "wb")  # noqa: SIM115 - closed in the finally below
-    proc = subprocess.Popen(
-        cmd,
-        stdin=subprocess.DEVNULL,
-        stdout=log_file,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-        preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
-    )
-    try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        last = "no answer yet"
-        ready = False
-        with _TimeoutSession() as probe:
-            while time.monotonic() < deadline:
-                if proc.poll() is not None:
-                    pytest.fail(
-                        f"hearth exited during startup with code {proc.returncode}\n"
-                        f"command: {' '.join(cmd)}\nlog:\n{_log_tail(log_path)}",
-                        pytrace=False,
-                    )
-                try:
-                    resp = probe.get(f"{base_url}/.json", params={"ns": "probe"},
-                                     headers=OWNER_HEADERS, timeout=2)
-                    if resp.status_code == 200:
-                        ready = True
-                        break
-                    last = f"HTTP {resp.status_code}: {resp.text[:200]!r}"
-                except requests.RequestException as exc:
-                    last = f"{type(exc).__name__}"
-                time.sleep(0.1)
-        if not ready:
-            pytest.fail(
-                f"hearth did not answer GET /.json?ns=probe with 200 within {STARTUP_TIMEOUT}s "
-                f"(last: {last})\ncommand: {' '.join(cmd)}\nlog:\n{_log_tail(log_path)}",
-                pytrace=False,
-            )
-
-        yield base_url, proc
-
-        # Graceful shutdown must work and report success.
-        assert proc.poll() is None, (
-            f"hearth died during the test session with code {proc.returncode}\n"
-            f"log:\n{_log_tail(log_path)}"
-        )
-        proc.send_signal(signal.SIGTERM)
-        try:
-            code = proc.wait(timeout=SHUTDOWN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=SHUTDOWN_TIMEOUT)
-            pytest.fail(
-                f"hearth did not exit within {SHUTDOWN_TIMEOUT}s of SIGTERM (killed)\n"
-                f"log:\n{_log_tail(log_path)}",
-                pytrace=False,
-            )
-        assert code == 0, f"hearth exited with code {code} after SIGTERM\nlog:\n{_log_tail(log_path)}"
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            try:
-                proc.wait(timeout=SHUTDOWN_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                pass
-        log_file.close()
+    # Firebase answers unindexed REST queries with 400; --dev alone would scan instead.
+    args = ["--dev", "--index-policy", "enforce"]
+    with hearth_process(args, data_dir, log_path, probe="/.json?ns=probe", probe_headers=OWNER_HEADERS) as (url, proc, _):
+        yield url, proc
 
 
 @pytest.fixture(scope="session")

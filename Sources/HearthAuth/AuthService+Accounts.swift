@@ -139,8 +139,8 @@ extension AuthService {
         try limiter.check(lower, now: now)
         if let clientAddress { try addressLimiter.check(clientAddress, now: now) }
         func failed(_ code: String) -> AuthError {
-            limiter.failed(lower, now: now)
-            if let clientAddress { addressLimiter.failed(clientAddress, now: now) }
+            limiter.record(lower, now: now)
+            if let clientAddress { addressLimiter.record(clientAddress, now: now) }
             return AuthError(emailPrivacy ? "INVALID_LOGIN_CREDENTIALS" : code)
         }
         let found = try await store.transaction { tx in try self.load(tx.account(email: lower)) }
@@ -162,7 +162,7 @@ extension AuthService {
         }
         guard matches else { throw failed("INVALID_PASSWORD") }
         let rehashed = upgrade
-        limiter.succeeded(lower)
+        limiter.reset(lower)
         return try await store.transaction { tx in
             guard var current = try self.load(tx.account(uid: user.localId)) else { throw AuthError("EMAIL_NOT_FOUND") }
             if let rehashed, current.passwordHash == user.passwordHash { current.setPassword(rehashed, at: now) }

@@ -101,8 +101,14 @@ extension AuthService {
         }
         let returnLink = body.bool("returnOobLink") ?? false
         if returnLink && !privileged { throw AuthError("INSUFFICIENT_PERMISSION") }
-        if let url = body.string("continueUrl"), !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
-            throw AuthError("INVALID_CONTINUE_URI")
+        if let url = body.string("continueUrl") {
+            guard url.hasPrefix("http://") || url.hasPrefix("https://"), let host = URL(string: url)?.host, !host.isEmpty else {
+                throw AuthError("INVALID_CONTINUE_URI")
+            }
+            // A link mailed to someone must not carry its code to a site the project does not own.
+            if let allowed = options.authorizedDomains, !allowed.contains(host.lowercased()) {
+                throw AuthError("UNAUTHORIZED_DOMAIN", "Domain not allowlisted by project")
+            }
         }
         var record = OneTimeCode(requestType: requestType, created: now)
         let mode: String
@@ -141,8 +147,11 @@ extension AuthService {
         default:
             throw AuthError("INVALID_REQ_TYPE", "Unsupported request type \(requestType)")
         }
+        if !returnLink, let to = record.newEmail ?? record.email {
+            try checkMessageQuota(to, now: now, code: requestType == "PASSWORD_RESET" ? "RESET_PASSWORD_EXCEED_LIMIT" : "QUOTA_EXCEEDED")
+        }
         let code = Self.randomCode(bytes: 40)
-        var link = "\(linkBase)/emulator/action?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key"
+        var link = "\(linkBase)\(options.actionPath)?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key"
         if let continueUrl = body.string("continueUrl") { link += "&continueUrl=" + Self.queryEscaped(continueUrl) }
         record.oobLink = link
         try await codes.add(code, record)
@@ -272,6 +281,7 @@ extension AuthService {
         guard let phone = body.string("phoneNumber"), Self.isValidPhone(phone) else {
             throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
         }
+        try checkMessageQuota(phone, now: now, code: "QUOTA_EXCEEDED")
         var rng = SystemRandomNumberGenerator()
         let code = sixDigits(Int.random(in: 0..<1_000_000, using: &rng))
         let session = Self.randomCode(bytes: 48)
@@ -282,7 +292,7 @@ extension AuthService {
     }
 
     static func isValidPhone(_ s: String) -> Bool {
-        s.hasPrefix("+") && s.count >= 4 && s.count <= 20 && s.dropFirst().allSatisfy { $0.isNumber }
+        s.hasPrefix("+") && s.utf8.count >= 4 && s.utf8.count <= 20 && s.utf8.dropFirst().allSatisfy { (0x30...0x39).contains($0) }
     }
 
     public func signInWithPhoneNumber(_ body: JSONValue) async throws -> JSONValue {

@@ -22,23 +22,61 @@ public final class AuthService: Sendable {
     let addressLimiter = SignInLimiter(limit: 100)
     /// Email-enumeration protection: unknown email and wrong password both answer
     /// `INVALID_LOGIN_CREDENTIALS` (off by default, as in the emulator).
-    public let emailPrivacy: Bool
+    public var emailPrivacy: Bool { options.emailPrivacy }
+    public let options: Options
     /// Delivers out-of-band links and SMS codes.
     public let sender: any MessageSender
     /// Told when a message could not be delivered (channel, purpose, error), never its content.
     let onDeliveryFailure: @Sendable (OutgoingMessage.Channel, String, String) -> Void
     let codes: CodeBook
+    /// Emails and SMS per recipient per hour (`Options.messagesPerRecipientPerHour`).
+    let messageLimiter: SignInLimiter?
 
     public static let idTokenLifetime: Int64 = 3600
 
+    /// How this service behaves where Firebase's emulator and production differ.
+    public struct Options: Sendable {
+        /// Answer `INVALID_LOGIN_CREDENTIALS` for both unknown emails and wrong passwords.
+        public var emailPrivacy = false
+        /// Keep one-time codes readable for the emulator listings (`--dev`); otherwise only digests are stored.
+        public var readableCodes = true
+        /// Hosts a `continueUrl` may point to (`UNAUTHORIZED_DOMAIN` otherwise); `nil` accepts any, as the emulator does.
+        public var authorizedDomains: Set<String>?
+        /// The path of the page that emailed links open, on `linkBase`.
+        public var actionPath = "/emulator/action"
+        /// Emails or SMS one address or number receives per hour before `QUOTA_EXCEEDED`
+        /// (`RESET_PASSWORD_EXCEED_LIMIT` for password resets); `nil` = unlimited (emulator).
+        public var messagesPerRecipientPerHour: Int?
+
+        public init(
+            emailPrivacy: Bool = false, readableCodes: Bool = true, authorizedDomains: Set<String>? = nil,
+            actionPath: String = "/emulator/action", messagesPerRecipientPerHour: Int? = nil
+        ) {
+            self.emailPrivacy = emailPrivacy
+            self.readableCodes = readableCodes
+            self.authorizedDomains = authorizedDomains
+            self.actionPath = actionPath
+            self.messagesPerRecipientPerHour = messagesPerRecipientPerHour
+        }
+
+        /// What a production server uses: codes stored as digests, links to `/__/auth/action`,
+        /// continue URLs limited to `authorizedDomains`, ten messages per recipient per hour.
+        public static func production(authorizedDomains: Set<String>, emailPrivacy: Bool = false) -> Options {
+            Options(
+                emailPrivacy: emailPrivacy, readableCodes: false, authorizedDomains: authorizedDomains, actionPath: "/__/auth/action",
+                messagesPerRecipientPerHour: 10)
+        }
+    }
+
     public init(
         projectID: String, store: any AccountStore, keys: KeyRing, hasher: PasswordHasher = PasswordHasher(),
-        emailPrivacy: Bool = false, sender: any MessageSender = OutboxSender(), readableCodes: Bool = true,
+        options: Options = Options(), sender: any MessageSender = OutboxSender(),
         onDeliveryFailure: @escaping @Sendable (OutgoingMessage.Channel, String, String) -> Void = { _, _, _ in },
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
-        self.emailPrivacy = emailPrivacy
-        self.codes = CodeBook(store: store, readable: readableCodes)
+        self.options = options
+        self.codes = CodeBook(store: store, readable: options.readableCodes)
+        self.messageLimiter = options.messagesPerRecipientPerHour.map { SignInLimiter(limit: $0, window: 3_600_000) }
         self.sender = sender
         self.onDeliveryFailure = onDeliveryFailure
         self.projectID = projectID
@@ -51,9 +89,9 @@ public final class AuthService: Sendable {
     /// A service with one signing key.
     public convenience init(
         projectID: String, store: any AccountStore, key: SigningKey, hasher: PasswordHasher = PasswordHasher(),
-        emailPrivacy: Bool = false, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+        options: Options = Options(), clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
-        self.init(projectID: projectID, store: store, keys: KeyRing(current: key), hasher: hasher, emailPrivacy: emailPrivacy, clock: clock)
+        self.init(projectID: projectID, store: store, keys: KeyRing(current: key), hasher: hasher, options: options, clock: clock)
     }
 
     var issuer: String { "https://securetoken.google.com/\(projectID)" }
@@ -84,9 +122,16 @@ public final class AuthService: Sendable {
         return String(decoding: (0..<28).map { _ in chars[Int.random(in: 0..<chars.count, using: &rng)] }, as: UTF8.self)
     }
 
+    /// `local@domain` with no whitespace, control characters or the delimiters that would let an
+    /// address smuggle extra recipients or headers into a mail (`<>()[],;:\"`), at most 254 bytes.
     static func isValidEmail(_ s: String) -> Bool {
         let parts = s.split(separator: "@", omittingEmptySubsequences: false)
-        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && !s.contains(" ")
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, s.utf8.count <= 254 else { return false }
+        let forbidden = Set("<>()[],;:\\\"".unicodeScalars)
+        return s.unicodeScalars.allSatisfy { c in
+            !c.properties.isWhitespace && !(c.value < 0x20 || c.value == 0x7F) && !forbidden.contains(c)
+                && !(0x80...0x9F).contains(c.value)
+        }
     }
 
     // MARK: Tokens
@@ -188,32 +233,35 @@ public final class AuthService: Sendable {
     public var jwks: JSONValue { keys.jwks }
 }
 
-/// Refuses sign-in for a key (an email, a client address) after too many failed attempts in
-/// five minutes.
+/// Counts events per key (failed sign-ins per email or client address, messages per recipient)
+/// in a sliding window and refuses once a key reaches the limit.
 final class SignInLimiter: Sendable {
     private let failures = Mutex<[String: [Int64]]>([:])
-    static let window: Int64 = 5 * 60 * 1000
+    let window: Int64
     let limit: Int
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, window: Int64 = 5 * 60 * 1000) {
+        self.limit = limit
+        self.window = window
+    }
 
     func check(_ key: String, now: Int64) throws {
         let recent = failures.withLock { f in
-            let kept = (f[key] ?? []).filter { $0 > now - Self.window }
+            let kept = (f[key] ?? []).filter { $0 > now - self.window }
             f[key] = kept.isEmpty ? nil : kept
             return kept.count
         }
         if recent >= limit { throw AuthError("TOO_MANY_ATTEMPTS_TRY_LATER") }
     }
 
-    func failed(_ key: String, now: Int64) {
+    func record(_ key: String, now: Int64) {
         failures.withLock { f in
             if f.count > 100_000 { f.removeAll() }
             f[key, default: []].append(now)
         }
     }
 
-    func succeeded(_ key: String) {
+    func reset(_ key: String) {
         _ = failures.withLock { $0.removeValue(forKey: key) }
     }
 }

@@ -46,7 +46,37 @@ public final class OutboxSender: MessageSender {
     public var sent: [OutgoingMessage] { messages.withLock { $0 } }
 }
 
+/// Sends email through one sender and SMS through another (say SMTP and the outbox).
+public struct ChannelRouter: MessageSender {
+    public let email: any MessageSender
+    public let sms: any MessageSender
+
+    public init(email: any MessageSender, sms: any MessageSender) {
+        self.email = email
+        self.sms = sms
+    }
+
+    public func send(_ message: OutgoingMessage) async throws {
+        switch message.channel {
+        case .email: try await email.send(message)
+        case .sms: try await sms.send(message)
+        }
+    }
+}
+
 extension AuthService {
+    /// Counts a message to `recipient` against `Options.messagesPerRecipientPerHour`, so nobody can
+    /// flood an inbox or a phone through the reset and sign-in endpoints.
+    func checkMessageQuota(_ recipient: String, now: Int64, code: String) throws {
+        guard let messageLimiter else { return }
+        do {
+            try messageLimiter.check(recipient, now: now)
+        } catch {
+            throw AuthError(code)
+        }
+        messageLimiter.record(recipient, now: now)
+    }
+
     func deliver(_ message: OutgoingMessage) async {
         do {
             try await sender.send(message)

@@ -22,6 +22,11 @@ public struct ServerConfiguration: Sendable {
     /// Development mode: new namespaces start with open rules (as the Firebase emulator), unsigned
     /// ID tokens are accepted, and a denial names the rule that decided (`X-Hearth-Rule`).
     public var dev: Bool
+    /// How the outside world reaches this server (`https://api.example.com`): the base of links in
+    /// auth emails. Without it, `--dev` uses the address each request came to (as the emulator
+    /// does) and otherwise `http://host:port` — never a request's `Host` header, which a caller
+    /// could point at their own site to harvest reset codes.
+    public var publicURL: String?
 
     public init(
         host: String = "127.0.0.1",
@@ -31,9 +36,11 @@ public struct ServerConfiguration: Sendable {
         maxBodyBytes: Int = 16 * 1024 * 1024,
         indexPolicy: IndexPolicy = .enforce,
         keepAliveSeconds: Int = 30,
-        dev: Bool = false
+        dev: Bool = false,
+        publicURL: String? = nil
     ) {
         self.dev = dev
+        self.publicURL = publicURL
         self.host = host
         self.port = port
         self.defaultNamespace = defaultNamespace

@@ -24,6 +24,17 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "full (fsync every commit) or normal (survives crashes, not power loss) (HEARTH_DURABILITY).") var durability: String?
     @Flag(help: "Email-enumeration protection: one INVALID_LOGIN_CREDENTIALS for unknown email and wrong password (HEARTH_EMAIL_PRIVACY).")
     var emailPrivacy = false
+    @Option(help: "How clients reach this server, the base of links in auth emails, e.g. https://api.example.com (HEARTH_PUBLIC_URL).")
+    var publicURL: String?
+    @Option(help: "Comma-separated hosts an email link's continueUrl may point to, besides localhost and the public URL's (HEARTH_AUTHORIZED_DOMAINS).")
+    var authorizedDomains: String?
+    @Option(help: "SMTP server for auth emails (HEARTH_SMTP_HOST); without one, links are not mailed.") var smtpHost: String?
+    @Option(help: "SMTP port (HEARTH_SMTP_PORT; default 587, 465 with tls, 25 with none).") var smtpPort: Int?
+    @Option(help: "starttls (default), tls or none (HEARTH_SMTP_SECURITY).") var smtpSecurity: String?
+    @Option(help: "SMTP user name (HEARTH_SMTP_USERNAME).") var smtpUsername: String?
+    @Option(help: "File holding the SMTP password (HEARTH_SMTP_PASSWORD_FILE, or HEARTH_SMTP_PASSWORD).") var smtpPasswordFile: String?
+    @Option(help: "Sender of auth emails, e.g. \"My App <no-reply@example.com>\" (HEARTH_SMTP_FROM).") var smtpFrom: String?
+    @Option(help: "PEM file of CA certificates to trust for the SMTP server (HEARTH_SMTP_CA_FILE).") var smtpCaFile: String?
 
     func resolve() throws -> Settings {
         let env = ProcessInfo.processInfo.environment
@@ -49,6 +60,15 @@ struct Serve: AsyncParsableCommand {
         if let maxBodyBytes { s.maxBodyBytes = maxBodyBytes }
         if let durability { s.durability = durability }
         if emailPrivacy { s.emailPrivacy = true }
+        if let publicURL { s.publicURL = publicURL }
+        if let authorizedDomains { s.authorizedDomains = Settings.list(authorizedDomains) }
+        if let smtpHost { s.smtp.host = smtpHost }
+        if let smtpPort { s.smtp.port = smtpPort }
+        if let smtpSecurity { s.smtp.security = smtpSecurity }
+        if let smtpUsername { s.smtp.username = smtpUsername }
+        if let smtpPasswordFile { s.smtp.passwordFile = smtpPasswordFile }
+        if let smtpFrom { s.smtp.from = smtpFrom }
+        if let smtpCaFile { s.smtp.caFile = smtpCaFile }
         return s
     }
 
@@ -101,20 +121,48 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode.corruptDatabase
         }
         let auth: AuthService
+        let publicURL: String?
         do {
+            let smtp = try settings.smtp.configuration()
+            publicURL = try settings.checkedPublicURL()
+            let outbox = OutboxSender()
+            let sender: any MessageSender = try smtp.map { smtp in
+                do {
+                    return ChannelRouter(email: try SMTPSender(configuration: smtp), sms: outbox)
+                } catch {
+                    throw Settings.Failure(description: "cannot set up SMTP (sender address or CA file): \(error)")
+                }
+            } ?? outbox
+            if let smtp {
+                logger.info("auth emails go through SMTP", metadata: ["hearth.smtp": "\(smtp.host):\(smtp.port) (\(smtp.security.rawValue))"])
+                if smtp.security == .none && smtp.username != nil {
+                    logger.warning("the SMTP password is sent without encryption (security none)")
+                }
+            }
+            if !settings.dev {
+                if smtp == nil { logger.warning("no SMTP server is configured: auth emails (password resets, sign-in links) are not delivered") }
+                logger.warning("no SMS provider is configured: phone verification codes are not delivered")
+                if publicURL == nil && smtp != nil {
+                    logger.warning("no --public-url: emailed links point at http://\(settings.host):\(settings.port)")
+                }
+            }
+            let options: AuthService.Options = settings.dev
+                ? AuthService.Options(emailPrivacy: settings.emailPrivacy)
+                : .production(authorizedDomains: settings.continueDomains(), emailPrivacy: settings.emailPrivacy)
             let accounts = try SQLiteAccountStore(path: "\(folder)/\(settings.project).auth.sqlite")
             let keys = try KeyRing.load(folder: folder + "/auth-keys")
             let deliveryLogger = logger
             auth = AuthService(
-                projectID: settings.project, store: accounts, keys: keys, emailPrivacy: settings.emailPrivacy,
-                sender: OutboxSender(), readableCodes: settings.dev,
+                projectID: settings.project, store: accounts, keys: keys, options: options, sender: sender,
                 onDeliveryFailure: { channel, purpose, error in
                     deliveryLogger.error("could not send \(channel.rawValue) (\(purpose)): \(error)")
                 })
-            if !settings.dev {
-                logger.warning(
-                    "no email or SMS provider is configured: sign-in links and phone codes are kept in memory, not delivered")
-            }
+        } catch let failure as Settings.Failure {
+            FileHandle.standardError.write(Data("hearth: \(failure)\n".utf8))
+            throw ExitCode.badConfiguration
+        } catch let error as MailFormat.InvalidAddress {
+            FileHandle.standardError.write(Data("hearth: the SMTP sender address is \(error)\n".utf8))
+            throw ExitCode.badConfiguration
         } catch {
             FileHandle.standardError.write(Data("hearth: cannot open the accounts database or signing key in \(folder) (\(error))\n".utf8))
             throw ExitCode.corruptDatabase
@@ -122,7 +170,7 @@ struct Serve: AsyncParsableCommand {
         let configuration = ServerConfiguration(
             host: settings.host, port: settings.port, defaultNamespace: settings.project, adminToken: adminToken,
             maxBodyBytes: settings.maxBodyBytes, indexPolicy: settings.indexPolicy ?? (settings.dev ? .scan : .enforce),
-            dev: settings.dev)
+            dev: settings.dev, publicURL: publicURL)
         let server = HearthServer(configuration: configuration, stores: factory, logger: logger, auth: auth)
         let startLogger = logger
         let group = server.serviceGroup { port in

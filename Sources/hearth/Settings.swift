@@ -14,6 +14,73 @@ struct Settings {
     var durability = "full"
     /// Answer `INVALID_LOGIN_CREDENTIALS` for both unknown emails and wrong passwords.
     var emailPrivacy = false
+    /// How the outside world reaches this server: the base of links in auth emails.
+    var publicURL: String?
+    /// Hosts a `continueUrl` in auth emails may point to (besides localhost and the public URL's host).
+    var authorizedDomains: [String] = []
+    var smtp = SMTPSettings()
+
+    /// The mail server for auth emails; none configured = links are not mailed.
+    struct SMTPSettings {
+        var host: String?
+        var port: Int?
+        var security: String?
+        var username: String?
+        var password: String?
+        var passwordFile: String?
+        var from: String?
+        var caFile: String?
+
+        mutating func apply(_ members: [JSONMember], file path: String) throws {
+            for m in members {
+                switch (m.key, m.value) {
+                case ("host", .string(let v)): host = v
+                case ("port", .int(let v)): port = Int(v)
+                case ("security", .string(let v)): security = v
+                case ("username", .string(let v)): username = v
+                case ("password", .string(let v)): password = v
+                case ("passwordFile", .string(let v)): passwordFile = v
+                case ("from", .string(let v)): from = v
+                case ("caFile", .string(let v)): caFile = v
+                default: throw Failure(description: "config file \(path): unknown or mistyped setting \"smtp.\(m.key)\"")
+                }
+            }
+        }
+
+        mutating func apply(environment env: [String: String]) throws {
+            if let v = env["HEARTH_SMTP_HOST"] { host = v }
+            if let v = env["HEARTH_SMTP_PORT"] {
+                guard let p = Int(v) else { throw Failure(description: "HEARTH_SMTP_PORT must be a number") }
+                port = p
+            }
+            if let v = env["HEARTH_SMTP_SECURITY"] { security = v }
+            if let v = env["HEARTH_SMTP_USERNAME"] { username = v }
+            if let v = env["HEARTH_SMTP_PASSWORD"] { password = v }
+            if let v = env["HEARTH_SMTP_PASSWORD_FILE"] { passwordFile = v }
+            if let v = env["HEARTH_SMTP_FROM"] { from = v }
+            if let v = env["HEARTH_SMTP_CA_FILE"] { caFile = v }
+        }
+
+        /// The sender's configuration, or nil when no host is set.
+        func configuration() throws -> SMTPConfiguration? {
+            guard let host, !host.isEmpty else { return nil }
+            guard let from else { throw Failure(description: "an SMTP host needs a sender address (--smtp-from, HEARTH_SMTP_FROM)") }
+            guard let mode = SMTPConfiguration.Security(rawValue: security ?? "starttls") else {
+                throw Failure(description: "SMTP security must be starttls, tls or none")
+            }
+            var secret = password
+            if let passwordFile {
+                guard let data = FileManager.default.contents(atPath: passwordFile) else {
+                    throw Failure(description: "cannot read the SMTP password file \(passwordFile)")
+                }
+                secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+            }
+            if (username == nil) != (secret == nil) { throw Failure(description: "SMTP needs both a username and a password, or neither") }
+            let port = port ?? (mode == .tls ? 465 : mode == .startTLS ? 587 : 25)
+            guard (1...65535).contains(port) else { throw Failure(description: "the SMTP port must be 1-65535") }
+            return SMTPConfiguration(host: host, port: port, security: mode, username: username, password: secret, from: from, trustedCertificates: caFile)
+        }
+    }
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -43,6 +110,13 @@ struct Settings {
             case ("maxBodyBytes", .int(let i)): maxBodyBytes = Int(i)
             case ("durability", .string(let s)): durability = s
             case ("emailPrivacy", .bool(let b)): emailPrivacy = b
+            case ("publicURL", .string(let s)): publicURL = s
+            case ("authorizedDomains", .array(let items)):
+                authorizedDomains = try items.map {
+                    guard let s = $0.stringValue else { throw Failure(description: "config file \(path): authorizedDomains holds strings") }
+                    return s
+                }
+            case ("smtp", .object(let members)): try smtp.apply(members, file: path)
             default: throw Failure(description: "config file \(path): unknown or mistyped setting \"\(m.key)\"")
             }
         }
@@ -67,5 +141,33 @@ struct Settings {
         }
         if let v = env["HEARTH_DURABILITY"] { durability = v }
         if let v = env["HEARTH_EMAIL_PRIVACY"] { emailPrivacy = ["1", "true", "yes"].contains(v.lowercased()) }
+        if let v = env["HEARTH_PUBLIC_URL"] { publicURL = v }
+        if let v = env["HEARTH_AUTHORIZED_DOMAINS"] { authorizedDomains = Self.list(v) }
+        try smtp.apply(environment: env)
+    }
+
+    /// `a.com, b.com` → `["a.com", "b.com"]`.
+    static func list(_ s: String) -> [String] {
+        s.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+    }
+
+    /// The public URL, checked: http(s), a host, no path, query or fragment.
+    func checkedPublicURL() throws -> String? {
+        guard let publicURL else { return nil }
+        let trimmed = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        guard let url = URL(string: trimmed), ["http", "https"].contains(url.scheme ?? ""), let host = url.host, !host.isEmpty,
+            url.path.isEmpty, url.query == nil, url.fragment == nil
+        else {
+            throw Failure(description: "the public URL must look like https://host[:port] (got \(publicURL))")
+        }
+        return trimmed
+    }
+
+    /// Where continue URLs may point: localhost, the public URL's host and the configured domains.
+    func continueDomains() -> Set<String> {
+        var domains = Set(authorizedDomains.map { $0.lowercased() })
+        domains.insert("localhost")
+        if let publicURL, let host = URL(string: publicURL)?.host { domains.insert(host.lowercased()) }
+        return domains
     }
 }

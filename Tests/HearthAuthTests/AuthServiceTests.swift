@@ -10,7 +10,7 @@ struct AuthServiceTests {
     static let key = try! SigningKey.generate()
 
     func service(emailPrivacy: Bool = false, store: any AccountStore = MemoryAccountStore()) -> AuthService {
-        AuthService(projectID: "p1", store: store, key: Self.key, hasher: PasswordHasher(rounds: 1 << 4), emailPrivacy: emailPrivacy)
+        AuthService(projectID: "p1", store: store, key: Self.key, hasher: PasswordHasher(rounds: 1 << 4), options: .init(emailPrivacy: emailPrivacy))
     }
 
     func body(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
@@ -179,7 +179,7 @@ struct AuthServiceTests {
         do {
             let auth = AuthService(
                 projectID: "p1", store: try SQLiteAccountStore(path: path), keys: KeyRing(current: Self.key),
-                hasher: PasswordHasher(rounds: 1 << 4), sender: outbox, readableCodes: false)
+                hasher: PasswordHasher(rounds: 1 << 4), options: .init(readableCodes: false), sender: outbox)
             _ = try await auth.signUp(body(#"{"email":"c@x.io","password":"secret1"}"#), privileged: false)
             _ = try await auth.sendOobCode(body(#"{"requestType":"PASSWORD_RESET","email":"c@x.io"}"#), privileged: false, linkBase: "http://h")
             #expect(try await auth.pendingOobCodes()["oobCodes"] == .array([]), "production keeps no readable codes")
@@ -202,7 +202,7 @@ struct AuthServiceTests {
         let outbox = OutboxSender()
         let auth = AuthService(
             projectID: "p1", store: MemoryAccountStore(), keys: KeyRing(current: Self.key), hasher: PasswordHasher(rounds: 1 << 4),
-            sender: outbox, readableCodes: false)
+            options: .init(readableCodes: false), sender: outbox)
         let session = try #require(try await auth.sendVerificationCode(body(#"{"phoneNumber":"+15550003333"}"#))["sessionInfo"]?.stringValue)
         let right = String(try #require(outbox.sent.last?.body.suffix(6)))
         let wrong = right == "000000" ? "000001" : "000000"

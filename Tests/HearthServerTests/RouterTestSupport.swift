@@ -11,11 +11,11 @@ import NIOCore
 let admin: HTTPFields = [.authorization: "Bearer owner"]
 
 func withRouterClient(
-    indexPolicy: IndexPolicy = .enforce, dev: Bool = false, auth: AuthService? = nil,
+    indexPolicy: IndexPolicy = .enforce, dev: Bool = false, auth: AuthService? = nil, publicURL: String? = nil,
     _ body: @Sendable (any TestClientProtocol) async throws -> Void
 ) async throws {
     let server = HearthServer(
-        configuration: ServerConfiguration(port: 0, adminToken: "owner", indexPolicy: indexPolicy, dev: dev),
+        configuration: ServerConfiguration(port: 0, adminToken: "owner", indexPolicy: indexPolicy, dev: dev, publicURL: publicURL),
         stores: MemoryStoreFactory(),
         logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
         auth: auth)

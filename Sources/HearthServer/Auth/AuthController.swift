@@ -15,7 +15,7 @@ struct AuthController: Sendable {
 
     static let prefixes = [
         "/identitytoolkit.googleapis.com/", "/securetoken.googleapis.com/", "/www.googleapis.com/identitytoolkit/v3/relyingparty/",
-        "/emulator/v1/", "/emulator/action",
+        "/emulator/v1/", "/emulator/action", ActionPage.path,
     ]
 
     static func handles(_ path: String) -> Bool { prefixes.contains { path.hasPrefix($0) } }
@@ -31,6 +31,7 @@ struct AuthController: Sendable {
     func respond(to request: Request, clientAddress: String? = nil) async -> Response {
         if request.method == .options { return Self.preflight(request) }
         if request.uri.path == "/emulator/action" { return await action(request) }
+        if request.uri.path == ActionPage.path { return await ActionPage(service: service).respond(to: request) }
         do {
             return Self.json(try await handle(request, clientAddress: clientAddress))
         } catch let e as AuthError {
@@ -194,9 +195,10 @@ struct AuthController: Sendable {
         }
     }
 
-    /// Where out-of-band links point: this server, as the client reached it.
+    /// Where out-of-band links point: the public URL, else this server (see `ServerConfiguration.publicURL`).
     private func linkBase(_ request: Request) -> String {
-        let host = request.head.authority ?? "\(configuration.host):\(configuration.port)"
+        if let publicURL = configuration.publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
+        let host = (configuration.dev ? request.head.authority : nil) ?? "\(configuration.host):\(configuration.port)"
         return "http://" + host.filter { !$0.isWhitespace && $0 != "/" }
     }
 
@@ -244,7 +246,7 @@ struct AuthController: Sendable {
             for m in members { if let s = m.value.stringValue { out[m.key] = s } }
             return out
         }
-        return parseQueryString(text)
+        return parseFormBody(text)
     }
 
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {

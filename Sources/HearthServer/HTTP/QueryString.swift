@@ -1,3 +1,4 @@
+import Foundation
 import HearthCore
 
 /// Parses a raw query string: split on `&` and `=`, percent-decode, keep `+` literal.
@@ -12,6 +13,11 @@ func parseQueryString(_ query: String?) -> [String: String] {
         out[name] = value
     }
     return out
+}
+
+/// An `application/x-www-form-urlencoded` body: a query string where `+` stands for a space.
+func parseFormBody(_ body: String) -> [String: String] {
+    parseQueryString(body.replacingOccurrences(of: "+", with: "%20"))
 }
 
 /// Constant-time comparison of two secrets.

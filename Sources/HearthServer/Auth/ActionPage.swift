@@ -1,0 +1,131 @@
+import Foundation
+import HTTPTypes
+import HearthAuth
+import HearthCore
+import Hummingbird
+import NIOCore
+
+/// The page emailed links open outside `--dev` (`/__/auth/action`, as Firebase Hosting serves
+/// it): reset a password, confirm an email address, or hand a sign-in link to the app.
+///
+/// Opening a link never changes anything by itself: the page asks for a click (a POST), so mail
+/// scanners that fetch every link cannot use up a code. The page sends no referrer (its URL
+/// holds the code), runs no script and cannot be framed.
+struct ActionPage: Sendable {
+    let service: AuthService
+
+    static let path = "/__/auth/action"
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+
+    func respond(to request: Request) async -> Response {
+        var p = parseQueryString(request.uri.query)
+        if request.method == .post {
+            let form = (try? await request.body.collect(upTo: 64 * 1024)).map { parseFormBody(String(buffer: $0)) } ?? [:]
+            p.merge(form) { _, posted in posted }
+        } else if request.method != .get {
+            return page("Not found", "This page does not exist.", status: .notFound)
+        }
+        guard let code = p["oobCode"], !code.isEmpty, let mode = p["mode"] else {
+            return page("Invalid link", "This link is incomplete. Open the latest email you received and try again.", status: .badRequest)
+        }
+        let continueURL = p["continueUrl"].flatMap(allowedContinueURL)
+        do {
+            switch (mode, request.method) {
+            case ("signIn", _):
+                guard let continueURL else {
+                    return page("Sign in", "Open this link on the device where you asked to sign in, in the app.", status: .badRequest)
+                }
+                var h = HTTPFields()
+                h[.location] = continueURL + (continueURL.contains("?") ? "&" : "?") + (request.uri.query.map { String($0) } ?? "")
+                h[Self.referrerPolicy] = "no-referrer"
+                return Response(status: .seeOther, headers: h)
+            case ("resetPassword", .get):
+                let info = try await service.resetPassword(.object([JSONMember("oobCode", .string(code))]))
+                guard info["requestType"]?.stringValue == "PASSWORD_RESET" else { throw AuthError("INVALID_OOB_CODE") }
+                return page("Reset your password", "Choose a new password for \(info["email"]?.stringValue ?? "your account").",
+                    form: form(mode, code, continueURL, button: "Save", passwordField: true))
+            case ("resetPassword", .post):
+                _ = try await service.resetPassword(.object([
+                    JSONMember("oobCode", .string(code)), JSONMember("newPassword", .string(p["newPassword"] ?? "")),
+                ]))
+                return page("Password changed", "You can now sign in with your new password.", continueURL: continueURL)
+            case ("verifyEmail", .get), ("verifyAndChangeEmail", .get):
+                let info = try await service.resetPassword(.object([JSONMember("oobCode", .string(code))]))
+                let email = info["newEmail"]?.stringValue ?? info["email"]?.stringValue ?? "your email address"
+                return page("Confirm your email", "Confirm that \(email) is yours.", form: form(mode, code, continueURL, button: "Confirm"))
+            case ("verifyEmail", .post), ("verifyAndChangeEmail", .post):
+                _ = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false)
+                return page("Email confirmed", "Your email address has been confirmed.", continueURL: continueURL)
+            default:
+                return page("Invalid link", "This link is not one Hearth understands.", status: .badRequest)
+            }
+        } catch let error as AuthError {
+            switch error.code {
+            case "WEAK_PASSWORD":
+                return page("Reset your password", "Passwords need at least 6 characters. Try again.",
+                    form: form(mode, code, continueURL, button: "Save", passwordField: true), status: .badRequest)
+            case "USER_DISABLED":
+                return page("Account disabled", "This account has been disabled.", status: .badRequest)
+            default:
+                return page("Link expired", "This link has expired or has already been used. Ask for a new one.", status: .badRequest)
+            }
+        } catch {
+            return page("Something went wrong", "Please try again later.", status: .internalServerError)
+        }
+    }
+
+    /// The continue URL, if it is http(s) on an authorized domain (the same check as when the
+    /// link was sent: a tampered link cannot turn this page into an open redirect).
+    private func allowedContinueURL(_ url: String) -> String? {
+        guard url.hasPrefix("http://") || url.hasPrefix("https://"), let host = URL(string: url)?.host?.lowercased() else { return nil }
+        if let allowed = service.options.authorizedDomains, !allowed.contains(host) { return nil }
+        return url
+    }
+
+    private func form(_ mode: String, _ code: String, _ continueURL: String?, button: String, passwordField: Bool = false) -> String {
+        var fields = hidden("mode", mode) + hidden("oobCode", code)
+        if let continueURL { fields += hidden("continueUrl", continueURL) }
+        if passwordField {
+            fields += #"<label>New password <input type="password" name="newPassword" minlength="6" required autocomplete="new-password"></label>"#
+        }
+        return #"<form method="post" action="\#(Self.path)">"# + fields + #"<button type="submit">\#(escape(button))</button></form>"#
+    }
+
+    private func hidden(_ name: String, _ value: String) -> String {
+        #"<input type="hidden" name="\#(name)" value="\#(escape(value))">"#
+    }
+
+    private func page(
+        _ title: String, _ message: String, form: String = "", continueURL: String? = nil, status: HTTPResponse.Status = .ok
+    ) -> Response {
+        let next = continueURL.map { #"<p><a href="\#(escape($0))">Continue</a></p>"# } ?? ""
+        let html = """
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">\
+            <title>\(escape(title))</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}\
+            input,button{font:inherit;display:block;margin:.5rem 0;padding:.4rem;width:100%}</style></head>\
+            <body><h1>\(escape(title))</h1><p>\(escape(message))</p>\(form)\(next)</body></html>
+            """
+        var h = HTTPFields()
+        h[.contentType] = "text/html; charset=utf-8"
+        h[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+        h[Self.referrerPolicy] = "no-referrer"
+        h[.cacheControl] = "no-store"
+        h[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        return Response(status: status, headers: h, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    private func escape(_ s: String) -> String {
+        var out = ""
+        for c in s.unicodeScalars {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+}
