@@ -108,7 +108,7 @@ let package = Package(
         .testTarget(
             name: "HearthRulesTests",
             dependencies: ["HearthCore", "HearthRules"],
-            resources: [.copy("Corpus")],
+            resources: [.copy("Corpus"), .copy("StorageCorpus")],
             swiftSettings: strict
         ),
         .testTarget(
