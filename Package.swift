@@ -53,6 +53,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "HearthFiles",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "HearthServer",
             dependencies: [
                 "HearthCore", "HearthAuth", "HearthRules", "HearthWire", "HearthStore",
@@ -100,6 +109,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"], swiftSettings: strict),
+        .testTarget(
+            name: "HearthFilesTests",
+            dependencies: [
+                "HearthFiles",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "HearthAuthTests",
             dependencies: ["HearthAuth", "HearthCore", "HearthStore", "HearthSQLite"],

@@ -1,0 +1,85 @@
+import NIOCore
+import NIOPosix
+
+/// Writes one blob to `<folder>/tmp/<id>` and renames it into `<folder>/blobs/` on commit.
+///
+/// An actor because it owns mutable state (the open file, the buffer, the running digests) for
+/// the life of one upload. The sink is moved out while an operation is in flight, so a second
+/// concurrent call fails with `writerClosed` instead of interleaving bytes.
+actor LocalBlobWriter: BlobWriter {
+    let id: BlobID
+    private let layout: DiskLayout
+    private let durable: Bool
+    private var sink: FileSink?
+    private var digester = BlobDigester()
+    /// True once committed or aborted (or broken by a failed write).
+    private var finished = false
+
+    init(id: BlobID, layout: DiskLayout, pool: NIOThreadPool, bufferSize: Int, durable: Bool) {
+        self.id = id
+        self.layout = layout
+        self.durable = durable
+        self.sink = FileSink(pool: pool, path: layout.temporary(id), bufferSize: bufferSize)
+    }
+
+    deinit {
+        // Dropped without commit or abort: release the file now rather than at the next start.
+        // (The file itself closes when the last write in flight lets go of it.)
+        if let sink, sink.descriptor != nil {
+            _ = try? Posix.removeFile(sink.path)
+        }
+    }
+
+    var digests: BlobDigests { digester.digests }
+
+    func write(_ chunk: ByteBuffer) async throws {
+        var sink = try takeSink()
+        do {
+            digester.update(chunk)
+            try await sink.append(chunk)
+        } catch {
+            discard(&sink)
+            throw error
+        }
+        if finished {
+            // Aborted from elsewhere while this write was in flight.
+            discard(&sink)
+            throw BlobStoreError(.writerClosed, "the blob writer was aborted")
+        }
+        self.sink = sink
+    }
+
+    func commit() async throws -> BlobInfo {
+        var sink = try takeSink()
+        finished = true
+        let (layout, id, source, durable) = (layout, id, sink.path, durable)
+        do {
+            try await sink.finish(sync: durable) {
+                try layout.place(id, durable: durable) { try Posix.renameItem(source, to: layout.blob(id)) }
+            }
+        } catch {
+            discard(&sink)
+            throw error
+        }
+        return BlobInfo(id: id, digests: digester.digests)
+    }
+
+    func abort() async {
+        finished = true
+        if var sink = sink.take() { discard(&sink) }
+    }
+
+    private func takeSink() throws -> FileSink {
+        guard !finished, let sink = sink.take() else {
+            throw BlobStoreError(.writerClosed, "the blob writer was already committed, aborted or is in use")
+        }
+        return sink
+    }
+
+    /// Closes and removes the temporary file; the writer is unusable afterwards.
+    private func discard(_ sink: inout FileSink) {
+        finished = true
+        sink.close()
+        _ = try? Posix.removeFile(sink.path)
+    }
+}
