@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthCore", "HearthAuth", "HearthRules", "HearthWire", "HearthStore",
+                "HearthCore", "HearthAuth", "HearthFiles", "HearthRules", "HearthWire", "HearthStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -78,10 +78,11 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthRules", "HearthServer", "HearthSQLite", "HearthStore",
+                "HearthAuth", "HearthCore", "HearthFiles", "HearthRules", "HearthServer", "HearthSQLite", "HearthStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -137,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthServer", "HearthStore", "HearthSQLite", "HearthTesting",
+                "HearthAuth", "HearthCore", "HearthFiles", "HearthServer", "HearthStore", "HearthSQLite", "HearthTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

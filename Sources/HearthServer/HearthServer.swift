@@ -20,6 +20,7 @@ public struct HearthServer: Sendable {
     let registry: NamespaceRegistry
     let controller: DatabaseController
     let auth: AuthController?
+    let storage: StorageController?
     let logger: Logger
 
     public init(
@@ -27,9 +28,18 @@ public struct HearthServer: Sendable {
         stores: any StoreFactory,
         logger: Logger,
         auth: AuthService? = nil,
+        storage: StorageService? = nil,
+        storageRulesFile: String? = nil,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         self.auth = auth.map { AuthController(service: $0, configuration: configuration, logger: logger) }
+        self.storage = storage.map {
+            StorageController(
+                service: $0, configuration: configuration, auth: auth, rules: StorageRulesHolder(path: storageRulesFile) { problem in
+                    logger.error("storage rules file not applied, the previous rules stay: \(problem)")
+                },
+                logger: logger)
+        }
         let wallClock: @Sendable () -> Int64 = clock
         self.configuration = configuration
         self.logger = logger
@@ -59,7 +69,7 @@ public struct HearthServer: Sendable {
             let certificates = AuthController.json(service.keys.x509Certificates())
             router.get("/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com") { _, _ in certificates }
         }
-        let responder = HearthResponder(controller: controller, auth: auth, router: router.buildResponder())
+        let responder = HearthResponder(controller: controller, auth: auth, storage: storage, router: router.buildResponder())
         // Hummingbird's own start-up line would repeat ours; keep its warnings and errors.
         var appLogger = logger
         appLogger.logLevel = max(logger.logLevel, .notice)
@@ -91,11 +101,12 @@ public struct HearthServer: Sendable {
     }
 }
 
-/// Sends `/.well-known/…` to the router, auth paths to the auth controller and everything else to
-/// the database controller.
+/// Sends `/.well-known/…` to the router, auth and storage paths to their controllers and
+/// everything else to the database controller.
 struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == HearthRequestContext {
     let controller: DatabaseController
     let auth: AuthController?
+    let storage: StorageController?
     let router: Inner
 
     func respond(to request: Request, context: HearthRequestContext) async throws -> Response {
@@ -107,6 +118,7 @@ struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context 
             guard let auth else { return AuthController.error(status: 404, message: "Auth is not enabled", reason: "notFound", rpcStatus: "NOT_FOUND") }
             return await auth.respond(to: request, clientAddress: context.channel.remoteAddress?.ipAddress)
         }
+        if let storage, StorageController.handles(path) { return await storage.respond(to: request) }
         return await controller.respond(to: request, channel: context.channel)
     }
 }

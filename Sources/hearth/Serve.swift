@@ -2,6 +2,9 @@ import ArgumentParser
 import HearthAuth
 import Foundation
 import HearthCore
+import HearthFiles
+import NIOPosix
+import HearthRules
 import HearthSQLite
 import HearthServer
 import HearthStore
@@ -171,7 +174,34 @@ struct Serve: AsyncParsableCommand {
             host: settings.host, port: settings.port, defaultNamespace: settings.project, adminToken: adminToken,
             maxBodyBytes: settings.maxBodyBytes, indexPolicy: settings.indexPolicy ?? (settings.dev ? .scan : .enforce),
             dev: settings.dev, publicURL: publicURL)
-        let server = HearthServer(configuration: configuration, stores: factory, logger: logger, auth: auth)
+        let storage: StorageService
+        // Small uploads spend their time in fsync; more threads than cores let many wait at once.
+        let filePool = NIOThreadPool(numberOfThreads: 16)
+        filePool.start()
+        var blobConfiguration = LocalDiskBlobStore.Configuration()
+        blobConfiguration.durable = durability == .full
+        let rulesFile = folder + "/storage.rules"
+        do {
+            if let text = try? String(contentsOfFile: rulesFile, encoding: .utf8) {
+                do {
+                    _ = try StorageRules(source: text)
+                } catch {
+                    FileHandle.standardError.write(Data("hearth: \(rulesFile): \(error)\n".utf8))
+                    throw ExitCode.badConfiguration
+                }
+            }
+            storage = StorageService(
+                catalog: try SQLiteObjectCatalog(path: "\(folder)/\(settings.project).storage.sqlite", durable: durability == .full),
+                blobs: try await LocalDiskBlobStore(
+                    folder: folder + "/storage", configuration: blobConfiguration, threadPool: filePool), defaultBucket: "\(settings.project).appspot.com")
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            FileHandle.standardError.write(Data("hearth: cannot open file storage in \(folder) (\(error))\n".utf8))
+            throw ExitCode.corruptDatabase
+        }
+        let server = HearthServer(
+            configuration: configuration, stores: factory, logger: logger, auth: auth, storage: storage, storageRulesFile: rulesFile)
         let startLogger = logger
         let group = server.serviceGroup { port in
             startLogger.info(
@@ -190,6 +220,7 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode.failure
         }
         await server.shutdown()
+        try? await filePool.shutdownGracefully()
         logger.info("Hearth stopped")
     }
 }

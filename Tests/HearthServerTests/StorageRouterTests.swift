@@ -1,0 +1,153 @@
+import Foundation
+import HTTPTypes
+import HearthAuth
+import HearthCore
+import HearthFiles
+import HearthServer
+import HearthStore
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// Firebase Storage v0 and the Cloud Storage JSON API through the router: rules, tokens,
+/// resumable sessions, and what a client can and cannot reach.
+@Suite("Storage over HTTP")
+struct StorageRouterTests {
+    static func storage() async throws -> StorageService {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-storage-\(UUID().uuidString)").path
+        var configuration = LocalDiskBlobStore.Configuration()
+        configuration.durable = false
+        return StorageService(
+            catalog: MemoryObjectCatalog(), blobs: try await LocalDiskBlobStore(folder: folder, configuration: configuration),
+            defaultBucket: "demo.appspot.com")
+    }
+
+    static let admin: HTTPFields = [.authorization: "Bearer owner"]
+
+    func idToken(_ client: any TestClientProtocol, _ email: String) async throws -> String {
+        let (_, text, _) = try await client.send(
+            .post, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", #"{"email":"\#(email)","password":"secret1","returnSecureToken":true}"#,
+            headers: [:])
+        return try #require(try JSONValue.parse(text)["idToken"]?.stringValue)
+    }
+
+    func upload(
+        _ client: any TestClientProtocol, _ name: String, _ body: String, type: String = "text/plain", headers: HTTPFields
+    ) async throws -> (HTTPResponse.Status, JSONValue) {
+        var h = headers
+        h[.contentType] = type
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let (status, text, _) = try await client.send(.post, "/v0/b/demo.appspot.com/o?name=\(encoded)", body, headers: h)
+        return (status, try JSONValue.parse(text))
+    }
+
+    @Test func ownerOnlyRulesDecideUploadsAndReads() async throws {
+        let auth = AuthRouterTests.service()
+        try await withRouterClient(auth: auth, storage: try await Self.storage()) { client in
+            let rules = """
+                rules_version = '2';
+                service firebase.storage {
+                  match /b/{bucket}/o {
+                    match /users/{uid}/{file} {
+                      allow read: if request.auth != null;
+                      allow write: if request.auth.uid == uid && request.resource.size < 16 && request.resource.contentType.matches('text/.*');
+                    }
+                  }
+                }
+                """
+            let setRules = JSONValue.object([JSONMember("rules", .object([JSONMember("files", .array([.object([
+                JSONMember("name", .string("storage.rules")), JSONMember("content", .string(rules)),
+            ])]))]))])
+            #expect(try await client.send(.put, "/internal/setRules", String(decoding: setRules.jsonBytes, as: UTF8.self), headers: Self.admin).0 == .ok)
+
+            let ann = try await idToken(client, "ann@x.io")
+            let annUID = try #require(auth.verifiedClaims(ann)?["user_id"]?.stringValue)
+            let bob = try await idToken(client, "bob@x.io")
+            let annHeaders: HTTPFields = [.authorization: "Firebase \(ann)"]
+            let bobHeaders: HTTPFields = [.authorization: "Bearer \(bob)"]
+
+            let (ok, object) = try await upload(client, "users/\(annUID)/note.txt", "hello", headers: annHeaders)
+            #expect(ok == .ok)
+            #expect(object["size"] == .string("5"))
+            let token = try #require(object["downloadTokens"]?.stringValue)
+            #expect(try await upload(client, "users/\(annUID)/note.txt", "hello", headers: bobHeaders).0 == .forbidden, "not the owner")
+            #expect(try await upload(client, "users/\(annUID)/big.txt", String(repeating: "x", count: 16), headers: annHeaders).0 == .forbidden)
+            #expect(try await upload(client, "users/\(annUID)/pic.png", "png", type: "image/png", headers: annHeaders).0 == .forbidden)
+            let (denied, deniedBody) = try await upload(client, "elsewhere/x.txt", "x", headers: annHeaders)
+            #expect(denied == .forbidden)
+            #expect(deniedBody["error"]?["message"] == .string("Permission denied. No WRITE permission."))
+
+            let path = "/v0/b/demo.appspot.com/o/users%2F\(annUID)%2Fnote.txt"
+            #expect(try await client.send(.get, path + "?alt=media", nil, headers: bobHeaders).1 == "hello", "any signed-in user reads")
+            #expect(try await client.send(.get, path + "?alt=media", nil, headers: [:]).0 == .forbidden, "signed out")
+            #expect(try await client.send(.get, path + "?alt=media&token=\(token)", nil, headers: [:]).1 == "hello", "a download token")
+            #expect(try await client.send(.get, path + "?alt=media&token=wrong", nil, headers: [:]).0 == .forbidden)
+            let (forged, _, _) = try await client.send(.get, path, nil, headers: [.authorization: "Firebase not-a-token"])
+            #expect(forged == .unauthorized, "a bad token is refused, never treated as signed out")
+
+            // A rules file that does not compile is refused with its position; the old rules stay.
+            let broken = JSONValue.object([JSONMember("rules", .object([JSONMember("files", .array([.object([
+                JSONMember("content", .string("rules_version = '2';\nservice firebase.storage {\n  match /b/{bucket}/o { allow read: if ; }\n}")),
+            ])]))]))])
+            let (bad, badText, _) = try await client.send(.put, "/internal/setRules", String(decoding: broken.jsonBytes, as: UTF8.self), headers: Self.admin)
+            #expect(bad == .badRequest && badText.contains("line 3, column 40"), "\(badText)")
+            #expect(try await upload(client, "users/\(annUID)/again.txt", "ok", headers: annHeaders).0 == .ok)
+        }
+    }
+
+    @Test func resumableUploadAcrossChunksQueryAndFinalize() async throws {
+        try await withRouterClient(dev: true, storage: try await Self.storage()) { client in
+            var start = Self.admin
+            start[HTTPField.Name("X-Goog-Upload-Protocol")!] = "resumable"
+            start[HTTPField.Name("X-Goog-Upload-Command")!] = "start"
+            start[HTTPField.Name("X-Goog-Upload-Header-Content-Type")!] = "application/x-test"
+            let (status, _, headers) = try await client.send(.post, "/v0/b/demo.appspot.com/o?name=up%2Ffile.bin", #"{"metadata":{"a":"b"}}"#, headers: start)
+            #expect(status == .ok)
+            #expect(headers[HTTPField.Name("X-Goog-Upload-Status")!] == "active")
+            let url = try #require(headers[HTTPField.Name("X-Goog-Upload-URL")!])
+            let path = String(url[try #require(url.range(of: "/v0/")).lowerBound...])
+
+            func command(_ name: String, offset: Int? = nil, _ body: String? = nil) async throws -> (HTTPResponse.Status, String, HTTPFields) {
+                var h = Self.admin
+                h[HTTPField.Name("X-Goog-Upload-Command")!] = name
+                if let offset { h[HTTPField.Name("X-Goog-Upload-Offset")!] = String(offset) }
+                return try await client.send(.post, path, body, headers: h)
+            }
+            #expect(try await command("upload", offset: 0, "hello ").0 == .ok)
+            let (_, _, queried) = try await command("query")
+            #expect(queried[HTTPField.Name("X-Goog-Upload-Size-Received")!] == "6")
+            // A resent chunk that overlaps what arrived is trimmed, not duplicated.
+            #expect(try await command("upload", offset: 3, "lo world").0 == .ok)
+            let (done, text, final) = try await command("upload, finalize", offset: 11, "!")
+            #expect(done == .ok)
+            #expect(final[HTTPField.Name("X-Goog-Upload-Status")!] == "final")
+            let object = try JSONValue.parse(text)
+            #expect(object["size"] == .string("12"))
+            #expect(object["contentType"] == .string("application/x-test"))
+            #expect(object["metadata"]?["a"] == .string("b"))
+            #expect(try await client.send(.get, "/v0/b/demo.appspot.com/o/up%2Ffile.bin?alt=media", nil, headers: Self.admin).1 == "hello world!")
+            #expect(try await command("finalize").0 == .ok, "finalizing again answers the same object")
+            #expect(try await client.send(.post, path, nil, headers: [HTTPField.Name("X-Goog-Upload-Command")!: "query"]).0 == .ok)
+        }
+    }
+
+    @Test func namesCannotEscapeAndRangesAreChecked() async throws {
+        try await withRouterClient(dev: true, storage: try await Self.storage()) { client in
+            for name in ["..", "."] {
+                let (status, _) = try await upload(client, name, "x", headers: Self.admin)
+                #expect(status == .badRequest, "\(name)")
+            }
+            let (ok, _) = try await upload(client, "../../etc/passwd", "just a name", headers: Self.admin)
+            #expect(ok == .ok, "a name with .. segments is only a name: the bytes live under a generated id")
+            let path = "/v0/b/demo.appspot.com/o/..%2F..%2Fetc%2Fpasswd?alt=media"
+            #expect(try await client.send(.get, path, nil, headers: Self.admin).1 == "just a name")
+            let (partial, body, headers) = try await client.send(.get, path, nil, headers: [.authorization: "Bearer owner", .range: "bytes=-4"])
+            #expect(partial == .partialContent && body == "name" && headers[.contentRange] == "bytes 7-10/11")
+            let (unsatisfiable, _, rangeHeaders) = try await client.send(.get, path, nil, headers: [.authorization: "Bearer owner", .range: "bytes=11-"])
+            #expect(unsatisfiable == .rangeNotSatisfiable && rangeHeaders[.contentRange] == "bytes */11")
+            let (badList, _, _) = try await client.send(.get, "/v0/b/demo.appspot.com/o?prefix=etc", nil, headers: Self.admin)
+            #expect(badList == .badRequest, "a v0 prefix must end with /")
+        }
+    }
+}
