@@ -26,7 +26,9 @@ struct HearthBench: ParsableCommand {
             rounds each). auth-refresh signs up --refresh-users users and drives Secure Token refreshes cycling their \
             refresh tokens (--connections), and times one RS256 signature in-process. auth-signin runs an admin GET \
             load (--signin-read-connections) alone, then again while --signin-clients clients sign in with passwords \
-            (--signin-users users) in a loop, and compares the read rates.
+            (--signin-users users) in a loop, and compares the read rates. storage-large uploads and downloads 1 GiB (quick: \
+            256 MiB) in one request each through the Cloud Storage JSON API and samples the server's RSS; storage-small \
+            drives 10 KB multipart uploads (1,000 names cycled) with the load generator.
             """)
 
     @Option(help: "The hearth binary (default: `hearth` next to this executable).")
@@ -190,6 +192,8 @@ struct HearthBench: ParsableCommand {
                 case .authVerify: result = try Scenarios.authVerify(config, server: server!)
                 case .authRefresh: result = try Scenarios.authRefresh(config, server: server!)
                 case .authSignin: result = try Scenarios.authSignin(config, server: server!)
+                case .storageLarge: result = try Scenarios.storageLarge(config, server: server!)
+                case .storageSmall: result = try Scenarios.storageSmall(config, server: server!)
                 }
                 if [.sseFanout, .sseFanoutRules, .query1m].contains(scenario), let m0 = cpu0.0, let s0 = cpu0.1,
                     let m1 = machineBusyCPUSeconds(), let s1 = server?.cpuSeconds

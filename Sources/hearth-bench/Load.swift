@@ -154,6 +154,20 @@ enum WrkDriver {
 
     /// A Lua long-bracket string literal (no escaping needed inside).
     static func luaString(_ text: String) -> String {
+        if text.unicodeScalars.contains("\r") {
+            // Long brackets turn CRLF into LF; multipart bodies need their CRLFs, so escape instead.
+            var out = "\""
+            for c in text.unicodeScalars {
+                switch c {
+                case "\\": out += "\\\\"
+                case "\"": out += "\\\""
+                case "\r": out += "\\r"
+                case "\n": out += "\\n"
+                default: out.unicodeScalars.append(c)
+                }
+            }
+            return out + "\""
+        }
         var level = 1
         while text.contains("]" + String(repeating: "=", count: level) + "]") { level += 1 }
         let eq = String(repeating: "=", count: level)

@@ -43,6 +43,9 @@ enum Scenario: String, CaseIterable {
     case authVerify = "auth-verify"
     case authRefresh = "auth-refresh"
     case authSignin = "auth-signin"
+    // File storage (Cloud Storage JSON API).
+    case storageLarge = "storage-large"
+    case storageSmall = "storage-small"
 
     /// Whether the scenario runs against the shared server (startup spawns its own).
     var usesSharedServer: Bool { self != .startup }
