@@ -35,6 +35,8 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "HearthRules", dependencies: ["HearthCore"], swiftSettings: strict),
+        // The system zlib, to serve gzip-encoded objects to clients that do not accept gzip.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "HearthAuth",
             dependencies: [
@@ -64,7 +66,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthCore", "HearthAuth", "HearthFiles", "HearthRules", "HearthWire", "HearthStore",
+                "CZlib", "HearthCore", "HearthAuth", "HearthFiles", "HearthRules", "HearthWire", "HearthStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

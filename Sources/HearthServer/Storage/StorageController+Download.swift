@@ -23,6 +23,9 @@ extension StorageController {
         h[HTTPField.Name("x-goog-metageneration")!] = String(object.metageneration)
         h[HTTPField.Name("x-goog-storage-class")!] = "STANDARD"
         h[HTTPField.Name("x-goog-hash")!] = "crc32c=\(object.crc32c),md5=\(object.md5Hash)"
+        if object.contentEncoding == "gzip", !Self.acceptsGzip(request.headers[.acceptEncoding]) {
+            return try await decompressedDownload(request, object, id: id, headers: h)
+        }
         var status = HTTPResponse.Status.ok
         var range: Range<Int64>?
         if let header = request.headers[.range] {
@@ -43,6 +46,39 @@ extension StorageController {
         guard try await blobs.size(of: id) != nil else { throw StorageError.notFound() }
         return Response(status: status, headers: h, body: ResponseBody(contentLength: Int(length)) { writer in
             try await blobs.read(id, range: window) { chunk in try await writer.write(chunk) }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// Whether `Accept-Encoding` lets the client take gzip as stored (absent header: yes, as HTTP says).
+    static func acceptsGzip(_ header: String?) -> Bool {
+        guard let header else { return true }
+        for item in header.lowercased().split(separator: ",") {
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.first == "gzip" || parts.first == "*" else { continue }
+            let q = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            if q > 0 { return true }
+        }
+        return false
+    }
+
+    /// A gzip-stored object to a client that does not accept gzip: inflated on the way out, so
+    /// without Content-Encoding, length, ranges or stored-bytes hashes.
+    private func decompressedDownload(_ request: Request, _ object: ObjectRecord, id: BlobID, headers: HTTPFields) async throws -> Response {
+        var h = headers
+        h[.contentEncoding] = nil
+        h[.acceptRanges] = nil
+        h[HTTPField.Name("x-goog-hash")!] = nil
+        h[HTTPField.Name("x-goog-stored-content-encoding")!] = "gzip"
+        if request.method == .head { return Response(status: .ok, headers: h) }
+        let blobs = service.blobs
+        guard try await blobs.size(of: id) != nil else { throw StorageError.notFound() }
+        return Response(status: .ok, headers: h, body: ResponseBody { writer in
+            let inflater = try GzipInflater()
+            try await blobs.read(id, range: nil) { chunk in
+                try await inflater.inflate(chunk) { try await writer.write($0) }
+            }
+            try inflater.finish()
             try await writer.finish(nil)
         })
     }
