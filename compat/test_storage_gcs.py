@@ -224,3 +224,25 @@ def test_production_mode_requires_the_admin_credential(tmp_path, monkeypatch):
         blob = admin.bucket("demo.appspot.com").blob("x.txt")
         blob.upload_from_string("x")
         assert blob.download_as_bytes() == b"x"
+
+
+def test_compose_concatenates_sources(bucket):
+    parts = [bucket.blob(f"part-{i}") for i in range(3)]
+    for i, part in enumerate(parts):
+        part.upload_from_string(f"<{i}>" * (i + 1), content_type="text/plain")
+    whole = bucket.blob("whole.txt")
+    whole.compose(parts)
+    assert whole.download_as_bytes() == b"<0><1><1><2><2><2>"
+    got = bucket.get_blob("whole.txt")
+    assert got.content_type == "text/plain" and got.crc32c == _crc32c_b64(b"<0><1><1><2><2><2>")
+    with pytest.raises(exceptions.NotFound):
+        bucket.blob("broken.txt").compose([parts[0], bucket.blob("missing")])
+
+
+def test_resumable_preconditions_apply_at_finalize(bucket):
+    bucket.blob("guarded.bin").upload_from_string(b"first")
+    data = os.urandom(2 * 1024 * 1024)
+    blob = bucket.blob("guarded.bin", chunk_size=1024 * 1024)
+    with pytest.raises(exceptions.PreconditionFailed):
+        blob.upload_from_string(data, if_generation_match=0)
+    assert bucket.blob("guarded.bin").download_as_bytes() == b"first"

@@ -42,7 +42,7 @@ extension StorageController {
             return Self.json(.object([JSONMember("kind", .string("storage#objectAccessControl")), JSONMember("role", .string("READER"))]))
         }
         if rest.count == 4, rest[3] == "compose", request.method == .post {
-            throw StorageError(status: 501, message: "compose is not supported by Hearth", reason: "notImplemented")
+            return try await compose(request, bucket: bucket, name: rest[2], query: query)
         }
         let name = rest[2...].joined(separator: "/")
         let preconditions = try StorageService.Preconditions(query)
@@ -174,5 +174,46 @@ extension StorageController {
         else { return false }
         let alnum = Set("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
         return alnum.contains(first) && alnum.contains(last)
+    }
+}
+
+extension StorageController {
+    /// `…/o/{destination}/compose`: the sources' bytes, in order, as a new object (up to 32 sources).
+    func compose(_ request: Request, bucket: String, name: String, query: [String: String]) async throws -> Response {
+        let body = try await metadataBody(request)
+        guard case .array(let sources)? = body["sourceObjects"], (1...32).contains(sources.count) else {
+            throw StorageError.badRequest("compose needs 1 to 32 sourceObjects")
+        }
+        var records: [ObjectRecord] = []
+        for source in sources {
+            guard let sourceName = source["name"]?.stringValue else { throw StorageError.badRequest("every source needs a name") }
+            guard let record = try await service.object(bucket: bucket, name: sourceName) else { throw StorageError.noSuchObject(bucket, sourceName) }
+            let wanted: String? = switch source["generation"] {
+            case .string(let s)?: s
+            case .int(let i)?: String(i)
+            default: nil
+            }
+            if let wanted, wanted != String(record.generation) {
+                throw StorageError.noSuchObject(bucket, sourceName)
+            }
+            records.append(record)
+        }
+        let writer = try await service.blobs.makeWriter()
+        let blob: BlobInfo
+        do {
+            for record in records {
+                guard let id = BlobID(record.blob) else { throw StorageError.noSuchObject(bucket, record.name) }
+                try await service.blobs.read(id, range: nil) { chunk in try await writer.write(chunk) }
+            }
+            blob = try await writer.commit()
+        } catch {
+            await writer.abort()
+            throw error
+        }
+        var fields = try ObjectFields(json: body["destination"] ?? .object([]))
+        if fields.contentType == nil, let first = records.first?.contentType { fields.contentType = .some(first) }
+        let object = try await service.store(
+            bucket: bucket, name: name, blob: blob, fields: fields, preconditions: try StorageService.Preconditions(query), firebase: false)
+        return Self.json(ObjectResource.cloud(object, base: base(request)))
     }
 }

@@ -43,7 +43,7 @@ extension StorageController {
             let total = request.headers[HTTPField.Name("X-Upload-Content-Length")!].flatMap { Int64($0) }
             let id = try await startSession(UploadSession(
                 bucket: bucket, name: name, metadata: String(decoding: json.jsonBytes, as: UTF8.self), firebase: false,
-                contentType: contentType, total: total, created: service.clock()))
+                contentType: contentType, total: total, preconditions: query.filter { $0.key.hasPrefix("if") }, created: service.clock()))
             var h = HTTPFields()
             h[.location] = "\(base(request))/upload/storage/v1/b/\(StoragePath.encodeSegment(bucket))/o?uploadType=resumable&upload_id=\(id)"
             h[.accessControlAllowOrigin] = "*"

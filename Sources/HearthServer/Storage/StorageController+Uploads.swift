@@ -112,7 +112,8 @@ extension StorageController {
         let object: ObjectRecord
         do {
             object = try await service.store(
-                bucket: session.bucket, name: session.name, blob: blob, fields: fields, preconditions: .init(), firebase: session.firebase,
+                bucket: session.bucket, name: session.name, blob: blob, fields: fields,
+                preconditions: try StorageService.Preconditions(session.preconditions ?? [:]), firebase: session.firebase,
                 authorize: uploadAuthorizer(caller))
         } catch let error as StorageError {
             var failed = session

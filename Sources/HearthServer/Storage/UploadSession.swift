@@ -14,6 +14,8 @@ struct UploadSession: Codable, Sendable {
     var total: Int64?
     /// Set once finalized: the object's generation (a repeated finalize answers the same).
     var finishedGeneration: Int64?
+    /// `ifGenerationMatch` & co. from the request that started the session, checked at finalize.
+    var preconditions: [String: String]?
     /// Set when finalizing was refused after the bytes were sealed (a checksum mismatch): a
     /// repeated finalize answers the same.
     var failure: Failure?
