@@ -566,13 +566,20 @@ def test_download_content_disposition_defaults_to_attachment(v0, user):
 
 
 def test_missing_object_is_404_on_every_read(v0, user):
-    """§B.2 errors: 404 → storage/object-not-found."""
+    """§B.2 errors: 404 → storage/object-not-found, for a caller the rules let see the object. A caller
+    they do not (signed out, default rules) gets 403 whether the object exists or not, so the
+    rules decide what a caller learns about names."""
     name = f"{uniq('missing')}/none.txt"
     assert v0.metadata(name, auth=user["auth"]).status_code == 404
     assert v0.download(name, auth=user["auth"]).status_code == 404
-    assert v0.download(name, token=str(uuid.uuid4())).status_code == 404
     assert v0.patch(name, {"metadata": {"a": "b"}}, auth=user["auth"]).status_code == 404
     assert v0.delete(name, auth=user["auth"]).status_code == 404
+    assert v0.download(name, token=str(uuid.uuid4())).status_code == 403
+    assert v0.metadata(name).status_code == 403
+    assert v0.delete(name).status_code == 403
+    existing = f"{uniq('present')}/file.txt"
+    ok(v0.upload(existing, b"x", "text/plain", auth=user["auth"]))
+    assert v0.metadata(existing).status_code == 403 and v0.delete(existing).status_code == 403
 
 
 def test_admin_uploaded_token_via_python_storage_serves_public_url(base_url):

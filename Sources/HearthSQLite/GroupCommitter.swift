@@ -85,14 +85,18 @@ final class GroupCommitter: Sendable {
                 return s.entries
             }
             guard let batch else { return }
-            do {
-                try await queue.write { db in
+            // Not `queue.write`: that would fail every writer's work if the leader's task is cancelled.
+            let failure: (any Error)? = await withCheckedContinuation { done in
+                queue.asyncWrite({ db in
                     for entry in batch { entry.apply(db) }
-                }
-                for entry in batch { entry.outcome.finish(nil) }
-            } catch {
-                for entry in batch { entry.outcome.finish(error) }
+                }, completion: { _, result in
+                    switch result {
+                    case .success: done.resume(returning: nil)
+                    case .failure(let error): done.resume(returning: error)
+                    }
+                })
             }
+            for entry in batch { entry.outcome.finish(failure) }
         }
     }
 }

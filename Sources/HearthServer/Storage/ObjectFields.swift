@@ -1,3 +1,4 @@
+import Foundation
 import HearthCore
 import HearthFiles
 import HearthStore
@@ -89,14 +90,25 @@ struct ObjectFields: Sendable {
         }
         if let metadata {
             if let entries = metadata {
-                for (key, value) in entries { record.metadata[key] = value }
+                for (key, value) in entries {
+                    if key == ObjectRecord.downloadTokensKey, let value {
+                        record.downloadTokens = Self.union(record.downloadTokens, value)
+                    } else {
+                        record.metadata[key] = value
+                    }
+                }
             } else {
                 let tokens = record.metadata[ObjectRecord.downloadTokensKey]
                 record.metadata = [:]
                 if keepTokens { record.metadata[ObjectRecord.downloadTokensKey] = tokens }
             }
         }
-        if let downloadTokens { record.metadata[ObjectRecord.downloadTokensKey] = downloadTokens.isEmpty ? nil : downloadTokens }
+        // Writing tokens adds them (removing one is the admin `delete_token` call).
+        if let downloadTokens { record.downloadTokens = Self.union(record.downloadTokens, downloadTokens) }
+    }
+
+    static func union(_ tokens: [String], _ added: String) -> [String] {
+        tokens + added.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !tokens.contains($0) }
     }
 
     /// The value of a string field as the object resource will show it.

@@ -11,13 +11,21 @@ extension StorageController {
         existing: ObjectRecord? = nil
     ) throws {
         guard case .user(let auth) = caller else { return }
-        let request = StorageRulesRequest(
-            method: method, bucket: bucket, objectName: name, auth: auth.flatMap(Self.rulesAuth),
+        // A listing of `images/` is asked as the path `images/` with an empty last segment, so
+        // `match /images/{imageId} { allow list }` governs it, as in Firebase.
+        let path = method == .list ? name.split(separator: "/", omittingEmptySubsequences: false).map(String.init) : nil
+        let rulesAuth = auth.flatMap(Self.rulesAuth)
+        let request = path.map {
+            StorageRulesRequest(method: method, bucket: bucket, path: $0, auth: rulesAuth, time: service.clock())
+        } ?? StorageRulesRequest(
+            method: method, bucket: bucket, objectName: name, auth: rulesAuth,
             resource: resource.map(Self.rulesResource), existing: existing.map(Self.rulesResource), time: service.clock())
         let decision = rules.current.evaluate(request)
         guard decision.allowed else {
             if configuration.dev {
-                logger.info("storage rules denied \(method) on \(bucket)/\(name): \(decision.reason)")
+                logger.info(
+                    "storage rules denied a request",
+                    metadata: ["hearth.method": "\(method)", "hearth.object": "\(bucket)/\(name)", "hearth.rule": "\(decision.reason)"])
             }
             let verb = switch method {
             case .get: "READ"

@@ -23,6 +23,7 @@ extension StorageController {
             guard parts.count >= 3, parts[1] == "o" else { throw StorageError.notFound() }
             return try await cloudDownload(request, bucket: parts[0], name: parts[2...].joined(separator: "/"), query: query)
         }
+        guard path == "/storage/v1/b" || path.hasPrefix("/storage/v1/b/") else { throw StorageError.notFound() }
         let parts = try Self.segments(path, after: "/storage/v1/b")
         let rest = Array(parts.drop { $0.isEmpty })
         switch (request.method, rest.count) {

@@ -38,6 +38,7 @@ extension StorageController {
                 throw StorageError.badRequest("Upload requires the object name (?name= or \"name\")")
             }
             _ = try ObjectFields(json: json)
+            _ = try StorageService.Preconditions(query)
             try StorageService.checkName(name)
             let contentType = request.headers[HTTPField.Name("X-Upload-Content-Type")!]
             let total = request.headers[HTTPField.Name("X-Upload-Content-Length")!].flatMap { Int64($0) }
@@ -66,10 +67,10 @@ extension StorageController {
         if let declared = range?.total { total = declared }
         var received = try await service.blobs.uploadSize(upload) ?? 0
         if let start = range?.start {
-            received = try await appendChunk(upload, at: start, request)
+            received = try await appendChunk(upload, at: start, request, limit: total)
         } else if range == nil {
             // No Content-Range: the whole object in this one request.
-            received = try await appendChunk(upload, at: received, request)
+            received = try await appendChunk(upload, at: received, request, limit: total)
             total = received
         }
         if let total, received >= total {
@@ -90,9 +91,10 @@ extension StorageController {
         return Response(status: HTTPResponse.Status(code: 308, reasonPhrase: "Resume Incomplete"), headers: h)
     }
 
-    private func appendChunk(_ upload: UploadID, at offset: Int64, _ request: Request) async throws -> Int64 {
+    private func appendChunk(_ upload: UploadID, at offset: Int64, _ request: Request, limit: Int64?) async throws -> Int64 {
         do {
-            return try await service.blobs.append(to: upload, at: offset, contentsOf: request.body)
+            return try await service.blobs.append(
+                to: upload, at: offset, contentsOf: bounded(request, from: offset, limit: limit ?? Self.maxObjectBytes))
         } catch let error as BlobStoreError where error.code == .offsetGap {
             throw StorageError.badRequest("The chunk starts at byte \(offset), past the bytes received")
         }

@@ -19,6 +19,9 @@ extension StorageController {
         if let language = object.contentLanguage { h[.contentLanguage] = language }
         h[.acceptRanges] = "bytes"
         h[.accessControlAllowOrigin] = "*"
+        // Uploaded HTML or SVG must not run as a page of this origin (the auth action page lives here).
+        h[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        h[.contentSecurityPolicy] = "sandbox"
         h[HTTPField.Name("x-goog-generation")!] = String(object.generation)
         h[HTTPField.Name("x-goog-metageneration")!] = String(object.metageneration)
         h[HTTPField.Name("x-goog-storage-class")!] = "STANDARD"

@@ -45,6 +45,7 @@ extension StorageController {
             return try await firebaseUpload(request, bucket: bucket, name: name, caller: caller)
         case .patch:
             let fields = try ObjectFields(json: try await metadataBody(request))
+            guard try await service.object(bucket: bucket, name: name) != nil else { throw missing(caller, .update, bucket: bucket, name: name) }
             let object = try await service.update(bucket: bucket, name: name) { record in
                 var updated = record
                 fields.apply(to: &updated, keepTokens: true)
@@ -64,6 +65,7 @@ extension StorageController {
         guard prefix.isEmpty || prefix.hasSuffix("/") else { throw StorageError.badRequest("The prefix must be empty or end with /") }
         try authorize(caller, .list, bucket: bucket, name: prefix)
         let maxResults = min(1000, max(1, Int(query["maxResults"] ?? "") ?? 1000))
+        guard (query["delimiter"] ?? "/") == "/" else { throw StorageError.badRequest("The delimiter must be /") }
         let listQuery = ObjectListQuery(prefix: prefix, delimiter: query["delimiter"], pageToken: query["pageToken"], maxResults: maxResults)
         let listing: ObjectListing
         do {
@@ -72,7 +74,19 @@ extension StorageController {
             throw StorageError.badRequest("Invalid page token")
         }
         // Names with empty segments cannot be addressed by the SDKs' paths; Firebase leaves them out.
-        let items = listing.objects.filter { !$0.name.split(separator: "/", omittingEmptySubsequences: false).contains("") }
+        var items = listing.objects.filter { !$0.name.split(separator: "/", omittingEmptySubsequences: false).contains("") }
+        if query["delimiter"] == nil, case .user = caller {
+            // A recursive listing shows an object only if listing its own folder is allowed, so no
+            // name below a folder the rules keep closed comes out.
+            var allowed: [Substring: Bool] = [:]
+            items = items.filter { object in
+                let folder = object.name.lastIndex(of: "/").map { object.name[...$0] } ?? ""
+                if let known = allowed[folder] { return known }
+                let ok = (try? authorize(caller, .list, bucket: bucket, name: String(folder))) != nil
+                allowed[folder] = ok
+                return ok
+            }
+        }
         var m = [
             JSONMember("prefixes", .array(listing.prefixes.map { .string($0) })),
             JSONMember("items", .array(items.map { .object([JSONMember("name", .string($0.name)), JSONMember("bucket", .string($0.bucket))]) })),
@@ -92,7 +106,7 @@ extension StorageController {
             let declaredType = request.headers[HTTPField.Name("X-Goog-Upload-Header-Content-Type")!]
             if fields.contentType == nil, let declaredType { fields.contentType = .some(declaredType) }
             let total = request.headers[HTTPField.Name("X-Goog-Upload-Header-Content-Length")!].flatMap { Int64($0) }
-            if let total { try await precheck(caller, bucket: bucket, name: name, size: total, fields: fields) }
+            try await precheck(caller, bucket: bucket, name: name, size: total, fields: fields)
             let id = try await startSession(UploadSession(
                 bucket: bucket, name: name, metadata: String(decoding: json.jsonBytes, as: UTF8.self), firebase: true, contentType: declaredType, total: total, created: service.clock()))
             var h = HTTPFields()
@@ -142,7 +156,8 @@ extension StorageController {
                 throw StorageError.badRequest("X-Goog-Upload-Offset is required")
             }
             do {
-                _ = try await service.blobs.append(to: upload, at: offset, contentsOf: request.body)
+                let limit = session.total ?? Self.maxObjectBytes
+                _ = try await service.blobs.append(to: upload, at: offset, contentsOf: bounded(request, from: offset, limit: limit))
             } catch let error as BlobStoreError where error.code == .offsetGap {
                 throw StorageError.badRequest("The upload offset \(offset) is past the bytes received")
             }
@@ -163,8 +178,21 @@ extension StorageController {
         return Self.json(.object([]), headers: h)
     }
 
+    /// A missing object is 404 only to a caller the rules would let see it; others get the same 403
+    /// as for an existing object, so the rules decide what a caller learns about names.
+    private func missing(_ caller: Caller, _ method: StorageRulesMethod, bucket: String, name: String) -> StorageError {
+        do {
+            try authorize(caller, method, bucket: bucket, name: name)
+            return .notFound()
+        } catch let denial as StorageError {
+            return denial
+        } catch {
+            return .notFound()
+        }
+    }
+
     private func firebaseMetadata(bucket: String, name: String, caller: Caller) async throws -> Response {
-        guard let existing = try await service.object(bucket: bucket, name: name) else { throw StorageError.notFound() }
+        guard let existing = try await service.object(bucket: bucket, name: name) else { throw missing(caller, .get, bucket: bucket, name: name) }
         try authorize(caller, .get, bucket: bucket, name: name, existing: existing)
         var object = existing
         if object.downloadTokens.isEmpty {
@@ -177,7 +205,7 @@ extension StorageController {
     }
 
     private func firebaseDownload(_ request: Request, bucket: String, name: String, token: String?, caller: Caller) async throws -> Response {
-        guard let object = try await service.object(bucket: bucket, name: name) else { throw StorageError.notFound() }
+        guard let object = try await service.object(bucket: bucket, name: name) else { throw missing(caller, .get, bucket: bucket, name: name) }
         // A valid download token stands in for read permission; an unknown one falls back to the rules.
         if !(token.map { t in object.downloadTokens.contains { constantTimeEquals($0, t) } } ?? false) {
             try authorize(caller, .get, bucket: bucket, name: name, existing: object)
@@ -191,7 +219,7 @@ extension StorageController {
                 try self.authorize(caller, .delete, bucket: bucket, name: name, existing: existing)
             }
         } catch let error as StorageError where error.status == 404 {
-            throw StorageError.notFound()
+            throw missing(caller, .delete, bucket: bucket, name: name)
         }
         return Response(status: .noContent, headers: [.accessControlAllowOrigin: "*"])
     }

@@ -21,7 +21,7 @@ extension StorageController {
             guard let name = json["name"]?.stringValue ?? queryName else { throw StorageError.badRequest("The upload names no object") }
             guard let media = try await reader.nextPart() else { throw StorageError.badRequest("The multipart body has no media part") }
             if fields.contentType == nil, let type = media.contentType { fields.contentType = .some(type) }
-            try StorageService.checkName(name)
+            try await precheck(caller, bucket: bucket, name: name, size: nil, fields: fields)
             let writer = try await service.blobs.makeWriter()
             let blob: BlobInfo
             do {

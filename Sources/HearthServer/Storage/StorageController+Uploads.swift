@@ -48,28 +48,45 @@ extension StorageController {
         _ request: Request, bucket: String, name: String, fields: ObjectFields, caller: Caller, firebase: Bool,
         preconditions: StorageService.Preconditions
     ) async throws -> ObjectRecord {
-        if let length = request.headers[.contentLength].flatMap({ Int64($0) }) {
-            try await precheck(caller, bucket: bucket, name: name, size: length, fields: fields)
-        }
+        try await precheck(caller, bucket: bucket, name: name, size: request.headers[.contentLength].flatMap { Int64($0) }, fields: fields)
         let blob = try await receive(request.body)
         return try await service.store(
             bucket: bucket, name: name, blob: blob, fields: fields, preconditions: preconditions, firebase: firebase,
             authorize: uploadAuthorizer(caller))
     }
 
-    /// Refuses an upload the rules would refuse before reading its bytes (the size is the declared one).
-    func precheck(_ caller: Caller, bucket: String, name: String, size: Int64, fields: ObjectFields) async throws {
+    /// Refuses an upload the rules would refuse before reading its bytes. With the size declared,
+    /// the rules see it; without, the upload is refused only if neither an empty nor a maximal
+    /// object would pass (so a signed-out writer is stopped at once, a size rule waits for the bytes).
+    func precheck(_ caller: Caller, bucket: String, name: String, size: Int64?, fields: ObjectFields) async throws {
         guard case .user = caller else { return }
         try StorageService.checkName(name)
         let existing = try await service.object(bucket: bucket, name: name)
-        try authorize(
-            caller, existing == nil ? .create : .update, bucket: bucket, name: name,
-            resource: plannedObject(bucket: bucket, name: name, size: size, fields: fields), existing: existing)
+        func check(_ size: Int64) throws {
+            try authorize(
+                caller, existing == nil ? .create : .update, bucket: bucket, name: name,
+                resource: plannedObject(bucket: bucket, name: name, size: size, fields: fields), existing: existing)
+        }
+        if let size { return try check(size) }
+        do {
+            try check(0)
+        } catch {
+            try check(Self.maxObjectBytes)
+        }
+    }
+
+    /// The request body, refusing bytes past `limit` (counting from `offset`).
+    func bounded(_ request: Request, from offset: Int64, limit: Int64) -> BoundedBody {
+        BoundedBody(body: request.body, start: offset, limit: limit)
     }
 
     // MARK: Resumable sessions (both protocols)
 
     func startSession(_ session: UploadSession) async throws -> UploadID {
+        if service.sweepDue(now: session.created) {
+            // Sessions nobody touched for a week go, files and records (Cloud Storage's expiry).
+            _ = try? await service.blobs.removeUploads(notModifiedSince: Date(timeIntervalSince1970: Double(session.created) / 1000 - 7 * 86_400))
+        }
         let id = try await service.blobs.startUpload()
         let data = try JSONEncoder().encode(session)
         try await service.catalog.transaction { tx in
@@ -131,4 +148,30 @@ extension StorageController {
         try await service.blobs.cancel(id)
         try await service.catalog.transaction { tx in try tx.deleteUpload(id.rawValue) }
     }
+}
+
+/// A request body that throws `tooLarge` once more than `limit - start` bytes arrive, so a
+/// resumable session cannot grow past its declared size (or the largest object).
+struct BoundedBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let body: RequestBody
+    let start: Int64
+    let limit: Int64
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: RequestBody.AsyncIterator
+        var position: Int64
+        let limit: Int64
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard let chunk = try await base.next() else { return nil }
+            position += Int64(chunk.readableBytes)
+            guard position <= limit else {
+                throw StorageError(status: 400, message: "The upload is larger than its declared size (\(limit) bytes).", reason: "invalid")
+            }
+            return chunk
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: body.makeAsyncIterator(), position: start, limit: limit) }
 }

@@ -40,6 +40,11 @@ struct StorageController: Sendable {
             return try await cloudAPI(request)
         } catch let error as StorageError {
             return firebase ? Self.firebaseError(error) : Self.cloudError(error)
+        } catch let error as BlobStoreError where error.code == .uploadBusy {
+            let busy = StorageError(status: 409, message: "The upload is busy with another request; retry.", reason: "conflict")
+            return firebase ? Self.firebaseError(busy) : Self.cloudError(busy)
+        } catch let error as BlobStoreError where error.code == .notFound {
+            return firebase ? Self.firebaseError(.notFound()) : Self.cloudError(.notFound())
         } catch {
             logger.error("storage request failed", metadata: ["hearth.error": "\(error)"])
             let failure = StorageError(status: 500, message: "Internal error", reason: "backendError")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import HearthFiles
 public import HearthStore
 
@@ -16,6 +17,16 @@ public final class StorageService: Sendable {
     public let defaultBucket: String
     /// Milliseconds since 1970.
     let clock: @Sendable () -> Int64
+    private let lastSweep = Mutex<Int64>(0)
+
+    /// True at most once an hour: time to drop abandoned upload sessions.
+    func sweepDue(now: Int64) -> Bool {
+        lastSweep.withLock { last in
+            guard now - last >= 3_600_000 else { return false }
+            last = now
+            return true
+        }
+    }
 
     public init(
         catalog: any ObjectCatalog, blobs: any BlobStore, defaultBucket: String,
@@ -95,7 +106,9 @@ public final class StorageService: Sendable {
                 return (record, old)
             }
         } catch {
-            _ = try? await blobs.delete(blob.id)
+            // A repeated finalize hands the same blob again: delete it only if no object names it.
+            let named = try? await catalog.read { tx in try tx.object(bucket: bucket, name: name)?.blob == blob.id.rawValue }
+            if named != true { _ = try? await blobs.delete(blob.id) }
             throw error
         }
         if let old = result.1, let id = BlobID(old.blob), old.blob != blob.id.rawValue { _ = try? await blobs.delete(id) }
