@@ -7,31 +7,9 @@ import Testing
 /// expected outcome and why, or a document that must not compile.
 @Suite("Rules corpus")
 struct CorpusTests {
-    struct Group: CustomTestStringConvertible, Sendable {
-        var file: String
-        var name: String
-        var json: JSONValue
-        var testDescription: String { "\(file): \(name)" }
-    }
+    typealias Group = CorpusGroup
 
-    static let groups: [Group] = {
-        guard let folder = Bundle.module.url(forResource: "Corpus", withExtension: nil),
-            let files = try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
-        else { return [] }
-        var out: [Group] = []
-        for file in files.sorted(by: { $0.lastPathComponent < $1.lastPathComponent }) where file.pathExtension == "json" {
-            guard let bytes = try? Data(contentsOf: file), let json = try? JSONValue.parse(Array(bytes)),
-                case .array(let groups)? = json["groups"]
-            else {
-                out.append(Group(file: file.lastPathComponent, name: "unreadable file", json: .null))
-                continue
-            }
-            for g in groups {
-                out.append(Group(file: file.lastPathComponent, name: g["name"]?.stringValue ?? "?", json: g))
-            }
-        }
-        return out
-    }()
+    static let groups = CorpusGroup.load(folder: "Corpus")
 
     @Test func corpusIsLargeEnough() {
         var cases = 0

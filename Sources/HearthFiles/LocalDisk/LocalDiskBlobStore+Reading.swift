@@ -6,11 +6,11 @@ extension LocalDiskBlobStore {
         try await streamFile(layout.blob(id), range: range, chunk: body)
     }
 
-    /// Reads a file in chunks of `readChunkSize`, one thread-pool trip per chunk, each chunk
-    /// handed to `body` before the next is read.
-    func streamFile(_ path: String, range: Range<Int64>?, chunk body: (ByteBuffer) async throws -> Void) async throws {
+    /// Opens `path` on the thread pool and returns the descriptor with the file's size; a missing
+    /// file is `notFound` with `missing` as its message. The caller closes the descriptor.
+    func openWithSize(_ path: String, writing: Bool, missing: String) async throws -> (Int32, Int64) {
         let opened = try await threadPool.runIfActive { () -> (Int32, Int64)? in
-            guard let fd = try Posix.openFile(path, writing: false) else { return nil }
+            guard let fd = try Posix.openFile(path, writing: writing) else { return nil }
             do {
                 return (fd, try Posix.size(fd))
             } catch {
@@ -18,9 +18,14 @@ extension LocalDiskBlobStore {
                 throw error
             }
         }
-        guard case let (fd, size)? = opened else {
-            throw BlobStoreError(.notFound, "no such blob")
-        }
+        guard let opened else { throw BlobStoreError(.notFound, missing) }
+        return opened
+    }
+
+    /// Reads a file in chunks of `readChunkSize`, one thread-pool trip per chunk, each chunk
+    /// handed to `body` before the next is read.
+    func streamFile(_ path: String, range: Range<Int64>?, chunk body: (ByteBuffer) async throws -> Void) async throws {
+        let (fd, size) = try await openWithSize(path, writing: false, missing: "no such blob")
         defer { Posix.closeFile(fd) }
         let range = range ?? 0..<size
         guard range.lowerBound >= 0, range.upperBound <= size else {

@@ -38,18 +38,7 @@ extension LocalDiskBlobStore {
         _ upload: UploadID, _ offset: Int64, _ chunks: Chunks, cached: BlobDigester?, digester: inout BlobDigester?
     ) async throws -> Int64 where Chunks.Element == ByteBuffer {
         let path = layout.upload(upload)
-        let opened = try await threadPool.runIfActive { () -> (Int32, Int64)? in
-            guard let fd = try Posix.openFile(path, writing: true) else { return nil }
-            do {
-                return (fd, try Posix.size(fd))
-            } catch {
-                Posix.closeFile(fd)
-                throw error
-            }
-        }
-        guard case let (fd, size)? = opened else {
-            throw BlobStoreError(.notFound, "no such upload session")
-        }
+        let (fd, size) = try await openWithSize(path, writing: true, missing: "no such upload session")
         var sink = FileSink(
             pool: threadPool, path: path, bufferSize: configuration.writeBufferSize, descriptor: fd, offset: size
         )
