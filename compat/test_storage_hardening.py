@@ -132,3 +132,19 @@ service firebase.storage {
         assert all(s in (200, 403, 409) for s in statuses), statuses
         got = requests.get(f"{server}/v0/b/{BUCKET}/o/{quote(name, safe='')}", params={"alt": "media"}, headers=auth, timeout=TIMEOUT)
         assert got.status_code == 200 and got.content == data, f"attempt {attempt}: {statuses}"
+
+
+def test_a_session_url_only_works_on_its_own_bucket_and_api(server):
+    set_rules(server, DEFAULT)
+    auth = sign_up(server)
+    resp = start(server, "bound/file.bin", auth, total=4)
+    url = resp.headers["X-Goog-Upload-URL"]
+    upload_id = resp.headers["x-gupload-uploadid"]
+    other_bucket = url.replace(f"/v0/b/{BUCKET}/", "/v0/b/other-bucket/")
+    assert other_bucket != url
+    assert command(other_bucket, "query", auth).status_code == 404
+    cloud = requests.put(f"{server}/upload/storage/v1/b/{BUCKET}/o", params={"uploadType": "resumable", "upload_id": upload_id},
+                         data=b"abcd", headers={"Content-Range": "bytes 0-3/4"}, timeout=TIMEOUT)
+    assert cloud.status_code == 404, "a Firebase session is not a Cloud Storage session"
+    done = command(url, "upload, finalize", auth, offset=0, data=b"abcd")
+    assert done.status_code == 200 and done.json()["bucket"] == BUCKET

@@ -12,9 +12,9 @@ extension StorageController {
     func cloudUpload(_ request: Request, bucket: String, query: [String: String]) async throws -> Response {
         if let id = query["upload_id"] {
             switch request.method {
-            case .put, .post: return try await resumableChunk(request, id: id)
+            case .put, .post: return try await resumableChunk(request, id: id, bucket: bucket)
             case .delete:
-                let (upload, _) = try await session(id)
+                let (upload, _) = try await session(id, firebase: false, bucket: bucket)
                 try await cancelSession(upload)
                 return Response(status: HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request"))
             default: throw StorageError.notFound()
@@ -56,8 +56,8 @@ extension StorageController {
 
     /// One PUT of a resumable session: `Content-Range: bytes a-b/total|*` appends, `bytes */total|*`
     /// asks how much arrived. 308 + `Range` until the object is complete, then 200 + the resource.
-    private func resumableChunk(_ request: Request, id: String) async throws -> Response {
-        let (upload, session) = try await session(id)
+    private func resumableChunk(_ request: Request, id: String, bucket: String) async throws -> Response {
+        let (upload, session) = try await session(id, firebase: false, bucket: bucket)
         if session.finishedGeneration != nil {
             let object = try await finishSession(upload, session, caller: .admin)
             return Self.json(ObjectResource.cloud(object, base: base(request)))

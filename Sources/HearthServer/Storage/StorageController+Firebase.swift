@@ -22,7 +22,7 @@ extension StorageController {
             switch method {
             case .get: return try await firebaseList(bucket: bucket, query: query, caller: caller)
             case .post:
-                if let id = query["upload_id"] { return try await firebaseResumable(request, id: id, caller: caller) }
+                if let id = query["upload_id"] { return try await firebaseResumable(request, id: id, bucket: bucket, caller: caller) }
                 guard let name = query["name"] else { throw StorageError.badRequest("Missing the name of the object to upload (?name=)") }
                 return try await firebaseUpload(request, bucket: bucket, name: name, caller: caller)
             case .delete:
@@ -41,7 +41,7 @@ extension StorageController {
                 guard case .admin = caller else { throw StorageError.forbidden("Missing admin credentials.") }
                 return try await firebaseToken(bucket: bucket, name: name, delete: query["delete_token"])
             }
-            if let id = query["upload_id"] { return try await firebaseResumable(request, id: id, caller: caller) }
+            if let id = query["upload_id"] { return try await firebaseResumable(request, id: id, bucket: bucket, caller: caller) }
             return try await firebaseUpload(request, bucket: bucket, name: name, caller: caller)
         case .patch:
             let fields = try ObjectFields(json: try await metadataBody(request))
@@ -129,8 +129,8 @@ extension StorageController {
     }
 
     /// Chunks, queries, finalize and cancel of the X-Goog-Upload protocol.
-    private func firebaseResumable(_ request: Request, id: String, caller: Caller) async throws -> Response {
-        let (upload, session) = try await session(id)
+    private func firebaseResumable(_ request: Request, id: String, bucket: String, caller: Caller) async throws -> Response {
+        let (upload, session) = try await session(id, firebase: true, bucket: bucket)
         let commands = Set((request.headers[HTTPField.Name("X-Goog-Upload-Command")!] ?? "").lowercased()
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         var h = HTTPFields()

@@ -96,9 +96,11 @@ extension StorageController {
         return id
     }
 
-    func session(_ id: String) async throws -> (UploadID, UploadSession) {
+    /// The session `id`, if it was started through the same API on the same bucket (a session
+    /// URL cannot be replayed against another bucket or the other API).
+    func session(_ id: String, firebase: Bool, bucket: String) async throws -> (UploadID, UploadSession) {
         guard let upload = UploadID(id), let data = try await service.catalog.read({ tx in try tx.upload(id) }),
-            let session = try? JSONDecoder().decode(UploadSession.self, from: data)
+            let session = try? JSONDecoder().decode(UploadSession.self, from: data), session.firebase == firebase, session.bucket == bucket
         else { throw StorageError.notFound("No such upload: \(id)") }
         return (upload, session)
     }
