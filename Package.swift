@@ -34,7 +34,10 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
-        .target(name: "HearthRules", dependencies: ["HearthCore"], swiftSettings: strict),
+        // Crypto only for the storage rules' hashing.md5/sha256 built-ins (pure, no I/O).
+        .target(
+            name: "HearthRules", dependencies: ["HearthCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
         // The system zlib, to serve gzip-encoded objects to clients that do not accept gzip.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
