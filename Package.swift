@@ -43,7 +43,7 @@ let package = Package(
         .target(
             name: "HearthAuth",
             dependencies: [
-                "HearthCore", "HearthStore",
+                "HearthCore", "HearthStore", "HearthWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -1,4 +1,5 @@
 import Foundation
+import HearthWire
 public import HearthCore
 
 /// A linked sign-in provider of a user (`providerUserInfo`).
@@ -96,19 +97,13 @@ public struct UserRecord: Codable, Sendable, Hashable {
         m.append(JSONMember("disabled", .bool(disabled)))
         m.append(JSONMember("createdAt", .string(String(createdAt))))
         if let lastLoginAt { m.append(JSONMember("lastLoginAt", .string(String(lastLoginAt)))) }
-        if let lastRefreshAt { m.append(JSONMember("lastRefreshAt", .string(Self.rfc3339(milliseconds: lastRefreshAt)))) }
+        if let lastRefreshAt { m.append(JSONMember("lastRefreshAt", .string(rfc3339(milliseconds: lastRefreshAt)))) }
         if let customAttributes, customAttributes != "{}" { m.append(JSONMember("customAttributes", .string(customAttributes))) }
         if customAuth == true { m.append(JSONMember("customAuth", .bool(true))) }
         m.append(JSONMember("providerUserInfo", .array(providers.map(\.json))))
         return .object(m)
     }
 
-    static func rfc3339(milliseconds: Int64) -> String {
-        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        var style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-        style.timeZone = TimeZone(identifier: "UTC")!
-        return date.formatted(style)
-    }
 }
 
 extension ProviderInfo {

@@ -1,22 +1,11 @@
-import Foundation
 import HearthCore
 import HearthStore
+import HearthWire
 
 /// The JSON views of an object: Firebase Storage v0 (what client SDKs read) and the Cloud
 /// Storage JSON API's `storage#object` (what google-cloud-storage reads). int64s are strings.
 enum ObjectResource {
-    static func timestamp(_ millis: Int64) -> String {
-        let date = Date(timeIntervalSince1970: Double(millis) / 1000)
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        let ms = Int(((millis % 1000) + 1000) % 1000)
-        func pad(_ n: Int?, _ width: Int) -> String {
-            let s = String(n ?? 0)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2)).\(pad(ms, 3))Z"
-    }
+    static func timestamp(_ millis: Int64) -> String { rfc3339(milliseconds: millis) }
 
     static func etag(_ o: ObjectRecord) -> String { "\"\(o.md5Hash)/\(o.generation)/\(o.metageneration)\"" }
 
