@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
         .library(name: "HearthTesting", targets: ["HearthTesting"]),
+        .library(name: "Hearth", targets: ["Hearth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -27,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
     ],
     targets: [
         .target(
@@ -71,6 +74,7 @@ let package = Package(
             dependencies: [
                 "CZlib", "HearthCore", "HearthAuth", "HearthFiles", "HearthRules", "HearthWire", "HearthStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -112,6 +116,21 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        // The client SDK: Core + Wire + Foundation. URLSession's WebSocket task on Apple platforms;
+        // on Linux (where it is missing from libcurl-based Foundation) swift-websocket's WSClient.
+        .target(
+            name: "Hearth",
+            dependencies: [
+                "HearthCore", "HearthWire",
+                .product(name: "WSClient", package: "swift-websocket", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HearthSDKTests",
+            dependencies: ["Hearth", "HearthCore", "HearthWire", "HearthServer", "HearthStore", "HearthTesting"],
             swiftSettings: strict
         ),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"], swiftSettings: strict),

@@ -1,0 +1,140 @@
+public import HearthCore
+
+/// One message of the realtime protocol (version 5), either direction.
+///
+/// - Control: `{"t":"c","d":{"t":<type>,"d":<payload>}}`
+/// - Request (client → server): `{"t":"d","d":{"r":<id>,"a":<action>,"b":<body>}}`
+/// - Response (server → client): `{"t":"d","d":{"r":<id>,"b":{"s":<status>,"d":<data>}}}`
+/// - Push (server → client): `{"t":"d","d":{"a":<action>,"b":<body>}}`
+/// - Fatal error (server → client): `{"t":"d","d":{"error":<text>}}`
+public enum RealtimeMessage: Sendable, Hashable {
+    case control(type: String, payload: JSONValue)
+    case request(id: Int, action: String, body: JSONValue)
+    case response(id: Int, status: String, data: JSONValue)
+    case push(action: String, body: JSONValue)
+    case error(String)
+
+    /// Parses one reassembled message.
+    public init(parsing text: String) throws(RealtimeFramingError) {
+        let json: JSONValue
+        do {
+            json = try JSONReader(maxDepth: 96).parse(Array(text.utf8))
+        } catch {
+            throw RealtimeFramingError("message is not JSON: \(error.reason)")
+        }
+        guard case .string(let t)? = json["t"], let d = json["d"] else {
+            throw RealtimeFramingError("message lacks the t and d fields")
+        }
+        switch t {
+        case "c":
+            guard case .string(let type)? = d["t"] else { throw RealtimeFramingError("control message lacks its type") }
+            self = .control(type: type, payload: d["d"] ?? .null)
+        case "d":
+            if case .string(let text)? = d["error"] {
+                self = .error(text)
+                return
+            }
+            let body = d["b"] ?? .null
+            if let r = d["r"] {
+                guard case .int(let id) = r, let id = Int(exactly: id) else { throw RealtimeFramingError("request id must be an integer") }
+                if case .string(let action)? = d["a"] {
+                    self = .request(id: id, action: action, body: body)
+                } else {
+                    guard case .string(let status)? = body["s"] else { throw RealtimeFramingError("response lacks a status") }
+                    self = .response(id: id, status: status, data: body["d"] ?? .null)
+                }
+            } else {
+                guard case .string(let action)? = d["a"] else { throw RealtimeFramingError("data message lacks an action") }
+                self = .push(action: action, body: body)
+            }
+        default:
+            throw RealtimeFramingError("unknown message type \(t)")
+        }
+    }
+
+    /// The message as JSON text.
+    public var text: String {
+        let envelope: JSONValue
+        switch self {
+        case .control(let type, let payload):
+            envelope = .object([JSONMember("t", .string("c")), JSONMember("d", .object([JSONMember("t", .string(type)), JSONMember("d", payload)]))])
+        case .request(let id, let action, let body):
+            envelope = .object([
+                JSONMember("t", .string("d")),
+                JSONMember("d", .object([JSONMember("r", .int(Int64(id))), JSONMember("a", .string(action)), JSONMember("b", body)])),
+            ])
+        case .response(let id, let status, let data):
+            envelope = .object([
+                JSONMember("t", .string("d")),
+                JSONMember("d", .object([
+                    JSONMember("r", .int(Int64(id))),
+                    JSONMember("b", .object([JSONMember("s", .string(status)), JSONMember("d", data)])),
+                ])),
+            ])
+        case .push(let action, let body):
+            envelope = .object([
+                JSONMember("t", .string("d")), JSONMember("d", .object([JSONMember("a", .string(action)), JSONMember("b", body)])),
+            ])
+        case .error(let text):
+            envelope = .object([JSONMember("t", .string("d")), JSONMember("d", .object([JSONMember("error", .string(text))]))])
+        }
+        return envelope.jsonString
+    }
+}
+
+/// Status strings of realtime responses.
+public enum RealtimeStatus {
+    public static let ok = "ok"
+    public static let permissionDenied = "permission_denied"
+    public static let dataStale = "datastale"
+    public static let failed = "failed"
+    public static let tooBig = "too_big"
+    public static let unavailable = "unavailable"
+    public static let invalidToken = "invalid_token"
+    public static let expiredToken = "expired_token"
+}
+
+extension RealtimeMessage {
+    /// The handshake the server sends right after the upgrade.
+    public static func handshake(timestamp: Int64, host: String, session: String) -> RealtimeMessage {
+        .control(type: "h", payload: .object([
+            JSONMember("ts", .int(timestamp)), JSONMember("v", .string("5")), JSONMember("h", .string(host)),
+            JSONMember("s", .string(session)),
+        ]))
+    }
+
+    /// The answer to a client's ping.
+    public static let pong = RealtimeMessage.control(type: "o", payload: .null)
+
+    /// A `d` (overwrite) push written straight from a node in export format, so a fan-out encodes
+    /// each change once without building JSON values.
+    public static func dataPush(path: Path, node: Node, tag: Int? = nil) -> [UInt8] {
+        pushBytes(action: "d", path: path, tag: tag) { $0.write(node, format: .export) }
+    }
+
+    /// An `m` (merge) push: relative paths to their new values (empty = deleted).
+    public static func mergePush(path: Path, entries: [PatchEntry], tag: Int? = nil) -> [UInt8] {
+        pushBytes(action: "m", path: path, tag: tag) { w in
+            w.beginObject()
+            for (i, e) in entries.enumerated() {
+                w.separator(first: i == 0)
+                w.key(e.path.keys.map(\.string).joined(separator: "/"))
+                w.write(e.node, format: .export)
+            }
+            w.endObject(empty: entries.isEmpty)
+        }
+    }
+
+    static func pushBytes(action: String, path: Path, tag: Int?, data: (inout JSONWriter) -> Void) -> [UInt8] {
+        var w = JSONWriter(reservingCapacity: 128)
+        w.bytes.append(contentsOf: #"{"t":"d","d":{"a":""#.utf8)
+        w.bytes.append(contentsOf: action.utf8)
+        w.bytes.append(contentsOf: #"","b":{"p":"#.utf8)
+        w.write(path.keys.map(\.string).joined(separator: "/"))
+        w.bytes.append(contentsOf: #","d":"#.utf8)
+        data(&w)
+        if let tag { w.bytes.append(contentsOf: #","t":\#(tag)"#.utf8) }
+        w.bytes.append(contentsOf: "}}}".utf8)
+        return w.bytes
+    }
+}
