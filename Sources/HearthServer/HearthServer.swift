@@ -3,6 +3,7 @@ import HTTPTypes
 import HearthAuth
 import HearthCore
 public import HearthStore
+import HummingbirdWebSocket
 public import Hummingbird
 public import Logging
 import NIOCore
@@ -21,6 +22,7 @@ public struct HearthServer: Sendable {
     let controller: DatabaseController
     let auth: AuthController?
     let storage: StorageController?
+    let realtime: RealtimeController
     let logger: Logger
 
     public init(
@@ -46,6 +48,7 @@ public struct HearthServer: Sendable {
         self.registry = NamespaceRegistry(factory: stores, clock: wallClock, initialRules: .initial(dev: configuration.dev))
         self.controller = DatabaseController(
             configuration: configuration, registry: registry, logger: logger, auth: auth)
+        self.realtime = RealtimeController(database: controller, logger: logger)
     }
 
     /// The Hummingbird application; `onServerRunning` receives the bound port.
@@ -55,11 +58,13 @@ public struct HearthServer: Sendable {
         let router = Router(context: HearthRequestContext.self)
         let controller = self.controller
         let registry = self.registry
+        let realtime = self.realtime
         router.get("/.well-known/hearth/health") { _, _ in
             let listeners = registry.listenerCount
+            let connections = realtime.connections.count
             return Response(
                 status: .ok, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(string: "{\"status\":\"ok\",\"listeners\":\(listeners)}")))
+                body: .init(byteBuffer: ByteBuffer(string: "{\"status\":\"ok\",\"listeners\":\(listeners),\"connections\":\(connections)}")))
         }
         if let service = auth?.service {
             // The public keys that verify Hearth's ID tokens, at Hearth's and Google's paths.
@@ -75,6 +80,9 @@ public struct HearthServer: Sendable {
         appLogger.logLevel = max(logger.logLevel, .notice)
         return Application(
             responder: responder,
+            server: .http1WebSocketUpgrade(configuration: .init(ws: RealtimeController.webSocketConfiguration)) { request, _, _ in
+                realtime.shouldUpgrade(request)
+            },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: appLogger
@@ -90,7 +98,10 @@ public struct HearthServer: Sendable {
     ) -> ServiceGroup {
         ServiceGroup(
             configuration: .init(
-                services: [application(onServerRunning: onServerRunning), StreamKeeper(registry: registry, seconds: configuration.keepAliveSeconds, logger: logger)],
+                services: [
+                    application(onServerRunning: onServerRunning),
+                    StreamKeeper(registry: registry, connections: realtime.connections, seconds: configuration.keepAliveSeconds, logger: logger),
+                ],
                 gracefulShutdownSignals: gracefulShutdownSignals,
                 logger: logger))
     }
@@ -127,6 +138,7 @@ struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context 
 /// graceful shutdown, ends every stream.
 struct StreamKeeper: Service {
     let registry: NamespaceRegistry
+    let connections: RealtimeConnections
     let seconds: Int
     let logger: Logger
 
@@ -141,5 +153,6 @@ struct StreamKeeper: Service {
         }
         logger.debug("closing streams for shutdown")
         registry.closeStreams()
+        connections.closeAll()
     }
 }

@@ -26,12 +26,17 @@ extension DatabaseController {
     }
 
     func commit(_ call: RestCall, _ request: WriteRequest) async throws -> WriteOutcome {
+        try await commit(request, namespace: call.namespace, access: call.access)
+    }
+
+    /// Commits a write under the namespace's current rules for `access`.
+    func commit(_ request: WriteRequest, namespace: Namespace, access: Access) async throws -> WriteOutcome {
         var request = request
-        if case .user(let auth) = call.access {
-            request.authorizer = RulesAuthorizer(rules: call.namespace.rules.ruleSet, auth: auth)
+        if case .user(let auth) = access {
+            request.authorizer = RulesAuthorizer(rules: namespace.rules.ruleSet, auth: auth)
         }
         do {
-            return try await call.namespace.database.write(request)
+            return try await namespace.database.write(request)
         } catch let e as ValidationError {
             throw RestError.badRequest(e.message)
         } catch let e as PermissionDenied {
@@ -57,18 +62,8 @@ extension DatabaseController {
         let json = try await body(request)
         let ifMatch = request.headers[.ifMatchHeader]
         if call.isPriority {
-            var placeholder: ServerValue?
-            let priority: Leaf?
-            switch json {
-            case .null: priority = nil
-            case .int, .double, .string: priority = Leaf(json: json)
-            case .object(let m) where m.count == 1 && m[0].key == ".sv" && m[0].value == .string("timestamp"):
-                priority = nil
-                placeholder = .timestamp
-            default: throw RestError.badRequest("Invalid priority: use a number, a string or null")
-            }
             let outcome = try await commit(call, WriteRequest(
-                path: call.path, operation: .setPriority(priority, placeholder: placeholder), ifMatch: ifMatch, wantsETag: ifMatch != nil))
+                path: call.path, operation: try priorityOperation(json), ifMatch: ifMatch, wantsETag: ifMatch != nil))
             return respondToWrite(call, outcome)
         }
         let parsed = try parseWrite(json, at: call.path)
@@ -108,6 +103,24 @@ extension DatabaseController {
         case .object(let m): members = m
         default: throw RestError.badRequest(ErrorMessage.invalidPatch)
         }
+        let outcome = try await commit(call, WriteRequest(path: call.path, operation: try updateOperation(members, at: call.path)))
+        return respondToWrite(call, outcome)
+    }
+
+    /// A PUT to `…/.priority`: a number, a string, null or the timestamp server value.
+    func priorityOperation(_ json: JSONValue) throws -> WriteRequest.Operation {
+        switch json {
+        case .null: return .setPriority(nil, placeholder: nil)
+        case .int, .double, .string: return .setPriority(Leaf(json: json), placeholder: nil)
+        case .object(let m) where m.count == 1 && m[0].key == ".sv" && m[0].value == .string("timestamp"):
+            return .setPriority(nil, placeholder: .timestamp)
+        default: throw RestError.badRequest("Invalid priority: use a number, a string or null")
+        }
+    }
+
+    /// A multi-path update (`relative/path → value`, `…/.priority` entries) checked for
+    /// overlaps and depth, all or nothing.
+    func updateOperation(_ members: [JSONMember], at path: Path) throws -> WriteRequest.Operation {
         var entries: [(path: Path, value: ParsedWrite)] = []
         var priorities: [(path: Path, priority: Leaf?)] = []
         for m in members {
@@ -132,7 +145,7 @@ extension DatabaseController {
                 throw RestError.badRequest(ErrorMessage.invalidPatch)
             }
             guard !relative.isRoot else { throw RestError.badRequest(ErrorMessage.invalidPatch) }
-            let target = call.path.appending(relative)
+            let target = path.appending(relative)
             guard target.count <= Limits.maxDepth else { throw RestError.badRequest("Invalid data; path is too deep (over 32 levels)") }
             entries.append((relative, try parseWrite(m.value, at: target)))
         }
@@ -147,7 +160,6 @@ extension DatabaseController {
                 prefix = parent
             }
         }
-        let outcome = try await commit(call, WriteRequest(path: call.path, operation: .update(entries, priorities: priorities)))
-        return respondToWrite(call, outcome)
+        return .update(entries, priorities: priorities)
     }
 }

@@ -21,14 +21,42 @@ enum Delivery: Sendable {
 /// Listeners are kept in a trie by location, so a change at W visits only listeners above, at or below W.
 /// Each event is encoded once per (location, format) and the same buffer is handed to every listener there.
 final class RealtimeHub: ChangeObserver, Sendable {
+    /// How a listener's events are encoded.
+    enum Encoding: Sendable, Hashable {
+        /// SSE `put`/`patch` events, paths relative to the listener.
+        case serverSentEvents(RenderFormat)
+        /// Realtime protocol `d`/`m` pushes, absolute paths, export format.
+        case realtime
+    }
+
+    /// Where a listener's deliveries go.
+    struct Sink: Sendable {
+        /// Returns false when the delivery was dropped because the consumer is too slow.
+        var yield: @Sendable (Delivery) -> Bool
+        var finish: @Sendable () -> Void
+
+        init(yield: @escaping @Sendable (Delivery) -> Bool, finish: @escaping @Sendable () -> Void) {
+            self.yield = yield
+            self.finish = finish
+        }
+
+        init(_ continuation: AsyncStream<Delivery>.Continuation) {
+            yield = { delivery in
+                if case .dropped = continuation.yield(delivery) { return false }
+                return true
+            }
+            finish = { continuation.finish() }
+        }
+    }
+
     struct Listener: Sendable {
         var id: Int
         var location: Path
-        var format: RenderFormat
+        var encoding: Encoding
         var isQuery: Bool
         /// Subject to rules (not admin).
         var checksRules: Bool
-        var continuation: AsyncStream<Delivery>.Continuation
+        var sink: Sink
     }
 
     final class TrieNode: @unchecked Sendable {
@@ -60,7 +88,17 @@ final class RealtimeHub: ChangeObserver, Sendable {
         location: Path, format: RenderFormat, isQuery: Bool, checksRules: Bool = false, dataDependent: Bool = false
     ) -> (id: Int, stream: AsyncStream<Delivery>) {
         let (stream, continuation) = AsyncStream<Delivery>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
-        let id = state.withLock { s -> Int in
+        let id = register(
+            location: location, encoding: .serverSentEvents(format), isQuery: isQuery, checksRules: checksRules,
+            dataDependent: dataDependent, sink: Sink(continuation))
+        return (id, stream)
+    }
+
+    /// Registers a listener that delivers into `sink` (a realtime connection multiplexes many).
+    func register(
+        location: Path, encoding: Encoding, isQuery: Bool, checksRules: Bool, dataDependent: Bool, sink: Sink
+    ) -> Int {
+        state.withLock { s -> Int in
             s.nextID += 1
             var node = s.root
             for k in location.keys {
@@ -73,13 +111,12 @@ final class RealtimeHub: ChangeObserver, Sendable {
                 }
             }
             let listener = Listener(
-                id: s.nextID, location: location, format: format, isQuery: isQuery, checksRules: checksRules, continuation: continuation)
+                id: s.nextID, location: location, encoding: encoding, isQuery: isQuery, checksRules: checksRules, sink: sink)
             node.listeners[s.nextID] = listener
             if checksRules && dataDependent { s.dataDependent[s.nextID] = listener }
             s.count += 1
             return s.nextID
         }
-        return (id, stream)
     }
 
     func unregister(id: Int, location: Path) {
@@ -99,7 +136,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
             }
             return l
         }
-        removed?.continuation.finish()
+        removed?.sink.finish()
     }
 
     func didCommit(_ changes: [Change]) {
@@ -107,27 +144,26 @@ final class RealtimeHub: ChangeObserver, Sendable {
         state.withLock { s in
             if let last = changes.last?.sequence {
                 for l in s.dataDependent.values {
-                    if case .dropped = l.continuation.yield(.recheck(sequence: last)) { slow.append(l) }
+                    if !l.sink.yield(.recheck(sequence: last)) { slow.append(l) }
                 }
             }
             for change in changes {
-                var cache: [Path: ByteBuffer] = [:]
-                var exportCache: [Path: ByteBuffer] = [:]
+                // Each event is encoded once per location and encoding.
+                var cache: [Encoding: [Path: ByteBuffer]] = [:]
                 let deliver = { (l: Listener) in
-                    let result: AsyncStream<Delivery>.Continuation.YieldResult
+                    let delivered: Bool
                     if l.isQuery {
-                        result = l.continuation.yield(.requery(sequence: change.sequence))
+                        delivered = l.sink.yield(.requery(sequence: change.sequence))
                     } else {
-                        let cached = l.format == .plain ? cache[l.location] : exportCache[l.location]
-                        var buffer = cached
+                        var buffer = cache[l.encoding]?[l.location]
                         if buffer == nil, let event = change.event(for: l.location) {
-                            buffer = ByteBuffer(bytes: RealtimeHub.encode(event, format: l.format))
-                            if l.format == .plain { cache[l.location] = buffer } else { exportCache[l.location] = buffer }
+                            buffer = ByteBuffer(bytes: RealtimeHub.encode(event, at: l.location, encoding: l.encoding))
+                            cache[l.encoding, default: [:]][l.location] = buffer
                         }
                         guard let buffer else { return }
-                        result = l.continuation.yield(.event(sequence: change.sequence, buffer))
+                        delivered = l.sink.yield(.event(sequence: change.sequence, buffer))
                     }
-                    if case .dropped = result { slow.append(l) }
+                    if !delivered { slow.append(l) }
                 }
                 // Listeners at or above the change.
                 var node = s.root
@@ -154,10 +190,12 @@ final class RealtimeHub: ChangeObserver, Sendable {
         for l in slow { unregister(id: l.id, location: l.location) }
     }
 
-    static func encode(_ event: ListenerEvent, format: RenderFormat) -> [UInt8] {
-        switch event {
-        case .put(let p, let n): return ServerSentEvent.put(path: p, node: n, format: format)
-        case .patch(let p, let e): return ServerSentEvent.patch(path: p, entries: e, format: format)
+    static func encode(_ event: ListenerEvent, at location: Path, encoding: Encoding) -> [UInt8] {
+        switch (event, encoding) {
+        case (.put(let p, let n), .serverSentEvents(let format)): return ServerSentEvent.put(path: p, node: n, format: format)
+        case (.patch(let p, let e), .serverSentEvents(let format)): return ServerSentEvent.patch(path: p, entries: e, format: format)
+        case (.put(let p, let n), .realtime): return RealtimeMessage.dataPush(path: location.appending(p), node: n)
+        case (.patch(let p, let e), .realtime): return RealtimeMessage.mergePush(path: location.appending(p), entries: e)
         }
     }
 
@@ -170,7 +208,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
             while let n = stack.popLast() {
                 for l in n.listeners.values where l.checksRules {
                     if dataDependent(l.location) { s.dataDependent[l.id] = l }
-                    l.continuation.yield(.recheck(sequence: .max))
+                    _ = l.sink.yield(.recheck(sequence: .max))
                 }
                 stack.append(contentsOf: n.children.values)
             }
@@ -182,7 +220,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
         state.withLock { s in
             var stack = [s.root]
             while let n = stack.popLast() {
-                for l in n.listeners.values { l.continuation.yield(.keepAlive) }
+                for l in n.listeners.values { _ = l.sink.yield(.keepAlive) }
                 stack.append(contentsOf: n.children.values)
             }
         }
@@ -202,6 +240,6 @@ final class RealtimeHub: ChangeObserver, Sendable {
             s.count = 0
             return out
         }
-        for l in all { l.continuation.finish() }
+        for l in all { l.sink.finish() }
     }
 }

@@ -1,0 +1,498 @@
+import HTTPTypes
+import HearthCore
+import HearthRules
+import HearthStore
+import HearthWire
+import Logging
+import NIOCore
+import Synchronization
+
+/// One realtime (WebSocket protocol v5) connection: its identity, its listens and its
+/// onDisconnect queue. Requests are handled in arrival order; pushes for a listen start only
+/// after its initial data went out, and never repeat a change the initial data already held.
+///
+/// The session knows nothing about sockets: messages come in through `receive(_:)`, go out through
+/// the outbox, and the connection calls `disconnected()` when the socket closes. Tests drive it
+/// directly.
+actor RealtimeSession {
+    /// A listen as the client names it: path plus wire query (nil for a plain listen).
+    struct ListenKey: Hashable, Sendable {
+        var path: Path
+        var query: JSONValue?
+    }
+
+    struct Listen {
+        var key: ListenKey
+        var query: Query?
+        var tag: Int?
+        var hubID: Int
+        /// Commit sequence the client's data reflects.
+        var seen: UInt64 = 0
+        /// Last query result sent (tagged queries are re-run and re-sent when they change).
+        var current: Node = .empty
+        /// Deliveries that arrived before the initial data was sent.
+        var early: [Delivery]? = []
+    }
+
+    enum DisconnectOperation {
+        case set(ParsedWrite)
+        case update(WriteRequest.Operation)
+    }
+
+    let controller: DatabaseController
+    let namespace: Namespace
+    let outbox: RealtimeOutbox
+    let logger: Logger
+    /// Ids of this session's hub listeners (`localID`), delivered through `deliveries`.
+    private let deliveryContinuation: AsyncStream<(Int, Delivery)>.Continuation
+    nonisolated let deliveries: AsyncStream<(Int, Delivery)>
+
+    private var access: Access = .user(nil)
+    /// Seconds since 1970 after which the current ID token no longer counts.
+    private var authExpires: Int64?
+    private var listens: [ListenKey: Listen] = [:]
+    private var keysByHubID: [Int: ListenKey] = [:]
+    private var onDisconnect: [(path: Path, operation: DisconnectOperation)] = []
+    private var ended = false
+
+    /// - Parameter deliveryLimit: undelivered hub events before the connection counts as too slow.
+    init(controller: DatabaseController, namespace: Namespace, outbox: RealtimeOutbox, logger: Logger, deliveryLimit: Int = 4096) {
+        self.controller = controller
+        self.namespace = namespace
+        self.outbox = outbox
+        self.logger = logger
+        (deliveries, deliveryContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(deliveryLimit))
+    }
+
+    // MARK: Incoming
+
+    /// Handles one reassembled client message.
+    func receive(_ text: String) async {
+        let message: RealtimeMessage
+        do {
+            message = try RealtimeMessage(parsing: text)
+        } catch {
+            outbox.send(.control(type: "e", payload: .string("Unparseable message: \(error.description)")))
+            return
+        }
+        switch message {
+        case .control(let type, _):
+            if type == "p" { outbox.send(.pong) }
+        case .request(let id, let action, let body):
+            await expireAuthIfNeeded()
+            await handle(id: id, action: action, body: body)
+        case .response, .push, .error:
+            break
+        }
+    }
+
+    private func respond(_ id: Int, _ status: String = RealtimeStatus.ok, _ data: JSONValue = .string("")) {
+        outbox.send(.response(id: id, status: status, data: data))
+    }
+
+    private func handle(id: Int, action: String, body: JSONValue) async {
+        do {
+            switch action {
+            case "s", "appcheck", "unappeck":
+                respond(id)
+            case "auth", "gauth":
+                await authenticate(id, body)
+            case "unauth":
+                access = .user(nil)
+                authExpires = nil
+                respond(id)
+                await recheckAll()
+            case "q", "l":
+                try await listen(id, body)
+            case "n", "u":
+                try unlisten(body)
+            case "g":
+                try await get(id, body)
+            case "p":
+                try await put(id, body)
+            case "m":
+                try await merge(id, body)
+            case "o", "om":
+                try await registerOnDisconnect(id, body, merge: action == "om")
+            case "oc":
+                let path = try requestPath(body)
+                onDisconnect.removeAll { path.isAncestor(ofOrEqualTo: $0.path) }
+                respond(id)
+            default:
+                respond(id, RealtimeStatus.failed, .string("Unknown action \(action)"))
+            }
+        } catch let e as RestError {
+            if e.status == .unauthorized || e.status == .forbidden {
+                respond(id, RealtimeStatus.permissionDenied, .string("Permission denied"))
+            } else {
+                respond(id, RealtimeStatus.failed, .string(e.message))
+            }
+        } catch {
+            logger.error("realtime request failed", metadata: ["hearth.action": "\(action)", "hearth.error": "\(error)"])
+            respond(id, RealtimeStatus.unavailable, .string("Internal error"))
+        }
+    }
+
+    private func requestPath(_ body: JSONValue) throws -> Path {
+        guard case .string(let raw)? = body["p"] else { throw RestError.badRequest("Request lacks a path") }
+        do {
+            return try Path.validated(raw)
+        } catch {
+            throw RestError.badRequest(error.message)
+        }
+    }
+
+    // MARK: Auth
+
+    private func authenticate(_ id: Int, _ body: JSONValue) async {
+        guard case .string(let credential)? = body["cred"] else {
+            respond(id, RealtimeStatus.invalidToken, .string("Missing credential"))
+            return
+        }
+        if constantTimeEquals(credential, controller.configuration.adminToken) {
+            if case .object? = body["authvar"], let authvar = body["authvar"] {
+                access = .user(authvar)
+                respond(id, RealtimeStatus.ok, .object([JSONMember("auth", authvar), JSONMember("admin", .bool(false))]))
+            } else if body["noauth"] == .bool(true) {
+                access = .user(nil)
+                respond(id, RealtimeStatus.ok, .object([JSONMember("auth", .null), JSONMember("admin", .bool(false))]))
+            } else {
+                access = .admin
+                respond(id, RealtimeStatus.ok, .object([JSONMember("auth", .null), JSONMember("admin", .bool(true))]))
+            }
+            authExpires = nil
+        } else if let auth = controller.tokens.authVariable(
+            for: credential, verifier: controller.auth, acceptUnsigned: controller.configuration.dev)
+        {
+            let claims = auth["token"] ?? .null
+            var expires: Int64?
+            if case .int(let exp)? = claims["exp"] { expires = exp }
+            access = .user(auth)
+            authExpires = expires
+            respond(id, RealtimeStatus.ok, .object([JSONMember("auth", claims), JSONMember("expires", expires.map { .int($0) } ?? .null)]))
+        } else {
+            access = .user(nil)
+            authExpires = nil
+            respond(id, RealtimeStatus.invalidToken, .string("Could not parse auth token."))
+        }
+        await recheckAll()
+    }
+
+    /// An ID token that expired while the connection stayed open stops counting: the client is
+    /// told (`ac`) and continues signed out.
+    private func expireAuthIfNeeded() async {
+        guard let expires = authExpires, wallClockMillis() / 1000 >= expires else { return }
+        authExpires = nil
+        access = .user(nil)
+        outbox.send(.push(action: "ac", body: .object([
+            JSONMember("s", .string(RealtimeStatus.expiredToken)), JSONMember("d", .string("Auth token is expired.")),
+        ])))
+        await recheckAll()
+    }
+
+    // MARK: Listens
+
+    private func listen(_ id: Int, _ body: JSONValue) async throws {
+        let path = try requestPath(body)
+        var query: Query?
+        var wireQuery: JSONValue?
+        if let q = body["q"], q != .null, q != .object([]) {
+            do {
+                query = try Query(wireObject: q)
+            } catch {
+                throw RestError.badRequest(error.message)
+            }
+            wireQuery = q
+        }
+        var tag: Int?
+        if case .int(let t)? = body["t"] { tag = Int(exactly: t) }
+        // A query without range or limit returns the whole location: served as a plain listen.
+        if let q = query, q.isUnfiltered, tag == nil { query = nil }
+        let key = ListenKey(path: path, query: wireQuery)
+        if listens[key] != nil {
+            respond(id, RealtimeStatus.ok, .object([]))
+            return
+        }
+        var warnings: [JSONValue] = []
+        if let query, !isIndexed(query, at: path) { warnings.append(.string("no_index")) }
+        let auth: JSONValue?? = access.userAuth
+        let rules = namespace.rules.ruleSet
+        let hubID = register(path: path, isQuery: query != nil, checksRules: auth != nil, rules: rules)
+        listens[key] = Listen(key: key, query: query, tag: tag, hubID: hubID)
+        keysByHubID[hubID] = key
+        let snapshot: (Node, UInt64)
+        do {
+            snapshot = try await namespace.database.store.snapshot { [query] reader in
+                if let auth {
+                    let decision = rules.canRead(path, auth: auth, query: query, now: wallClockMillis(), data: StoreRuleData(reader: reader))
+                    if !decision.allowed { throw RestError.permissionDenied(decision.reason) }
+                }
+                let node = try query.map { try reader.query(path, $0) } ?? reader.read(path)
+                return (node, try reader.sequence())
+            }
+        } catch {
+            drop(key)
+            throw error
+        }
+        guard var state = listens[key], state.hubID == hubID else { return }
+        state.current = snapshot.0
+        state.seen = snapshot.1
+        let early = state.early ?? []
+        state.early = nil
+        listens[key] = state
+        outbox.send(RealtimeMessage.dataPush(path: path, node: snapshot.0, tag: tag))
+        for delivery in early { await handleDelivery(hubID, delivery) }
+        respond(id, RealtimeStatus.ok, warnings.isEmpty ? .object([]) : .object([JSONMember("w", .array(warnings))]))
+    }
+
+    private func register(path: Path, isQuery: Bool, checksRules: Bool, rules: RuleSet) -> Int {
+        let continuation = deliveryContinuation
+        let outbox = self.outbox
+        // The hub calls this under its lock: hand over and return.
+        let localID = Mutex<Int>(0)
+        let sink = RealtimeHub.Sink(
+            yield: { delivery in
+                if case .keepAlive = delivery { return true }
+                if case .dropped = continuation.yield((localID.withLock { $0 }, delivery)) {
+                    outbox.abandon()
+                    return false
+                }
+                return true
+            },
+            finish: {})
+        let id = namespace.hub.register(
+            location: path, encoding: .realtime, isQuery: isQuery, checksRules: checksRules,
+            dataDependent: checksRules && rules.readDependsOnData(path), sink: sink)
+        localID.withLock { $0 = id }
+        return id
+    }
+
+    private func isIndexed(_ query: Query, at path: Path) -> Bool {
+        switch query.order {
+        case .key, .priority: return true
+        case .value: return namespace.rules.hasIndex(".value", at: path)
+        case .child(let p): return namespace.rules.hasIndex(p.keys.map(\.string).joined(separator: "/"), at: path)
+        }
+    }
+
+    private func unlisten(_ body: JSONValue) throws {
+        let path = try requestPath(body)
+        var wireQuery: JSONValue?
+        if let q = body["q"], q != .null, q != .object([]) { wireQuery = q }
+        if listens[ListenKey(path: path, query: wireQuery)] != nil {
+            drop(ListenKey(path: path, query: wireQuery))
+        } else if wireQuery != nil {
+            // An order-only query was served as a plain listen.
+            drop(ListenKey(path: path, query: nil))
+        }
+    }
+
+    private func drop(_ key: ListenKey) {
+        guard let listen = listens.removeValue(forKey: key) else { return }
+        keysByHubID[listen.hubID] = nil
+        namespace.hub.unregister(id: listen.hubID, location: key.path)
+    }
+
+    /// Something the hub delivered for one of this session's listens.
+    func handleDelivery(_ hubID: Int, _ delivery: Delivery) async {
+        guard let key = keysByHubID[hubID], var listen = listens[key] else { return }
+        if listen.early != nil {
+            listen.early?.append(delivery)
+            listens[key] = listen
+            return
+        }
+        switch delivery {
+        case .keepAlive:
+            return
+        case .event(let sequence, let buffer):
+            guard sequence > listen.seen else { return }
+            listen.seen = sequence
+            listens[key] = listen
+            outbox.send(buffer)
+        case .requery(let sequence):
+            guard sequence > listen.seen, let query = listen.query else { return }
+            let path = key.path
+            guard let result = try? await namespace.database.store.snapshot({ reader in
+                (try reader.query(path, query), try reader.sequence())
+            }) else { return }
+            let (node, at) = result
+            guard var fresh = listens[key], fresh.hubID == hubID, at > fresh.seen else { return }
+            fresh.seen = at
+            if node != fresh.current {
+                fresh.current = node
+                outbox.send(RealtimeMessage.dataPush(path: path, node: node, tag: fresh.tag))
+            }
+            listens[key] = fresh
+        case .recheck:
+            await expireAuthIfNeeded()
+            if listens[key] != nil, !(await mayRead(key, query: listen.query)) { revoke(key) }
+        }
+    }
+
+    private func mayRead(_ key: ListenKey, query: Query?) async -> Bool {
+        guard case .user(let auth) = access else { return true }
+        let rules = namespace.rules.ruleSet
+        let path = key.path
+        let allowed = try? await namespace.database.store.snapshot { reader in
+            rules.canRead(path, auth: auth, query: query, now: wallClockMillis(), data: StoreRuleData(reader: reader)).allowed
+        }
+        return allowed ?? false
+    }
+
+    /// Ends a listen the client may no longer read (`c` push).
+    private func revoke(_ key: ListenKey) {
+        drop(key)
+        var body = [JSONMember("p", .string(key.path.keys.map(\.string).joined(separator: "/")))]
+        if let q = key.query { body.append(JSONMember("q", .array([q]))) }
+        outbox.send(.push(action: "c", body: .object(body)))
+    }
+
+    /// After the identity changed: listens the client may no longer read are revoked, and the rest
+    /// keep (or stop) being checked by the hub according to the new identity.
+    private func recheckAll() async {
+        for key in Array(listens.keys) {
+            guard var listen = listens[key] else { continue }
+            if await mayRead(key, query: listen.query) {
+                // Re-register so the hub checks rules (or not) for the new identity.
+                let checks = access.userAuth != nil
+                namespace.hub.unregister(id: listen.hubID, location: key.path)
+                keysByHubID[listen.hubID] = nil
+                listen.hubID = register(path: key.path, isQuery: listen.query != nil, checksRules: checks, rules: namespace.rules.ruleSet)
+                keysByHubID[listen.hubID] = key
+                listens[key] = listen
+            } else if listens[key] != nil {
+                revoke(key)
+            }
+        }
+    }
+
+    // MARK: Reads and writes
+
+    private func get(_ id: Int, _ body: JSONValue) async throws {
+        let path = try requestPath(body)
+        var query: Query?
+        if let q = body["q"], q != .null, q != .object([]) {
+            do {
+                query = try Query(wireObject: q)
+            } catch {
+                throw RestError.badRequest(error.message)
+            }
+        }
+        if let q = query, q.isUnfiltered { query = nil }
+        if let query, !isIndexed(query, at: path), controller.configuration.indexPolicy == .enforce {
+            let name: String
+            if case .child(let p) = query.order { name = p.keys.map(\.string).joined(separator: "/") } else { name = ".value" }
+            throw RestError.badRequest(ErrorMessage.indexNotDefined(name, path: path))
+        }
+        let auth = access.userAuth
+        let rules = namespace.rules.ruleSet
+        let node = try await namespace.database.store.snapshot { [query] reader in
+            if let auth {
+                let decision = rules.canRead(path, auth: auth, query: query, now: wallClockMillis(), data: StoreRuleData(reader: reader))
+                if !decision.allowed { throw RestError.permissionDenied(decision.reason) }
+            }
+            return try query.map { try reader.query(path, $0) } ?? reader.read(path)
+        }
+        let data = (try? JSONValue.parse(node.jsonBytes(format: .export))) ?? .null
+        respond(id, RealtimeStatus.ok, data)
+    }
+
+    private func put(_ id: Int, _ body: JSONValue) async throws {
+        guard case .string(let raw)? = body["p"] else { throw RestError.badRequest("Request lacks a path") }
+        let data = body["d"] ?? .null
+        var ifMatch: String?
+        if case .string(let hash)? = body["h"] { ifMatch = hash.isEmpty ? Node.empty.etag : hash }
+        let request: WriteRequest
+        let segments = raw.split(separator: "/")
+        if segments.last == ".priority" {
+            let path = try requestPath(.object([JSONMember("p", .string(segments.dropLast().joined(separator: "/")))]))
+            request = WriteRequest(path: path, operation: try controller.priorityOperation(data), ifMatch: ifMatch)
+        } else {
+            let path = try requestPath(body)
+            request = WriteRequest(path: path, operation: .set(try controller.parseWrite(data, at: path)), ifMatch: ifMatch)
+        }
+        try await write(id, request)
+    }
+
+    private func merge(_ id: Int, _ body: JSONValue) async throws {
+        let path = try requestPath(body)
+        guard case .object(let members)? = body["d"] else { throw RestError.badRequest(ErrorMessage.invalidPatch) }
+        try await write(id, WriteRequest(path: path, operation: try controller.updateOperation(members, at: path)))
+    }
+
+    private func write(_ id: Int, _ request: WriteRequest) async throws {
+        switch try await controller.commit(request, namespace: namespace, access: access) {
+        case .committed:
+            respond(id)
+        case .preconditionFailed:
+            respond(id, RealtimeStatus.dataStale, .string("Transaction hash does not match"))
+        }
+    }
+
+    // MARK: onDisconnect
+
+    private func registerOnDisconnect(_ id: Int, _ body: JSONValue, merge: Bool) async throws {
+        let path = try requestPath(body)
+        let data = body["d"] ?? .null
+        let operation: DisconnectOperation
+        var writes: [(Path, ParsedWrite)] = []
+        if merge {
+            guard case .object(let members) = data else { throw RestError.badRequest(ErrorMessage.invalidPatch) }
+            let update = try controller.updateOperation(members, at: path)
+            if case .update(let entries, _) = update { writes = entries.map { (path.appending($0.path), $0.value) } }
+            operation = .update(update)
+        } else {
+            let parsed = try controller.parseWrite(data, at: path)
+            writes = [(path, parsed)]
+            operation = .set(parsed)
+        }
+        // The permission is checked now (as Firebase does) and again when the operation runs.
+        if case .user(let auth) = access {
+            let rules = namespace.rules.ruleSet
+            let now = wallClockMillis()
+            let writes = writes
+            let allowed = try await namespace.database.store.snapshot { reader in
+                let resolved = try writes.map { (path, parsed) in
+                    (path: path, node: try parsed.resolved(now: now) { try reader.read(path.appending($0)) })
+                }
+                return rules.canWrite(resolved, auth: auth, now: now, data: StoreRuleData(reader: reader)).allowed
+            }
+            guard allowed else { throw RestError.permissionDenied }
+        }
+        onDisconnect.append((path, operation))
+        respond(id)
+    }
+
+    /// The socket closed: run the onDisconnect queue in registration order, end every listen.
+    func disconnected() async {
+        guard !ended else { return }
+        ended = true
+        for key in Array(listens.keys) { drop(key) }
+        deliveryContinuation.finish()
+        outbox.close()
+        let queue = onDisconnect
+        onDisconnect = []
+        for (path, operation) in queue {
+            let request: WriteRequest
+            switch operation {
+            case .set(let parsed): request = WriteRequest(path: path, operation: .set(parsed))
+            case .update(let update): request = WriteRequest(path: path, operation: update)
+            }
+            do {
+                _ = try await controller.commit(request, namespace: namespace, access: access)
+            } catch {
+                logger.debug("onDisconnect write not applied", metadata: ["hearth.path": "\(path)", "hearth.error": "\(error)"])
+            }
+        }
+    }
+
+    var listenCount: Int { listens.count }
+}
+
+extension Access {
+    /// nil for admin; `.some(auth)` (auth possibly nil) when rules apply.
+    var userAuth: JSONValue?? {
+        if case .user(let auth) = self { return .some(auth) }
+        return nil
+    }
+}
