@@ -1,0 +1,219 @@
+import HearthCore
+@testable import HearthServer
+import HearthStore
+import HearthWire
+import Logging
+import NIOCore
+import Testing
+
+/// The realtime session driven directly, without sockets: messages in through `receive`, frames
+/// out of the outbox.
+@Suite("Realtime session state machine")
+struct RealtimeSessionTests {
+    /// A session on a fresh in-memory namespace, with the outbox read one message at a time.
+    final class Harness: Sendable {
+        let session: RealtimeSession
+        let outbox: RealtimeOutbox
+        let namespace: Namespace
+        private let reader: MessageReader
+        private let pump: Task<Void, Never>
+
+        init(rules: String? = nil, outboxLimit: Int = 1 << 20, deliveryLimit: Int = 4096) async throws {
+            let configuration = ServerConfiguration(port: 0, adminToken: "owner")
+            let registry = NamespaceRegistry(
+                factory: MemoryStoreFactory(), clock: { wallClockMillis() }, initialRules: .initial(dev: true))
+            let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+            let controller = DatabaseController(configuration: configuration, registry: registry, logger: logger, auth: nil)
+            namespace = try await registry.namespace("t")
+            if let rules { namespace.replaceRules(try RulesDocument(source: rules)) }
+            outbox = RealtimeOutbox(byteLimit: outboxLimit) {}
+            session = RealtimeSession(controller: controller, namespace: namespace, outbox: outbox, logger: logger, deliveryLimit: deliveryLimit)
+            reader = MessageReader(outbox.messages)
+            let session = self.session
+            pump = Task { for await (id, delivery) in session.deliveries { await session.handleDelivery(id, delivery) } }
+        }
+
+        deinit { pump.cancel() }
+
+        func send(_ id: Int, _ action: String, _ body: String) async throws {
+            await session.receive(#"{"t":"d","d":{"r":\#(id),"a":"\#(action)","b":\#(body)}}"#)
+        }
+
+        /// The next message the session sent, as JSON.
+        func next() async throws -> JSONValue {
+            let buffer = try #require(await reader.next())
+            outbox.written(buffer)
+            return try JSONValue.parse(Array(buffer.readableBytesView))
+        }
+
+        func write(_ path: String, _ json: String) async throws {
+            let parsed = try Node.parseWrite(try JSONValue.parse(json))
+            _ = try await namespace.database.write(WriteRequest(path: Path(path), operation: .set(parsed)))
+        }
+
+        func read(_ path: String) async throws -> JSONValue {
+            let node = try await namespace.database.store.snapshot { try $0.read(Path(path)) }
+            return try JSONValue.parse(node.jsonBytes())
+        }
+    }
+
+    actor MessageReader {
+        var iterator: AsyncStream<ByteBuffer>.AsyncIterator
+        init(_ stream: AsyncStream<ByteBuffer>) { iterator = stream.makeAsyncIterator() }
+        func next() async -> ByteBuffer? {
+            var it = iterator
+            let value = await it.next(isolation: self)
+            iterator = it
+            return value
+        }
+    }
+
+    func json(_ text: String) throws -> JSONValue { try JSONValue.parse(text) }
+
+    @Test("a listen sends its data, then ok, then changes; unlisten stops them")
+    func listenOrder() async throws {
+        let h = try await Harness()
+        try await h.write("a/b", #"{"x":1}"#)
+        try await h.send(1, "q", #"{"p":"/a","h":""}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"a":"d","b":{"p":"a","d":{"b":{"x":1}}}}}"#))
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":1,"b":{"s":"ok","d":{}}}}"#))
+        try await h.write("a/b/x", "2")
+        #expect(try await h.next() == json(#"{"t":"d","d":{"a":"d","b":{"p":"a/b/x","d":2}}}"#))
+        try await h.send(2, "n", #"{"p":"/a"}"#)
+        #expect(await h.session.listenCount == 0)
+        #expect(h.namespace.hub.listenerCount == 0)
+    }
+
+    @Test("a second identical listen is acknowledged without a second hub listener")
+    func duplicateListen() async throws {
+        let h = try await Harness()
+        try await h.send(1, "q", #"{"p":"/a","h":""}"#)
+        _ = try await h.next()
+        _ = try await h.next()
+        try await h.send(2, "q", #"{"p":"/a","h":""}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":2,"b":{"s":"ok","d":{}}}}"#))
+        #expect(h.namespace.hub.listenerCount == 1)
+    }
+
+    @Test("a put with a stale hash is refused as datastale and writes nothing")
+    func transactionHash() async throws {
+        let h = try await Harness()
+        try await h.write("c", "4")
+        try await h.send(1, "p", #"{"p":"/c","d":5,"h":"wrong"}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":1,"b":{"s":"datastale","d":"Transaction hash does not match"}}}"#))
+        #expect(try await h.read("c") == .int(4))
+        try await h.send(2, "p", #"{"p":"/c","d":5,"h":"eVih19a6ZDz3NL32uVBtg9KSgQY="}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":2,"b":{"s":"ok","d":""}}}"#))
+        #expect(try await h.read("c") == .int(5))
+    }
+
+    @Test("onDisconnect operations run in registration order, cancelled ones do not")
+    func onDisconnectOrder() async throws {
+        let h = try await Harness()
+        try await h.send(1, "o", #"{"p":"/s","d":"first"}"#)
+        try await h.send(2, "om", #"{"p":"/","d":{"s":"second","t/u":1}}"#)
+        try await h.send(3, "o", #"{"p":"/gone/x","d":1}"#)
+        try await h.send(4, "oc", #"{"p":"/gone","d":null}"#)
+        for id in 1...4 { #expect(try await h.next() == json(#"{"t":"d","d":{"r":\#(id),"b":{"s":"ok","d":""}}}"#)) }
+        #expect(try await h.read("s") == .null)
+        await h.session.disconnected()
+        #expect(try await h.read("") == json(#"{"s":"second","t":{"u":1}}"#))
+    }
+
+    @Test("a signed-out client may not listen where the rules require a user")
+    func rulesDenyListen() async throws {
+        let h = try await Harness(rules: #"{"rules":{"p":{".read":"auth != null"}}}"#)
+        try await h.send(1, "q", #"{"p":"/p","h":""}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":1,"b":{"s":"permission_denied","d":"Permission denied"}}}"#))
+        #expect(h.namespace.hub.listenerCount == 0)
+    }
+
+    @Test("ping gets a pong with a null payload; unknown actions fail without closing")
+    func pingAndUnknown() async throws {
+        let h = try await Harness()
+        await h.session.receive(#"{"t":"c","d":{"t":"p","d":{}}}"#)
+        #expect(try await h.next() == json(#"{"t":"c","d":{"t":"o","d":null}}"#))
+        try await h.send(1, "zz", "{}")
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":1,"b":{"s":"failed","d":"Unknown action zz"}}}"#))
+        await h.session.receive("not json")
+        let error = try await h.next()
+        #expect(error["d"]?["t"] == .string("e"))
+    }
+
+    @Test("a client that does not read is cut off once its outbox passes the byte budget")
+    func slowClient() async throws {
+        let h = try await Harness(outboxLimit: 4096)
+        try await h.send(1, "q", #"{"p":"/f","h":""}"#)
+        for i in 0..<10 { try await h.write("f/\(i)", "\"" + String(repeating: "z", count: 1000) + "\"") }
+        // Give the delivery pump time to forward the pushes.
+        for _ in 0..<200 where !h.outbox.isOverflowing { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(h.outbox.isOverflowing)
+        #expect(h.outbox.isClosed)
+    }
+
+    @Test("outgoing messages over 16,384 bytes are split and reassemble")
+    func outboxSplits() throws {
+        let text = #"{"t":"d","d":{"a":"d","b":{"p":"x","d":""# + String(repeating: "é", count: 20000) + #""}}}"#
+        let frames = RealtimeOutbox.frames(ByteBuffer(string: text))
+        #expect(frames.count == 3)  // the count, then two chunks of at most 16,384 characters
+        var assembler = RealtimeFrameAssembler()
+        var result: String?
+        for f in frames {
+            #expect(f.readableBytes <= 4 * RealtimeFraming.maxFrameCharacters)
+            result = try assembler.receive(String(buffer: f))
+        }
+        #expect(result == text)
+        #expect(RealtimeOutbox.frames(ByteBuffer(string: "{}")).count == 1)
+    }
+}
+
+@Suite("Realtime wire DTOs")
+struct RealtimeWireTests {
+    @Test("wire query objects round-trip, with absent inclusiveness meaning inclusive")
+    func queryRoundTrip() throws {
+        let json = try JSONValue.parse(#"{"sp":2.5,"sin":true,"ep":5,"ein":true,"l":2,"vf":"l","i":"height"}"#)
+        let query = try Query(wireObject: json)
+        #expect(query.order == .child(Path("height")))
+        #expect(query.start == Query.Bound(value: .double(2.5)))
+        #expect(query.limit == .first(2))
+        #expect(try Query(wireObject: query.wireObject) == query)
+        let old = try Query(wireObject: try JSONValue.parse(#"{"sp":"a","ep":"c","i":".key"}"#))
+        #expect(old.start?.strict == false && old.end?.strict == false)
+        let after = try Query(wireObject: try JSONValue.parse(#"{"sp":3,"sn":"[MAX_NAME]","sin":true,"i":".value"}"#))
+        #expect(after.start == Query.Bound(value: .int(3), key: nil, strict: true))
+        #expect(throws: QueryError.self) { try Query(wireObject: try JSONValue.parse(#"{"l":-1}"#)) }
+        #expect(throws: QueryError.self) { try Query(wireObject: try JSONValue.parse(#"{"sp":{"a":1}}"#)) }
+    }
+
+    @Test("messages parse into their kinds and print back")
+    func messages() throws {
+        let request = try RealtimeMessage(parsing: #"{"t":"d","d":{"r":3,"a":"q","b":{"p":"/a","h":""}}}"#)
+        guard case .request(3, "q", let body) = request else { Issue.record("not a request: \(request)"); return }
+        #expect(body["p"] == .string("/a"))
+        let response = try RealtimeMessage(parsing: #"{"t":"d","d":{"r":3,"b":{"s":"ok","d":{}}}}"#)
+        #expect(response == .response(id: 3, status: "ok", data: .object([])))
+        #expect(try RealtimeMessage(parsing: response.text) == response)
+        #expect(try RealtimeMessage(parsing: #"{"t":"d","d":{"error":"boom"}}"#) == .error("boom"))
+        #expect(throws: RealtimeFramingError.self) { try RealtimeMessage(parsing: #"{"t":"x","d":1}"#) }
+        #expect(throws: RealtimeFramingError.self) { try RealtimeMessage(parsing: #"{"t":"d","d":{"r":"1","a":"q"}}"#) }
+        let push = RealtimeMessage.dataPush(path: Path("a/b"), node: .leaf(.int(1), priority: .int(2)), tag: 4)
+        #expect(String(decoding: push, as: UTF8.self) == #"{"t":"d","d":{"a":"d","b":{"p":"a/b","d":{".priority":2,".value":1},"t":4}}}"#)
+    }
+
+    @Test("the assembler ignores keep-alives, joins chunks and bounds sizes")
+    func assembler() throws {
+        var a = RealtimeFrameAssembler(maxMessageBytes: 64 * 1024)
+        #expect(try a.receive("0") == nil)
+        #expect(a.isAssembling == false)
+        #expect(try a.receive("2") == nil)
+        #expect(try a.receive(#"{"t":"c","#) == nil)
+        #expect(try a.receive(#""d":{}}"#) == #"{"t":"c","d":{}}"#)
+        #expect(throws: RealtimeFramingError.self) { try a.receive("-1") }
+        #expect(throws: RealtimeFramingError.self) { try a.receive("99999") }
+        var small = RealtimeFrameAssembler(maxMessageBytes: 10)
+        #expect(throws: RealtimeFramingError.self) { try small.receive(String(repeating: "x", count: 11)) }
+        let split = RealtimeFraming.frames(for: String(repeating: "😀", count: 20000))
+        #expect(split.first == "2")
+        #expect(split.dropFirst().allSatisfy { $0.unicodeScalars.count <= RealtimeFraming.maxFrameCharacters })
+    }
+}
