@@ -459,3 +459,16 @@ def test_slow_client_is_disconnected(admin, clients, http, base_url, ns):
     assert received < 40_000_000, "everything was delivered: the client was not cut off"
     # Other clients are unaffected.
     assert admin.request("s", {"c": {}})["s"] == "ok"
+
+
+def test_expired_token_is_revoked_while_idle(clients, http, base_url, ns):
+    put_rules(http, base_url, ns, {"rules": {"users": {"$uid": {".read": "auth.uid === $uid"}}}})
+    c = clients()
+    answer = c.request("auth", {"cred": user_token("alice", exp=int(time.time()) + 2)})
+    assert answer["s"] == "ok" and isinstance(answer["d"]["expires"], int)
+    assert c.request("q", {"p": "/users/alice", "h": ""})["s"] == "ok"
+    # Nothing is sent by the client; the server notices the expiry by itself.
+    revoked = c.wait_push(lambda p: p["a"] == "ac", timeout=6)
+    assert revoked["b"]["s"] == "expired_token"
+    cancelled = c.wait_push(lambda p: p["a"] == "c")
+    assert cancelled["b"]["p"] == "users/alice"

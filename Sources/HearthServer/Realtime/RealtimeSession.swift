@@ -54,6 +54,8 @@ actor RealtimeSession {
     private var keysByHubID: [Int: ListenKey] = [:]
     private var onDisconnect: [(path: Path, operation: DisconnectOperation)] = []
     private var ended = false
+    /// Wakes when the ID token expires, so an idle client stops receiving what it may no longer read.
+    private var expiryTimer: Task<Void, Never>?
 
     /// - Parameter deliveryLimit: undelivered hub events before the connection counts as too slow.
     init(controller: DatabaseController, namespace: Namespace, outbox: RealtimeOutbox, logger: Logger, deliveryLimit: Int = 4096) {
@@ -100,6 +102,7 @@ actor RealtimeSession {
             case "unauth":
                 access = .user(nil)
                 authExpires = nil
+                expiryTimer?.cancel()
                 respond(id)
                 await recheckAll()
             case "q", "l":
@@ -161,6 +164,7 @@ actor RealtimeSession {
                 respond(id, RealtimeStatus.ok, .object([JSONMember("auth", .null), JSONMember("admin", .bool(true))]))
             }
             authExpires = nil
+            expiryTimer?.cancel()
         } else if let auth = controller.tokens.authVariable(
             for: credential, verifier: controller.auth, acceptUnsigned: controller.configuration.dev)
         {
@@ -169,13 +173,27 @@ actor RealtimeSession {
             if case .int(let exp)? = claims["exp"] { expires = exp }
             access = .user(auth)
             authExpires = expires
+            scheduleExpiry(expires)
             respond(id, RealtimeStatus.ok, .object([JSONMember("auth", claims), JSONMember("expires", expires.map { .int($0) } ?? .null)]))
         } else {
             access = .user(nil)
             authExpires = nil
+            expiryTimer?.cancel()
             respond(id, RealtimeStatus.invalidToken, .string("Could not parse auth token."))
         }
         await recheckAll()
+    }
+
+    private func scheduleExpiry(_ expires: Int64?) {
+        expiryTimer?.cancel()
+        expiryTimer = nil
+        guard let expires else { return }
+        let delay = max(0, expires * 1000 - wallClockMillis())
+        expiryTimer = Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(delay))
+            guard !Task.isCancelled else { return }
+            await self?.expireAuthIfNeeded()
+        }
     }
 
     /// An ID token that expired while the connection stayed open stops counting: the client is
@@ -183,6 +201,7 @@ actor RealtimeSession {
     private func expireAuthIfNeeded() async {
         guard let expires = authExpires, wallClockMillis() / 1000 >= expires else { return }
         authExpires = nil
+        expiryTimer?.cancel()
         access = .user(nil)
         outbox.send(.push(action: "ac", body: .object([
             JSONMember("s", .string(RealtimeStatus.expiredToken)), JSONMember("d", .string("Auth token is expired.")),
@@ -467,6 +486,7 @@ actor RealtimeSession {
     func disconnected() async {
         guard !ended else { return }
         ended = true
+        expiryTimer?.cancel()
         for key in Array(listens.keys) { drop(key) }
         deliveryContinuation.finish()
         outbox.close()
