@@ -223,8 +223,7 @@ def test_listen_pushes_initial_data_before_ok_then_changes(admin, http, base_url
 def test_unlisten_stops_pushes(admin, http, base_url, ns):
     admin.request("q", {"p": "/a", "h": ""})
     admin.wait_push(lambda p: p["b"]["p"] == "a")
-    admin.send("n", {"p": "/a"})
-    admin.request("s", {"c": {}})  # requests are handled in order: the unlisten is done
+    assert admin.request("n", {"p": "/a"}) == {"s": "ok", "d": ""}
     rest(http, base_url, ns, "PUT", "/a", 1)
     admin.no_push()
 
@@ -264,8 +263,7 @@ def test_tagged_query_listen_sends_only_its_window(admin, http, base_url, ns):
     rest(http, base_url, ns, "PUT", "/scores/a", {"v": 0})
     admin.no_push()
     # Unlisten with the same query and tag.
-    admin.send("n", {"p": "/scores", "q": q, "t": 7})
-    admin.request("s", {"c": {}})
+    assert admin.request("n", {"p": "/scores", "q": q, "t": 7})["s"] == "ok"
     rest(http, base_url, ns, "PUT", "/scores/e", {"v": 100})
     admin.no_push()
 

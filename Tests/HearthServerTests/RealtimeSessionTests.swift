@@ -80,6 +80,7 @@ struct RealtimeSessionTests {
         try await h.write("a/b/x", "2")
         #expect(try await h.next() == json(#"{"t":"d","d":{"a":"d","b":{"p":"a/b/x","d":2}}}"#))
         try await h.send(2, "n", #"{"p":"/a"}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":2,"b":{"s":"ok","d":""}}}"#))
         #expect(await h.session.listenCount == 0)
         #expect(h.namespace.hub.listenerCount == 0)
     }

@@ -109,6 +109,7 @@ actor RealtimeSession {
                 try await listen(id, body)
             case "n", "u":
                 try unlisten(body)
+                respond(id)
             case "g":
                 try await get(id, body)
             case "p":
