@@ -106,13 +106,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
         .target(
             name: "HearthTesting",
             dependencies: [
-                "HearthServer", "HearthSQLite", "HearthStore",
+                "HearthAuth", "HearthServer", "HearthSQLite", "HearthStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,3 +1,4 @@
+public import HearthAuth
 public import HearthServer
 public import HearthStore
 import Hummingbird
@@ -38,5 +39,59 @@ public func withLiveServer<R: Sendable>(
             await server.shutdown()
             throw error
         }
+    }
+}
+
+/// A real Hearth server that a test can stop and start again on the same port with the same
+/// data (for offline and reconnection tests).
+///
+/// ```swift
+/// let server = LiveServer(stores: SQLiteStoreFactory(folder: dir))
+/// let port = try await server.start()
+/// await server.stop()                 // clients see the connection drop
+/// _ = try await server.start(port: port)
+/// ```
+public actor LiveServer {
+    public let stores: any StoreFactory
+    public let configuration: ServerConfiguration
+    private let auth: AuthService?
+    private let storage: StorageService?
+    private let logger: Logger
+    private var running: (server: HearthServer, group: ServiceGroup, task: Task<Void, any Error>)?
+
+    public init(
+        stores: any StoreFactory = MemoryStoreFactory(), dev: Bool = true, adminToken: String = "owner",
+        auth: AuthService? = nil, storage: StorageService? = nil,
+        logger: Logger = Logger(label: "hearth-test", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.stores = stores
+        self.configuration = ServerConfiguration(host: "127.0.0.1", port: 0, adminToken: adminToken, indexPolicy: .scan, dev: dev)
+        self.auth = auth
+        self.storage = storage
+        self.logger = logger
+    }
+
+    /// Starts the server (on `port`, or a free one) and returns the port it listens on.
+    public func start(port: Int = 0) async throws -> Int {
+        precondition(running == nil, "already running")
+        var configuration = self.configuration
+        configuration.port = port
+        let server = HearthServer(configuration: configuration, stores: stores, logger: logger, auth: auth, storage: storage)
+        let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let group = server.serviceGroup(gracefulShutdownSignals: []) { port in portContinuation.yield(port) }
+        let task = Task { try await group.run() }
+        running = (server, group, task)
+        var iterator = ports.makeAsyncIterator()
+        guard let bound = await iterator.next() else { throw CancellationError() }
+        return bound
+    }
+
+    /// Stops the server gracefully (connections close) and closes its stores.
+    public func stop() async {
+        guard let running else { return }
+        self.running = nil
+        await running.group.triggerGracefulShutdown()
+        _ = try? await running.task.value
+        await running.server.shutdown()
     }
 }
