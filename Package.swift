@@ -131,7 +131,12 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthSDKTests",
-            dependencies: ["Hearth", "HearthCore", "HearthWire", "HearthServer", "HearthStore", "HearthTesting"],
+            dependencies: [
+                "Hearth", "HearthAuth", "HearthCore", "HearthFiles", "HearthWire", "HearthServer", "HearthStore", "HearthSQLite",
+                "HearthTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"], swiftSettings: strict),

@@ -1,0 +1,130 @@
+import Foundation
+
+extension Auth {
+    // MARK: Sign-in
+
+    /// Creates an email + password account and signs in as it.
+    ///
+    /// Throws ``AuthError`` `.emailAlreadyInUse`, `.invalidEmail`, `.weakPassword` (under 6 characters), …
+    @discardableResult
+    public func signUp(email: String, password: String) async throws -> User {
+        let answer: AuthWire.TokenResponse = try await client.call(
+            "signUp", ["email": .string(email), "password": .string(password), "returnSecureToken": .bool(true)])
+        return try await start(answer)
+    }
+
+    /// Signs in with an email and password.
+    ///
+    /// Throws ``AuthError`` `.userNotFound`, `.wrongPassword` (or `.invalidCredential` on servers
+    /// with email privacy), `.userDisabled`, `.tooManyRequests`, …
+    @discardableResult
+    public func signIn(email: String, password: String) async throws -> User {
+        let answer: AuthWire.TokenResponse = try await client.call(
+            "signInWithPassword", ["email": .string(email), "password": .string(password), "returnSecureToken": .bool(true)])
+        return try await start(answer)
+    }
+
+    /// Signs in as a new anonymous user. Link a credential later with ``link(email:password:)``
+    /// or ``link(verificationID:code:)`` to keep its uid and data.
+    @discardableResult
+    public func signInAnonymously() async throws -> User {
+        let answer: AuthWire.TokenResponse = try await client.call("signUp", ["returnSecureToken": .bool(true)])
+        return try await start(answer)
+    }
+
+    /// Sends an SMS code to `phoneNumber` (E.164, `+15555550100`); returns the verification id
+    /// to pass to ``signIn(verificationID:code:)`` or ``link(verificationID:code:)`` with the code.
+    public func sendPhoneVerificationCode(phoneNumber: String) async throws -> String {
+        let answer: AuthWire.SendVerificationCodeResponse = try await client.call(
+            "sendVerificationCode", ["phoneNumber": .string(phoneNumber)])
+        return answer.sessionInfo
+    }
+
+    /// Signs in (creating the account if new) with the SMS code sent for `verificationID`.
+    ///
+    /// Throws ``AuthError`` `.invalidVerificationCode`, `.invalidVerificationID`, `.sessionExpired`.
+    @discardableResult
+    public func signIn(verificationID: String, code: String) async throws -> User {
+        let answer: AuthWire.TokenResponse = try await client.call(
+            "signInWithPhoneNumber", ["sessionInfo": .string(verificationID), "code": .string(code)])
+        return try await start(answer)
+    }
+
+    /// Signs in with a custom token minted by your backend with an admin SDK.
+    @discardableResult
+    public func signIn(customToken: String) async throws -> User {
+        let answer: AuthWire.TokenResponse = try await client.call(
+            "signInWithCustomToken", ["token": .string(customToken), "returnSecureToken": .bool(true)])
+        return try await start(answer)
+    }
+
+    // MARK: Linking
+
+    /// Adds an email + password to the current (for example anonymous) user. The uid stays.
+    ///
+    /// Throws ``AuthError`` `.notSignedIn`, `.emailAlreadyInUse`, `.weakPassword`, …
+    @discardableResult
+    public func link(email: String, password: String) async throws -> User {
+        let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
+            try await client.call(
+                "signUp", ["idToken": .string(token), "email": .string(email), "password": .string(password), "returnSecureToken": .bool(true)])
+        }
+        return try await refreshUser(epoch: epoch, tokens: answer)
+    }
+
+    /// Adds the phone number verified by `code` to the current user. The uid stays.
+    ///
+    /// Throws ``AuthError`` `.credentialAlreadyInUse` when the number belongs to another account.
+    @discardableResult
+    public func link(verificationID: String, code: String) async throws -> User {
+        let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
+            try await client.call(
+                "signInWithPhoneNumber", ["sessionInfo": .string(verificationID), "code": .string(code), "idToken": .string(token)])
+        }
+        if answer.temporaryProof != nil, answer.idToken == nil {
+            throw AuthError(code: .credentialAlreadyInUse, message: "The phone number is already used by another account.", status: 200)
+        }
+        return try await refreshUser(epoch: epoch, tokens: answer)
+    }
+
+    // MARK: Internals
+
+    /// Starts the session a sign-in answered with: reads the full user, then tells observers.
+    func start(_ answer: AuthWire.TokenResponse) async throws -> User {
+        guard let idToken = answer.idToken, let refreshToken = answer.refreshToken else { throw AuthError.invalidResponse(status: 200) }
+        let expiresAt = clock().addingTimeInterval(answer.expiresIn.flatMap(TimeInterval.init) ?? 3600)
+        let user = try await lookup(idToken)
+        begin(AuthSession(user: user, idToken: idToken, refreshToken: refreshToken, expiresAt: expiresAt))
+        return user
+    }
+
+    /// `accounts:lookup` for the user of `idToken`.
+    func lookup(_ idToken: String) async throws -> User {
+        let answer: AuthWire.LookupResponse = try await client.call("lookup", ["idToken": .string(idToken)])
+        guard let info = answer.users?.first else { throw AuthError(serverMessage: "USER_NOT_FOUND", status: 400) }
+        return info.user
+    }
+
+    /// Re-reads the user of the session started in `epoch`, adopting `tokens` if the server
+    /// sent new ones (after linking, or an email or password change that revoked the old ones).
+    func refreshUser(epoch: UInt64, tokens: AuthWire.TokenResponse? = nil) async throws -> User {
+        let received = clock()
+        let fresh: (idToken: String, refreshToken: String)? =
+            if let idToken = tokens?.idToken, let refreshToken = tokens?.refreshToken { (idToken, refreshToken) } else { nil }
+        let user: User
+        if let fresh {
+            user = try await lookup(fresh.idToken)
+        } else {
+            user = try await withToken { token in try await lookup(token) }.result
+        }
+        try amend(epoch: epoch) { session in
+            if let fresh {
+                session.idToken = fresh.idToken
+                session.refreshToken = fresh.refreshToken
+                session.expiresAt = received.addingTimeInterval(tokens?.expiresIn.flatMap(TimeInterval.init) ?? 3600)
+            }
+            session.user = user
+        }
+        return user
+    }
+}
