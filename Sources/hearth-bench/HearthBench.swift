@@ -29,6 +29,9 @@ struct HearthBench: ParsableCommand {
             (--signin-users users) in a loop, and compares the read rates. storage-large uploads and downloads 1 GiB (quick: \
             256 MiB) in one request each through the Cloud Storage JSON API and samples the server's RSS; storage-small \
             drives 10 KB multipart uploads (1,000 names cycled) with the load generator.
+            realtime-connections starts its own server and opens --realtime-connections WebSocket clients (protocol v5, \
+            gauth as owner, listens on /conns/<i> and /shared) and reads the server's RSS before and after; \
+            realtime-fanout then PUTs --realtime-writes values to /shared over REST and times every client's push.
             """)
 
     @Option(help: "The hearth binary (default: `hearth` next to this executable).")
@@ -91,6 +94,15 @@ struct HearthBench: ParsableCommand {
     @Option(help: "auth-signin: connections of the admin GET load measured alone and beside the sign-ins.")
     var signinReadConnections = 32
 
+    @Option(help: "realtime-connections/realtime-fanout: WebSocket clients, each listening on its own path and /shared.")
+    var realtimeConnections = 10_000
+
+    @Option(help: "realtime-fanout: REST writes to /shared.")
+    var realtimeWrites = 20
+
+    @Option(help: "realtime-fanout: milliseconds between writes.")
+    var realtimeWriteInterval = 300
+
     @Flag(help: "Keep the temporary folder (data and server logs) for inspection.")
     var keepData = false
 
@@ -101,7 +113,9 @@ struct HearthBench: ParsableCommand {
             (1...10_000_000).contains(items ?? 1), (1...100_000).contains(queries), (1...1000).contains(writes ?? 1),
             (1...3600).contains(duration ?? 1), (1...100).contains(startupRuns), (1...10_000).contains(writeInterval),
             (1...100_000).contains(authTokens), (1...10_000).contains(refreshUsers), (1...10_000).contains(signinUsers),
-            (1...1000).contains(signinClients), (1...10_000).contains(signinReadConnections)
+            (1...1000).contains(signinClients), (1...10_000).contains(signinReadConnections),
+            (1...100_000).contains(realtimeConnections), (1...1000).contains(realtimeWrites),
+            (1...60_000).contains(realtimeWriteInterval)
         else { throw ValidationError("an option is out of range") }
         if let scenarios {
             for name in scenarios.split(separator: ",") where Scenario(rawValue: String(name)) == nil {
@@ -139,7 +153,8 @@ struct HearthBench: ParsableCommand {
             items: items ?? (quick ? 100_000 : 1_000_000), queries: queries, listeners: listeners,
             writes: writes ?? (quick ? 20 : 50), writeIntervalMs: writeInterval, startupRuns: startupRuns,
             authTokens: authTokens, refreshUsers: refreshUsers, signinUsers: signinUsers, signinClients: signinClients,
-            signinReadConnections: signinReadConnections)
+            signinReadConnections: signinReadConnections, realtimeConnections: realtimeConnections,
+            realtimeWrites: realtimeWrites, realtimeWriteIntervalMs: realtimeWriteInterval)
         let generatorName = wrk.map { "wrk (\($0), \(loadThreads) threads)" } ?? "in-process SwiftNIO (\(loadThreads) event loops)"
         log("server \(binary); scratch \(scratch); load generator: \(generatorName)")
         let loadAtStart = loadAverage()
@@ -150,8 +165,11 @@ struct HearthBench: ParsableCommand {
         var serverCount = 0
         // put-small's distinct-path rate, for put-rules' comparison.
         var putSmallRate: Double?
+        // realtime-connections' server and clients, for realtime-fanout.
+        var realtime: RealtimeRun?
         defer {
             if let s = shared { log("stopping server pid \(s.pid): \(s.stop())") }
+            _ = realtime?.finish("realtime")
         }
 
         for scenario in selected {
@@ -194,6 +212,13 @@ struct HearthBench: ParsableCommand {
                 case .authSignin: result = try Scenarios.authSignin(config, server: server!)
                 case .storageLarge: result = try Scenarios.storageLarge(config, server: server!)
                 case .storageSmall: result = try Scenarios.storageSmall(config, server: server!)
+                case .realtimeConnections:
+                    let r = try Scenarios.realtimeConnections(config)
+                    result = r.rows
+                    if selected.contains(.realtimeFanout) { realtime = r.run } else { result += r.run.finish(scenario.rawValue) }
+                case .realtimeFanout:
+                    defer { realtime = nil }
+                    result = try Scenarios.realtimeFanout(config, run: realtime)
                 }
                 if [.sseFanout, .sseFanoutRules, .query1m].contains(scenario), let m0 = cpu0.0, let s0 = cpu0.1,
                     let m1 = machineBusyCPUSeconds(), let s1 = server?.cpuSeconds

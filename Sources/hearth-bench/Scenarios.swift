@@ -24,6 +24,10 @@ struct BenchConfig {
     var signinUsers: Int
     var signinClients: Int
     var signinReadConnections: Int
+    /// realtime-connections / realtime-fanout: WebSocket clients, writes, and milliseconds between writes.
+    var realtimeConnections: Int
+    var realtimeWrites: Int
+    var realtimeWriteIntervalMs: Int
 }
 
 enum Scenario: String, CaseIterable {
@@ -46,9 +50,13 @@ enum Scenario: String, CaseIterable {
     // File storage (Cloud Storage JSON API).
     case storageLarge = "storage-large"
     case storageSmall = "storage-small"
+    // Realtime WebSocket protocol: their own fresh server (memory per connection is measured from idle), last so the
+    // shared server is idle while they run; realtime-fanout reuses realtime-connections' clients.
+    case realtimeConnections = "realtime-connections"
+    case realtimeFanout = "realtime-fanout"
 
-    /// Whether the scenario runs against the shared server (startup spawns its own).
-    var usesSharedServer: Bool { self != .startup }
+    /// Whether the scenario runs against the shared server (startup and the realtime ones spawn their own).
+    var usesSharedServer: Bool { ![.startup, .realtimeConnections, .realtimeFanout].contains(self) }
 }
 
 enum Scenarios {
