@@ -1,0 +1,65 @@
+import HearthCore
+
+extension SyncEngine {
+    /// A one-off read: the live view when there is one, else the server (`g`), else the cache.
+    func get(_ spec: ViewSpec) async throws(DatabaseError) -> ViewResult {
+        let current = view(spec)
+        if current.complete, !current.fromCache { return current }
+        if !connected, current.complete { return current }
+        if explicitlyOffline { throw .offline(spec.path.description) }
+        let json: JSONValue
+        do {
+            json = try await connection.get(path: spec.path, query: spec.listen.query)
+        } catch {
+            let failure = DatabaseError.from(error, path: spec.path)
+            let fallback = view(spec)
+            if failure.code != .permissionDenied, fallback.complete { return fallback }
+            throw failure
+        }
+        guard let node = try? Node(json: json) else {
+            throw DatabaseError(code: .server, path: spec.path.description, message: "The server sent invalid data")
+        }
+        if spec.listen.query == nil {
+            tree = tree.setting(spec.path, to: node)
+            complete.insert(spec.path)
+            serverVersion &+= 1
+            saveCache()
+            refresh()
+        }
+        return finish(spec, base: node, complete: true, live: true)
+    }
+
+    /// Runs a transaction: reads the listened value, applies `update`, and commits with the value's
+    /// hash; on `datastale` it retries with the newer data the listen delivers, up to 25 times.
+    func transaction(
+        at path: Path, _ update: @Sendable (inout MutableData) -> TransactionResult
+    ) async throws(DatabaseError) -> (committed: Bool, node: Node, fromCache: Bool) {
+        let spec = ViewSpec(path: path, query: nil)
+        acquire(spec.listen)
+        defer { release(spec.listen) }
+        try await waitUntilComplete(spec)
+        for _ in 0..<25 {
+            let current = view(spec)
+            var data = MutableData(node: current.node, location: path)
+            guard update(&data) == .success else { return (false, current.node, current.fromCache) }
+            let version = serverVersion
+            let ticket = try enqueue(
+                path, .set(DatabaseCoding.exportJSON(data.node)), hash: current.node.hash, resolved: [(path, data.node)])
+            do {
+                try await ticket.wait()
+                let after = view(spec)
+                return (true, after.node, after.fromCache)
+            } catch where error.code == .dataStale {
+                await waitForServerChange(after: version)
+            }
+        }
+        throw DatabaseError(code: .maxRetries, path: path.description, message: "The transaction conflicted 25 times")
+    }
+
+    /// Waits (briefly) until server data newer than `version` arrived.
+    func waitForServerChange(after version: UInt64) async {
+        for _ in 0..<40 where serverVersion == version {
+            try? await Task.sleep(for: .milliseconds(25))
+        }
+    }
+}

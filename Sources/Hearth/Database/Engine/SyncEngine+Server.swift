@@ -1,0 +1,172 @@
+import HearthCore
+
+extension SyncEngine {
+    // MARK: - Server events
+
+    func handle(_ event: RealtimeEvent) {
+        guard !closed else { return }
+        switch event {
+        case .connected(let offset):
+            connected = true
+            clock.offset = offset
+        case .disconnected:
+            markDisconnected()
+        case .overwrite(let path, let data, let tag):
+            guard let node = try? Node(json: data) else { return }
+            connected = true
+            if let tag {
+                guard let spec = tags[tag] else { return }
+                applyTagged(spec, at: path) { $0 = node }
+            } else {
+                tree = tree.setting(path, to: node)
+                complete.insert(path)
+                markReceived(at: path)
+            }
+            serverTouched([path], tagged: tag != nil)
+            serverChanged()
+        case .merge(let path, let members, let tag):
+            let entries = members.compactMap { m -> (Path, Node)? in
+                guard let node = try? Node(json: m.value) else { return nil }
+                return (Path(m.key), node)
+            }
+            connected = true
+            if let tag {
+                guard let spec = tags[tag] else { return }
+                for (rel, node) in entries {
+                    applyTagged(spec, at: path.appending(rel)) { $0 = node }
+                }
+            } else {
+                for (rel, node) in entries { tree = tree.setting(path.appending(rel), to: node) }
+            }
+            serverTouched(entries.map { path.appending($0.0) }, tagged: tag != nil)
+            serverChanged()
+        case .listenRevoked(let path, let query):
+            let spec = ViewSpec(path: path, query: query).listen
+            failListen(spec, tag: listens[spec]?.tag, error: DatabaseError(code: .listenRevoked, path: path.description, message: "The server revoked this listen"))
+        case .authRevoked:
+            // The connection drops the token and reconnects; listens it cannot restore fail one by one.
+            break
+        }
+    }
+
+    /// Sets the data at `path` (absolute) inside a filtered query's cached result.
+    private func applyTagged(_ spec: ListenSpec, at path: Path, _ update: (inout Node) -> Void) {
+        if let rel = path.relative(spec.path) {
+            var node = Node.empty
+            update(&node)
+            queryData[spec] = node.child(at: rel)
+            listens[spec]?.dataReceived = true
+            listens[spec]?.live = true
+        } else if let rel = spec.path.relative(path) {
+            var node = Node.empty
+            update(&node)
+            queryData[spec] = (queryData[spec] ?? .empty).setting(rel, to: node)
+        }
+    }
+
+    /// Untagged listens at or below `path` now hold current server data.
+    private func markReceived(at path: Path) {
+        for (spec, _) in listens where !spec.isTagged && path.isAncestor(ofOrEqualTo: spec.path) {
+            listens[spec]?.dataReceived = true
+            listens[spec]?.live = true
+        }
+    }
+
+    private func serverChanged() {
+        serverVersion &+= 1
+        saveCache()
+        refresh()
+    }
+
+    // MARK: - Listens
+
+    func acquire(_ spec: ListenSpec) {
+        if listens[spec] != nil {
+            listens[spec]?.refCount += 1
+            return
+        }
+        var tag: Int?
+        let hash: String
+        if spec.isTagged {
+            tag = nextTag
+            tags[nextTag] = spec
+            nextTag += 1
+            hash = queryData[spec]?.hash ?? ""
+        } else {
+            hash = complete.covers(spec.path) ? tree.child(at: spec.path).hash : ""
+        }
+        listens[spec] = ListenState(refCount: 1, tag: tag, sentHash: hash)
+        commands.yield(.listen(spec, tag: tag, hash: hash))
+    }
+
+    func release(_ spec: ListenSpec) {
+        guard var state = listens[spec] else { return }
+        state.refCount -= 1
+        guard state.refCount <= 0 else {
+            listens[spec] = state
+            return
+        }
+        listens[spec] = nil
+        if let tag = state.tag { tags[tag] = nil }
+        commands.yield(.unlisten(spec, tag: state.tag))
+    }
+
+    func hasReceivedData(_ spec: ListenSpec, tag: Int?) -> Bool {
+        guard let state = listens[spec], state.tag == tag else { return true }
+        return state.dataReceived
+    }
+
+    /// Runs in a child task of the run loop.
+    nonisolated func performListen(_ spec: ListenSpec, tag: Int?, hash: String) async {
+        do {
+            _ = try await connection.listen(path: spec.path, query: spec.query, tag: tag, hash: hash)
+            // The server pushes the data before acknowledging, but the push and the acknowledgement
+            // reach the engine on different tasks: give an in-flight push a moment to land first.
+            if await !hasReceivedData(spec, tag: tag) { try? await Task.sleep(for: .milliseconds(100)) }
+            await listenAcknowledged(spec, tag: tag)
+        } catch {
+            await failListen(spec, tag: tag, error: error)
+        }
+    }
+
+    func listenAcknowledged(_ spec: ListenSpec, tag: Int?) {
+        guard var state = listens[spec], state.tag == tag else {
+            // Released while the listen was in flight: make sure the server stops too.
+            if listens[spec] == nil { commands.yield(.unlisten(spec, tag: tag)) }
+            return
+        }
+        if !state.dataReceived, state.sentHash.isEmpty {
+            // Nothing pushed for an empty hash: the server holds nothing here.
+            if spec.isTagged {
+                queryData[spec] = .empty
+            } else {
+                tree = tree.setting(spec.path, to: .empty)
+                complete.insert(spec.path)
+            }
+        }
+        state.dataReceived = true
+        state.live = true
+        connected = true
+        listens[spec] = state
+        serverChanged()
+    }
+
+    func failListen(_ spec: ListenSpec, tag: Int?, error: any Error) {
+        guard let state = listens[spec], state.tag == tag else { return }
+        let failure = DatabaseError.from(error, path: spec.path)
+        if failure.code == .disconnected { return }  // closing: nothing to report
+        listens[spec] = nil
+        if let tag = state.tag { tags[tag] = nil }
+        for id in subscriptions.keys.sorted() {
+            guard let sub = subscriptions[id], sub.spec.listen == spec else { continue }
+            subscriptions[id] = nil
+            sub.sink(.failed(failure))
+        }
+        keptSynced = keptSynced.filter { $0.listen != spec }
+        var waiting: [(ViewSpec, Completion)] = []
+        for (view, c) in completionWaiters {
+            if view.listen == spec { c.fail(failure) } else { waiting.append((view, c)) }
+        }
+        completionWaiters = waiting
+    }
+}

@@ -1,0 +1,92 @@
+import HearthCore
+import Synchronization
+import Testing
+
+@testable import Hearth
+
+@Suite("Database: transactions")
+struct TransactionTests {
+    static let increment: @Sendable (inout MutableData) -> TransactionResult = { data in
+        let count = (try? data.value(as: Int.self)) ?? 0
+        try? data.setValue(count + 1)
+        return .success
+    }
+
+    @Test func transactionOnMissingData() async throws {
+        let db = Database.inMemory()
+        let outcome = try await db.reference("counter").runTransaction(Self.increment)
+        #expect(outcome.committed)
+        #expect(outcome.snapshot.value == .int(1))
+        #expect(try await db.reference("counter").getValue(as: Int.self) == 1)
+    }
+
+    @Test func abortLeavesDataAlone() async throws {
+        let db = Database.inMemory()
+        try await db.reference("name").setValue("kept")
+        let outcome = try await db.reference("name").runTransaction { _ in .abort }
+        #expect(!outcome.committed)
+        #expect(outcome.snapshot.value == .string("kept"))
+        #expect(try await db.reference("name").getValue(as: String.self) == "kept")
+    }
+
+    @Test func contendingClientsOnOneServerAllCommit() async throws {
+        let server = InMemoryDatabaseServer()
+        let clients = (0..<2).map { _ in Database.inMemory(server: server) }
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for client in clients {
+                for _ in 0..<5 {
+                    group.addTask { try await client.reference("counter").runTransaction(Self.increment).committed }
+                }
+            }
+            for try await committed in group { #expect(committed) }
+        }
+        #expect(await server.value(at: "counter") == .int(10))
+    }
+
+    @Test func datastaleRetriesWithTheNewServerData() async throws {
+        let connection = ScriptedConnection(json: .object([JSONMember("n", .int(1))]))
+        let db = Database(options: nil, connection: connection, persistence: nil)
+        let attempts = AttemptCounter()
+        let outcome = try await db.reference("n").runTransaction { data in
+            let n = (try? data.value(as: Int.self)) ?? 0
+            if attempts.next() == 1 {
+                // Another client writes between our read and our commit.
+                connection.serverWrite("n", .int(10))
+            }
+            try? data.setValue(n * 2)
+            return .success
+        }
+        #expect(outcome.committed)
+        #expect(outcome.snapshot.value == .int(20))
+        #expect(attempts.count == 2)
+        let puts = connection.puts
+        #expect(puts.count == 2)
+        // Each attempt sent the hash of the data it read.
+        #expect(puts.first == .put(path: "/n", data: .int(2), hash: Node.leaf(.int(1)).hash))
+        #expect(puts.last == .put(path: "/n", data: .int(20), hash: Node.leaf(.int(10)).hash))
+        #expect(connection.serverValue("n") == .int(20))
+    }
+
+    @Test func gaveUpAfterTwentyFiveConflicts() async throws {
+        let connection = ScriptedConnection(json: .object([JSONMember("n", .int(0))]))
+        let db = Database(options: nil, connection: connection, persistence: nil)
+        let attempts = AttemptCounter()
+        await #expect(throws: DatabaseError(code: .maxRetries, path: "/n", message: "")) {
+            _ = try await db.reference("n").runTransaction { data in
+                let i = attempts.next()
+                connection.serverWrite("n", .int(Int64(1000 + i)))
+                try? data.setValue(-1)
+                return .success
+            }
+        }
+        #expect(attempts.count == 25)
+        #expect(connection.serverValue("n") == .int(1025))
+    }
+}
+
+/// Counts calls from a `@Sendable` closure.
+final class AttemptCounter: Sendable {
+    private let value = Mutex(0)
+    func next() -> Int { value.withLock { $0 += 1; return $0 } }
+    var count: Int { value.withLock { $0 } }
+}
