@@ -85,6 +85,19 @@ struct RealtimeSessionTests {
         #expect(h.namespace.hub.listenerCount == 0)
     }
 
+    @Test("a client's own write reaches its listen before the write's ok")
+    func ownWriteBeforeOk() async throws {
+        let h = try await Harness()
+        try await h.send(1, "q", #"{"p":"/a","h":""}"#)
+        _ = try await h.next()
+        _ = try await h.next()
+        for id in 2...20 {
+            try await h.send(id, "p", #"{"p":"/a/x","d":\#(id)}"#)
+            #expect(try await h.next() == json(#"{"t":"d","d":{"a":"d","b":{"p":"a/x","d":\#(id)}}}"#))
+            #expect(try await h.next() == json(#"{"t":"d","d":{"r":\#(id),"b":{"s":"ok","d":""}}}"#))
+        }
+    }
+
     @Test("a second identical listen is acknowledged without a second hub listener")
     func duplicateListen() async throws {
         let h = try await Harness()

@@ -26,12 +26,11 @@ actor RealtimeSession {
         var query: Query?
         var tag: Int?
         var hubID: Int
-        /// Commit sequence the client's data reflects.
-        var seen: UInt64 = 0
+        /// Orders the hub's deliveries with what the session sends (and holds the commit
+        /// sequence the client's data reflects).
+        var gate: ListenGate
         /// Last query result sent (tagged queries are re-run and re-sent when they change).
         var current: Node = .empty
-        /// Deliveries that arrived before the initial data was sent.
-        var early: [Delivery]? = []
     }
 
     enum DisconnectOperation {
@@ -54,6 +53,7 @@ actor RealtimeSession {
     private var keysByHubID: [Int: ListenKey] = [:]
     private var onDisconnect: [(path: Path, operation: DisconnectOperation)] = []
     private var ended = false
+    private let deliveryLimit: Int
     /// Wakes when the ID token expires, so an idle client stops receiving what it may no longer read.
     private var expiryTimer: Task<Void, Never>?
 
@@ -63,6 +63,7 @@ actor RealtimeSession {
         self.namespace = namespace
         self.outbox = outbox
         self.logger = logger
+        self.deliveryLimit = deliveryLimit
         (deliveries, deliveryContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(deliveryLimit))
     }
 
@@ -237,8 +238,8 @@ actor RealtimeSession {
         if let query, !isIndexed(query, at: path) { warnings.append(.string("no_index")) }
         let auth: JSONValue?? = access.userAuth
         let rules = namespace.rules.ruleSet
-        let hubID = register(path: path, isQuery: query != nil, checksRules: auth != nil, rules: rules)
-        listens[key] = Listen(key: key, query: query, tag: tag, hubID: hubID)
+        let (hubID, gate) = register(path: path, isQuery: query != nil, checksRules: auth != nil, rules: rules)
+        listens[key] = Listen(key: key, query: query, tag: tag, hubID: hubID, gate: gate)
         keysByHubID[hubID] = key
         let snapshot: (Node, UInt64)
         do {
@@ -256,35 +257,36 @@ actor RealtimeSession {
         }
         guard var state = listens[key], state.hubID == hubID else { return }
         state.current = snapshot.0
-        state.seen = snapshot.1
-        let early = state.early ?? []
-        state.early = nil
         listens[key] = state
+        gate.advance(to: snapshot.1)
         outbox.send(RealtimeMessage.dataPush(path: path, node: snapshot.0, tag: tag))
-        for delivery in early { await handleDelivery(hubID, delivery) }
+        // Changes committed since the snapshot follow the initial data.
+        await drain(key, hubID: hubID)
         respond(id, RealtimeStatus.ok, warnings.isEmpty ? .object([]) : .object([JSONMember("w", .array(warnings))]))
     }
 
-    private func register(path: Path, isQuery: Bool, checksRules: Bool, rules: RuleSet) -> Int {
+    private func register(path: Path, isQuery: Bool, checksRules: Bool, rules: RuleSet) -> (Int, ListenGate) {
         let continuation = deliveryContinuation
         let outbox = self.outbox
-        // The hub calls this under its lock: hand over and return.
+        let gate = ListenGate(outbox: outbox, limit: deliveryLimit)
         let localID = Mutex<Int>(0)
+        // The hub calls this under its lock: plain events go straight out through the gate;
+        // the rest is handed to the session's delivery task.
         let sink = RealtimeHub.Sink(
             yield: { delivery in
-                if case .keepAlive = delivery { return true }
-                if case .dropped = continuation.yield((localID.withLock { $0 }, delivery)) {
+                if let forward = gate.offer(delivery),
+                    case .dropped = continuation.yield((localID.withLock { $0 }, forward))
+                {
                     outbox.abandon()
-                    return false
                 }
-                return true
+                return !outbox.isOverflowing
             },
             finish: {})
         let id = namespace.hub.register(
             location: path, encoding: .realtime, isQuery: isQuery, checksRules: checksRules,
             dataDependent: checksRules && rules.readDependsOnData(path), sink: sink)
         localID.withLock { $0 = id }
-        return id
+        return (id, gate)
     }
 
     private func isIndexed(_ query: Query, at path: Path) -> Bool {
@@ -313,31 +315,36 @@ actor RealtimeSession {
         namespace.hub.unregister(id: listen.hubID, location: key.path)
     }
 
-    /// Something the hub delivered for one of this session's listens.
+    /// Something the hub delivered for one of this session's listens (the listen's gate is
+    /// closed until it is handled).
     func handleDelivery(_ hubID: Int, _ delivery: Delivery) async {
-        guard let key = keysByHubID[hubID], var listen = listens[key] else { return }
-        if listen.early != nil {
-            listen.early?.append(delivery)
-            listens[key] = listen
-            return
+        guard let key = keysByHubID[hubID] else { return }
+        await process(key, hubID: hubID, delivery)
+        await drain(key, hubID: hubID)
+    }
+
+    /// Lets the gate pass held events, handling any held re-query or re-check on the way.
+    private func drain(_ key: ListenKey, hubID: Int) async {
+        while let listen = listens[key], listen.hubID == hubID, let next = listen.gate.resume() {
+            await process(key, hubID: hubID, next)
         }
+    }
+
+    private func process(_ key: ListenKey, hubID: Int, _ delivery: Delivery) async {
+        guard let listen = listens[key], listen.hubID == hubID else { return }
         switch delivery {
-        case .keepAlive:
+        case .keepAlive, .event:
+            // Events pass through the gate, never through here.
             return
-        case .event(let sequence, let buffer):
-            guard sequence > listen.seen else { return }
-            listen.seen = sequence
-            listens[key] = listen
-            outbox.send(buffer)
         case .requery(let sequence):
-            guard sequence > listen.seen, let query = listen.query else { return }
+            guard sequence > listen.gate.seen, let query = listen.query else { return }
             let path = key.path
             guard let result = try? await namespace.database.store.snapshot({ reader in
                 (try reader.query(path, query), try reader.sequence())
             }) else { return }
             let (node, at) = result
-            guard var fresh = listens[key], fresh.hubID == hubID, at > fresh.seen else { return }
-            fresh.seen = at
+            guard var fresh = listens[key], fresh.hubID == hubID, at > fresh.gate.seen else { return }
+            fresh.gate.advance(to: at)
             if node != fresh.current {
                 fresh.current = node
                 outbox.send(RealtimeMessage.dataPush(path: path, node: node, tag: fresh.tag))
@@ -345,7 +352,7 @@ actor RealtimeSession {
             listens[key] = fresh
         case .recheck:
             await expireAuthIfNeeded()
-            if listens[key] != nil, !(await mayRead(key, query: listen.query)) { revoke(key) }
+            if listens[key]?.hubID == hubID, !(await mayRead(key, query: listen.query)) { revoke(key) }
         }
     }
 
@@ -373,13 +380,19 @@ actor RealtimeSession {
         for key in Array(listens.keys) {
             guard var listen = listens[key] else { continue }
             if await mayRead(key, query: listen.query) {
-                // Re-register so the hub checks rules (or not) for the new identity.
+                // Re-register so the hub checks rules (or not) for the new identity; the new
+                // listener starts before the old one ends, and the gate skips what was sent.
                 let checks = access.userAuth != nil
-                namespace.hub.unregister(id: listen.hubID, location: key.path)
-                keysByHubID[listen.hubID] = nil
-                listen.hubID = register(path: key.path, isQuery: listen.query != nil, checksRules: checks, rules: namespace.rules.ruleSet)
-                keysByHubID[listen.hubID] = key
+                let old = listen
+                let (hubID, gate) = register(path: key.path, isQuery: listen.query != nil, checksRules: checks, rules: namespace.rules.ruleSet)
+                gate.advance(to: old.gate.seen)
+                namespace.hub.unregister(id: old.hubID, location: key.path)
+                keysByHubID[old.hubID] = nil
+                listen.hubID = hubID
+                listen.gate = gate
+                keysByHubID[hubID] = key
                 listens[key] = listen
+                await drain(key, hubID: hubID)
             } else if listens[key] != nil {
                 revoke(key)
             }
