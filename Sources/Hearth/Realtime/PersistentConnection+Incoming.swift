@@ -1,0 +1,181 @@
+import HearthCore
+import HearthWire
+
+// What the server sends: the handshake and other control messages, answers, pushes.
+
+extension PersistentConnection {
+    /// One frame from socket `number`; frames of a dropped socket are ignored.
+    func receive(_ frame: String, session number: Int) {
+        guard var current = session, current.number == number, !current.abandoned else { return }
+        let text: String?
+        do {
+            text = try current.assembler.receive(frame)
+        } catch {
+            // The server broke the framing: nothing after this can be trusted.
+            session = current
+            abandonSession()
+            return
+        }
+        session = current
+        guard let text else { return }
+        // A message that is not valid protocol JSON is skipped, as the JS client does.
+        guard let message = try? RealtimeMessage(parsing: text) else { return }
+        switch message {
+        case .control(let type, let payload):
+            receiveControl(type: type, payload: payload)
+        case .response(let id, let status, let data):
+            receiveResponse(id: id, status: status, data: data)
+        case .push(let action, let body):
+            receivePush(action: action, body: body)
+        case .error:
+            // A fatal server error on this socket: reconnect (with backoff).
+            abandonSession()
+        case .request:
+            break  // Servers do not send requests.
+        }
+    }
+
+    // MARK: - Control
+
+    private func receiveControl(type: String, payload: JSONValue) {
+        switch type {
+        case "h":
+            receiveHandshake(payload)
+        case "s":
+            // Shutdown: stop retrying until `setOnline(true)`; waiting calls fail.
+            online = false
+            stopLoop()
+            failWaitingCalls(with: .shutDown(reason: payload.stringValue ?? ""))
+        case "r":
+            // Reset: the server asks for a new socket (its payload names a host; Hearth keeps its URL).
+            reconnectNow()
+        default:
+            // `o` pong, `e` error text (informational), `n` end of a transport upgrade: nothing to do.
+            break
+        }
+    }
+
+    private func receiveHandshake(_ payload: JSONValue) {
+        guard var current = session, !current.handshakeReceived else { return }
+        current.handshakeReceived = true
+        session = current
+        if case .string(let id)? = payload["s"] { lastSessionID = id }
+        let serverTime: Int64? =
+            switch payload["ts"] {
+            case .int(let ms)?: ms
+            case .double(let ms)?: Int64(exactly: ms.rounded())
+            default: nil
+            }
+        let offset = serverTime.map { $0 &- clock.millisecondsSince1970 } ?? 0
+        eventSink.yield(.connected(serverTimeOffset: offset))
+        restoreState()
+    }
+
+    // MARK: - Answers
+
+    private func receiveResponse(id: Int, status: String, data: JSONValue) {
+        guard let purpose = inflight.removeValue(forKey: id) else { return }
+        let ok = status == RealtimeStatus.ok
+        switch purpose {
+        case .pending(let sequence):
+            guard let request = pending.removeValue(forKey: sequence) else { return }
+            if ok {
+                if let operation = request.onDisconnect { onDisconnectOperations.record(operation) }
+                request.continuation.resume(returning: data)
+            } else {
+                request.continuation.resume(throwing: RealtimeError(status: status, data: data))
+            }
+
+        case .listen(let key, let sequence):
+            guard var listen = listens[key], listen.sequence == sequence else { return }
+            if ok {
+                let waiter = listen.waiter
+                listen.waiter = nil
+                listens[key] = listen
+                waiter?.resume(returning: ListenAcknowledgement(warnings: Self.warnings(in: data)))
+            } else {
+                listens[key] = nil
+                if let waiter = listen.waiter {
+                    waiter.resume(throwing: RealtimeError(status: status, data: data))
+                } else {
+                    // Refused when re-sent on a new socket: the listener learns it as a revocation.
+                    eventSink.yield(.listenRevoked(path: key.path, query: listen.query))
+                }
+            }
+
+        case .auth(let token):
+            guard !ok else { return }
+            // The token was refused: carry on unauthenticated; the app may supply a new one.
+            if authToken == token { authToken = nil }
+            eventSink.yield(.authRevoked(status: status, reason: data.stringValue ?? status))
+
+        case .reregistration(let operation):
+            if !ok { onDisconnectOperations.removeAll { $0 == operation } }
+        }
+    }
+
+    /// `{"w":["no_index"]}` → `["no_index"]`.
+    static func warnings(in data: JSONValue) -> [String] {
+        guard case .array(let items)? = data["w"] else { return [] }
+        return items.compactMap(\.stringValue)
+    }
+
+    // MARK: - Pushes
+
+    private func receivePush(action: String, body: JSONValue) {
+        switch action {
+        case "d":
+            guard case .string(let path)? = body["p"] else { return }
+            eventSink.yield(.overwrite(path: Path(path), data: body["d"] ?? .null, tag: Self.tag(in: body)))
+        case "m":
+            guard case .string(let path)? = body["p"], case .object(let members)? = body["d"] else { return }
+            eventSink.yield(.merge(path: Path(path), data: members, tag: Self.tag(in: body)))
+        case "c":
+            guard case .string(let path)? = body["p"] else { return }
+            revokeListen(path: Path(path), wireQuery: body["q"])
+        case "ac":
+            // The server no longer accepts the token: drop it and start over on a fresh socket.
+            authToken = nil
+            eventSink.yield(.authRevoked(status: body["s"]?.stringValue ?? "", reason: body["d"]?.stringValue ?? ""))
+            reconnectNow()
+        default:
+            // `apc` (App Check), `sd` (security debug), `rm` (range merge): not used by Hearth.
+            break
+        }
+    }
+
+    private static func tag(in body: JSONValue) -> Int? {
+        guard case .int(let tag)? = body["t"] else { return nil }
+        return Int(exactly: tag)
+    }
+
+    /// `c` push: finds the listen the server dropped (by path and query) and forgets it.
+    private func revokeListen(path: Path, wireQuery: JSONValue?) {
+        var wire = wireQuery
+        if case .array(let queries)? = wire { wire = queries.first }
+        let revoked: Query? =
+            switch wire {
+            case nil, .null?: nil
+            case let object?: (try? Query(wireObject: object)).map(Self.normalized)
+            }
+        let candidates = listens.filter { $0.key.path == path }.sorted { $0.value.sequence < $1.value.sequence }
+        let match = candidates.first { key, listen in
+            if key.tag == nil { return revoked?.isUnfiltered ?? true }
+            guard let revoked, let query = listen.query else { return false }
+            return Self.normalized(query) == revoked
+        }
+        guard let match else { return }
+        let (key, listen) = (match.key, match.value)
+        listens[key] = nil
+        if let waiter = listen.waiter {
+            waiter.resume(throwing: RealtimeError(status: RealtimeStatus.permissionDenied, message: "Permission denied"))
+        } else {
+            eventSink.yield(.listenRevoked(path: path, query: listen.query))
+        }
+    }
+
+    /// A query as the wire carries it, so a query and its echo from the server compare equal.
+    private static func normalized(_ query: Query) -> Query {
+        (try? Query(wireObject: query.wireObject)) ?? query
+    }
+}

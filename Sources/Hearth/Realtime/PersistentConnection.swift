@@ -1,0 +1,245 @@
+import Foundation
+import HearthCore
+import HearthWire
+
+/// The realtime protocol (v5) over a WebSocket that comes back by itself.
+///
+/// One actor owns the socket and everything that must survive it: the auth token, the listens,
+/// the calls still waiting for an answer and the onDisconnect operations the server holds. Every
+/// new socket is brought back to that state right after the server's handshake, in this order:
+/// `auth` (when there is a token), each listen (in the order they were made), each onDisconnect
+/// operation the server had accepted (they ran, or were dropped, with the old socket), then each
+/// unanswered call in the order it was made — at-least-once, as Firebase's clients do.
+///
+/// ```swift
+/// let connection = PersistentConnection(options: options, authToken: idToken)
+/// await connection.open()
+/// Task { for await event in connection.events { print(event) } }
+/// _ = try await connection.listen(path: Path("users"), query: nil, tag: nil, hash: "")
+/// try await connection.put(path: Path("users/ada"), data: .string("Ada"), hash: nil)
+/// await connection.close()
+/// ```
+///
+/// Call `close()` when done: until then the connection keeps retrying, and its task keeps it alive.
+actor PersistentConnection: RealtimeConnection {
+    /// Tuning; the defaults suit an app.
+    struct Configuration: Sendable {
+        /// Extra headers on the WebSocket upgrade request.
+        var headers: [String: String] = ["User-Agent": "Firebase/5/Hearth/Swift"]
+        /// After this long without sending anything the connection sends the keep-alive frame `0`.
+        var keepAliveInterval: Duration = .seconds(45)
+        var backoff = RealtimeBackoff()
+        /// The most calls (writes, reads, onDisconnect changes) that may wait for an answer at
+        /// once; more fail with `RealtimeError.queueFull` rather than growing without bound.
+        var maxPendingRequests = 10_000
+        /// Whether onDisconnect operations the server accepted are registered again on each new
+        /// socket (the server ran or dropped them when the old one closed).
+        var reregistersOnDisconnectOperations = true
+
+        init() {}
+    }
+
+    enum Lifecycle {
+        case idle, open, closed
+    }
+
+    /// One socket's state.
+    struct Session {
+        let number: Int
+        let outbox: AsyncStream<String>.Continuation
+        var handshakeReceived = false
+        /// Set when the session is being dropped: later frames are ignored.
+        var abandoned = false
+        var assembler = RealtimeFrameAssembler()
+        var lastSentAt: Duration
+    }
+
+    nonisolated let events: AsyncStream<RealtimeEvent>
+    let eventSink: AsyncStream<RealtimeEvent>.Continuation
+    let serverURL: URL
+    let namespace: String
+    let configuration: Configuration
+    let transportFactory: any RealtimeTransportFactory
+    let clock: any RealtimeClock
+    /// Numbers in 0..<1 for the backoff's jitter.
+    let random: @Sendable () -> Double
+
+    var lifecycle = Lifecycle.idle
+    var online = true
+    /// The task that connects, runs sockets and retries; replaced when the connection restarts.
+    var loop: Task<Void, Never>?
+    var retryAttempt = 0
+    var lastSessionID: String?
+    var session: Session?
+    var nextSessionNumber = 0
+
+    var authToken: String?
+    var nextRequestID = 1
+    var nextSequence = 0
+    var inflight: [Int: InflightRequest] = [:]
+    var pending: [Int: PendingRequest] = [:]
+    var listens: [ListenKey: ActiveListen] = [:]
+    var onDisconnectOperations: [OnDisconnectOperation] = []
+
+    /// A connection to `serverURL`'s realtime endpoint for database `namespace`.
+    /// - Parameters:
+    ///   - authToken: the ID token to authenticate with (nil = signed out).
+    ///   - transportFactory: opens the sockets; the platform's WebSocket client by default.
+    ///   - clock: keep-alives and backoff waits.
+    ///   - random: numbers in 0..<1 for the backoff's jitter.
+    init(
+        serverURL: URL, namespace: String, authToken: String?, configuration: Configuration = Configuration(),
+        transportFactory: any RealtimeTransportFactory = makePlatformRealtimeTransportFactory(),
+        clock: any RealtimeClock = SystemRealtimeClock(),
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+    ) {
+        self.serverURL = serverURL
+        self.namespace = namespace
+        self.authToken = authToken
+        self.configuration = configuration
+        self.transportFactory = transportFactory
+        self.clock = clock
+        self.random = random
+        (events, eventSink) = AsyncStream.makeStream(of: RealtimeEvent.self)
+    }
+
+    /// A connection to the database of `options` (its server URL and namespace) over the
+    /// platform's WebSocket client.
+    init(options: HearthOptions, authToken: String?, configuration: Configuration = Configuration()) {
+        self.init(serverURL: options.serverURL, namespace: options.namespace, authToken: authToken, configuration: configuration)
+    }
+
+    // MARK: - Lifecycle
+
+    func open() {
+        guard lifecycle == .idle else { return }
+        lifecycle = .open
+        guard RealtimeEndpoint.url(serverURL: serverURL, namespace: namespace, lastSessionID: nil) != nil else {
+            shutDown(with: RealtimeError(status: "invalid_url", message: "The server URL must be http(s)://host[:port]"))
+            return
+        }
+        if online { startLoop(delayed: false) }
+    }
+
+    func close() {
+        guard lifecycle != .closed else { return }
+        shutDown(with: .closed)
+    }
+
+    func setOnline(_ online: Bool) {
+        guard lifecycle != .closed, online != self.online else { return }
+        self.online = online
+        if online {
+            retryAttempt = 0
+            if lifecycle == .open { startLoop(delayed: false) }
+        } else {
+            stopLoop()
+        }
+    }
+
+    func setAuthToken(_ token: String?) {
+        authToken = token
+        guard session?.handshakeReceived == true else { return }
+        if let token {
+            sendAuth(token)
+        } else {
+            send(action: "unauth", body: .object([]), as: nil)
+        }
+    }
+
+    /// Ends for good: the socket closes, every waiting call fails with `error`, `events` finishes.
+    func shutDown(with error: RealtimeError) {
+        lifecycle = .closed
+        stopLoop()
+        failWaitingCalls(with: error)
+        listens.removeAll()
+        onDisconnectOperations.removeAll()
+        eventSink.finish()
+    }
+
+    /// Fails every call waiting for an answer, and the listens not yet acknowledged (which are
+    /// dropped). Acknowledged listens stay.
+    func failWaitingCalls(with error: RealtimeError) {
+        let failed = pending.sorted { $0.key < $1.key }
+        pending.removeAll()
+        for (_, request) in failed { request.continuation.resume(throwing: error) }
+        for (key, listen) in listens.sorted(by: { $0.value.sequence < $1.value.sequence }) {
+            guard let waiter = listen.waiter else { continue }
+            listens[key] = nil
+            waiter.resume(throwing: error)
+        }
+    }
+
+    // MARK: - Listens
+
+    func listen(path: Path, query: Query?, tag: Int?, hash: String) async throws -> ListenAcknowledgement {
+        guard lifecycle != .closed else { throw RealtimeError.closed }
+        let key = ListenKey(path: path, tag: tag)
+        return try await withCheckedThrowingContinuation { continuation in
+            // Listening again to the same view replaces the old listen (and its waiter).
+            listens[key]?.waiter?.resume(throwing: RealtimeError.unlistened)
+            let sequence = nextSequence
+            nextSequence += 1
+            listens[key] = ActiveListen(sequence: sequence, query: query, hash: hash, waiter: continuation)
+            if session?.handshakeReceived == true { sendListen(key) }
+        }
+    }
+
+    func unlisten(path: Path, query: Query?, tag: Int?) {
+        let key = ListenKey(path: path, tag: tag)
+        guard let listen = listens.removeValue(forKey: key) else { return }
+        listen.waiter?.resume(throwing: RealtimeError.unlistened)
+        guard session?.handshakeReceived == true else { return }
+        var body = [JSONMember("p", .string(path.description))]
+        if let tag {
+            body.append(JSONMember("q", listen.query?.wireObject ?? .object([])))
+            body.append(JSONMember("t", .int(Int64(tag))))
+        }
+        send(action: "n", body: .object(body), as: nil)
+    }
+
+    // MARK: - Requests
+
+    func get(path: Path, query: Query?) async throws -> JSONValue {
+        let body: [JSONMember] = [JSONMember("p", .string(path.description)), JSONMember("q", query?.wireObject ?? .object([]))]
+        return try await request(action: "g", body: .object(body))
+    }
+
+    func put(path: Path, data: JSONValue, hash: String?) async throws {
+        var body = [JSONMember("p", .string(path.description)), JSONMember("d", data)]
+        if let hash { body.append(JSONMember("h", .string(hash))) }
+        _ = try await request(action: "p", body: .object(body))
+    }
+
+    func merge(path: Path, data: [JSONMember]) async throws {
+        _ = try await request(action: "m", body: .object([JSONMember("p", .string(path.description)), JSONMember("d", .object(data))]))
+    }
+
+    func onDisconnectPut(path: Path, data: JSONValue) async throws {
+        try await onDisconnect(OnDisconnectOperation(kind: .put, path: path, data: data))
+    }
+
+    func onDisconnectMerge(path: Path, data: [JSONMember]) async throws {
+        try await onDisconnect(OnDisconnectOperation(kind: .merge, path: path, data: .object(data)))
+    }
+
+    func onDisconnectCancel(path: Path) async throws {
+        try await onDisconnect(OnDisconnectOperation(kind: .cancel, path: path, data: .null))
+    }
+
+    private func onDisconnect(_ operation: OnDisconnectOperation) async throws {
+        _ = try await request(action: operation.kind.action, body: operation.body, onDisconnect: operation)
+    }
+
+    /// Sends a request now (when connected) or when connected; resolves with the answer's data.
+    private func request(action: String, body: JSONValue, onDisconnect: OnDisconnectOperation? = nil) async throws -> JSONValue {
+        guard lifecycle != .closed else { throw RealtimeError.closed }
+        guard pending.count < configuration.maxPendingRequests else { throw RealtimeError.queueFull }
+        return try await withCheckedThrowingContinuation { continuation in
+            let sequence = nextSequence
+            nextSequence += 1
+            pending[sequence] = PendingRequest(action: action, body: body, onDisconnect: onDisconnect, continuation: continuation)
+            if session?.handshakeReceived == true { sendPending(sequence) }
+        }
+    }
+}

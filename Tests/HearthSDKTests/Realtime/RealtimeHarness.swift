@@ -1,0 +1,73 @@
+import Foundation
+import HearthCore
+import Synchronization
+import Testing
+
+@testable import Hearth
+
+/// A `PersistentConnection` wired to a fake transport and a manual clock.
+struct RealtimeHarness {
+    let connection: PersistentConnection
+    let factory: FakeTransportFactory
+    let clock: ManualRealtimeClock
+    private var sockets: AsyncStream<FakeSocket>.Iterator
+    private var events: AsyncStream<RealtimeEvent>.Iterator
+
+    /// - Parameter random: what the jitter's random source returns (0 = delays exactly as configured).
+    init(
+        serverURL: String = "http://127.0.0.1:9000", namespace: String = "demo", token: String? = nil, random: Double = 0,
+        configure: (inout PersistentConnection.Configuration) -> Void = { _ in }
+    ) throws {
+        var configuration = PersistentConnection.Configuration()
+        configure(&configuration)
+        let factory = FakeTransportFactory()
+        let clock = ManualRealtimeClock()
+        connection = PersistentConnection(
+            serverURL: try #require(URL(string: serverURL)), namespace: namespace, authToken: token, configuration: configuration,
+            transportFactory: factory, clock: clock, random: { random })
+        self.factory = factory
+        self.clock = clock
+        // Calls waiting for the server cannot be cancelled, so a failing test would hang: a
+        // watchdog closes a connection still open after 20 s, which fails whatever waits.
+        Task { [connection] in
+            try? await Task.sleep(for: .seconds(20))
+            guard await connection.lifecycle != .closed else { return }
+            Issue.record("the test did not finish within 20 seconds")
+            await connection.close()
+        }
+        sockets = factory.sockets.makeAsyncIterator()
+        events = connection.events.makeAsyncIterator()
+    }
+
+    /// The next socket the connection opens.
+    mutating func nextSocket() async throws -> FakeSocket {
+        try #require(await sockets.next())
+    }
+
+    /// The next event (nil once the connection closed).
+    mutating func nextEvent() async -> RealtimeEvent? {
+        await events.next()
+    }
+
+    /// Takes the next socket, plays the server's handshake and checks the connected event.
+    mutating func connect(session: String = "s1", serverAhead offset: Int64 = 0) async throws -> (FakeSocket, ClientMessages) {
+        let socket = try await nextSocket()
+        let client = ClientMessages(socket)
+        socket.deliverHandshake(timestamp: clock.millisecondsSince1970 + offset, session: session)
+        let event = await nextEvent()
+        #expect(event == .connected(serverTimeOffset: offset))
+        return (socket, client)
+    }
+}
+
+/// Parses JSON text (test literals).
+func parsedJSON(_ text: String) throws -> JSONValue {
+    try JSONValue.parse(text)
+}
+
+/// A flag one task sets and another reads.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
+}
