@@ -53,6 +53,16 @@ public final class Database: Sendable {
         runner.withLock { $0?.cancel() }
     }
 
+    /// Whether the realtime connection is up (`true`) or not, first now and then at every change —
+    /// what Firebase offers as `.info/connected`. Writes made while `false` are queued.
+    ///
+    /// ```swift
+    /// for await online in database.connectionStates() { banner.isHidden = online }
+    /// ```
+    public func connectionStates() async -> AsyncStream<Bool> {
+        await engine.watchConnection()
+    }
+
     /// A reference to the root.
     public func reference() -> DatabaseReference {
         DatabaseReference(database: self, location: .root)

@@ -161,3 +161,32 @@ struct RealtimeLiveTests {
         await server.stop()
     }
 }
+
+@Suite("SDK connection state against a live server")
+struct ConnectionStateLiveTests {
+    @Test("connectionStates reports the server going away and coming back")
+    func connectionStates() async throws {
+        let dataFolder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dataFolder) }
+        let server = LiveServer(stores: SQLiteStoreFactory(folder: dataFolder.path))
+        let port = try await server.start()
+        let app = HearthApp(name: "state", options: appOptions(port: port))
+        let states = await app.database.connectionStates()
+        let seen = Task { () -> [Bool] in
+            var all: [Bool] = []
+            for await state in states {
+                if all.last != state { all.append(state) }
+                if all.suffix(3) == [true, false, true] { break }
+            }
+            return all
+        }
+        try await app.database.reference("x").setValue(1)   // connected by now
+        await server.stop()
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try await server.start(port: port)
+        let transitions = try await withTimeout(30) { await seen.value }
+        #expect(transitions.suffix(3) == [true, false, true])
+        await app.close()
+        await server.stop()
+    }
+}

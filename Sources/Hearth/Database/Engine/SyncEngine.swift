@@ -70,7 +70,11 @@ actor SyncEngine {
     var queryData: [ListenSpec: Node] = [:]
     /// Bumped on every change of server data (transactions wait for it after `datastale`).
     var serverVersion: UInt64 = 0
-    var connected = false
+    var connected = false {
+        didSet { if connected != oldValue { for watcher in connectionWatchers.values { watcher.yield(connected) } } }
+    }
+    /// Streams of `connectionStates()` (Firebase's `.info/connected`).
+    var connectionWatchers: [Int: AsyncStream<Bool>.Continuation] = [:]
     var explicitlyOffline = false
     var closed = false
 
@@ -159,6 +163,8 @@ actor SyncEngine {
         guard !closed else { return }
         closed = true
         saveCache()
+        for watcher in connectionWatchers.values { watcher.finish() }
+        connectionWatchers = [:]
         for (_, sub) in subscriptions { sub.sink(.finished) }
         subscriptions = [:]
         for (_, t) in tickets { t.fail(.disconnected("/")) }
@@ -178,6 +184,23 @@ actor SyncEngine {
     func markDisconnected() {
         connected = false
         for k in listens.keys { listens[k]?.live = false }
+    }
+
+    /// Whether the server connection is up now, then every change.
+    func watchConnection() -> AsyncStream<Bool> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(8))
+        let id = nextSubscriptionID.wrappingAdd(1, ordering: .relaxed).oldValue
+        connectionWatchers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.stopWatchingConnection(id) }
+        }
+        continuation.yield(connected)
+        if closed { continuation.finish() }
+        return stream
+    }
+
+    func stopWatchingConnection(_ id: Int) {
+        connectionWatchers[id] = nil
     }
 
     // MARK: - Persistence
