@@ -9,7 +9,7 @@ struct OfflineTests {
     static let initial = json(#"{"todos":{"t1":"milk"}}"#)
 
     @Test func pendingWritesSurviveARestartAndAreSentOnceInOrder() async throws {
-        let dir = temporaryDirectory()
+        let dir = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
 
         // First run: online long enough to cache /todos, then offline writes.
@@ -107,7 +107,7 @@ struct OfflineTests {
     }
 
     @Test func unreadableQueueFilesAreSetAside() async throws {
-        let dir = temporaryDirectory()
+        let dir = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
         let future = #"{"format":"hearth.database.writes","version":99,"writes":[]}"#
         try Data(future.utf8).write(to: dir.appendingPathComponent("writes.json"))

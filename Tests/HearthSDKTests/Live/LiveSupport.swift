@@ -24,15 +24,6 @@ struct TimedOut: Error, CustomStringConvertible {
     var description: String { "timed out after \(seconds) s" }
 }
 
-/// Polls `condition` every 50 ms until it holds or `seconds` pass.
-func pollUntil(_ seconds: Double = 10, _ condition: @Sendable () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    return try await condition()
-}
 
 /// REST access to a live server as admin (what a test checks the SDK's effects with).
 struct AdminREST: Sendable {

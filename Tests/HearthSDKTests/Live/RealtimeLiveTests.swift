@@ -83,7 +83,7 @@ struct RealtimeLiveTests {
             try await presence.onDisconnect().setValue(false)
             #expect(try await AdminREST(port: live.port).get("presence/me") == .bool(true))
             await app.close()
-            #expect(try await pollUntil { try await AdminREST(port: live.port).get("presence/me") == .bool(false) })
+            #expect(try await eventually { try await AdminREST(port: live.port).get("presence/me") == .bool(false) })
         }
     }
 
@@ -104,7 +104,7 @@ struct RealtimeLiveTests {
                 }
                 return seen
             }
-            #expect(try await pollUntil { (try? await top.getSnapshot())?.children.compactMap(\.key) == ["c", "b"] })
+            #expect(await eventually { (try? await top.getSnapshot())?.children.compactMap(\.key) == ["c", "b"] })
             try await rest.put("scores/d", #"{"v":9}"#)
             let windows = try await withTimeout(10) { try await keys.value }
             #expect(windows.first == ["c", "b"])
@@ -147,14 +147,14 @@ struct RealtimeLiveTests {
         let relaunched = HearthApp(name: "offline", options: appOptions(port: port, persistence: appFolder))
         defer { Task { await relaunched.close() } }
         _ = try await server.start(port: port)
-        #expect(try await pollUntil(30) { try await rest.get("log/count") == .int(4) })
+        #expect(try await eventually(timeout: .seconds(30)) { try await rest.get("log/count") == .int(4) })
         // Once each (count moved by exactly 3), in order (the last write won).
         try await Task.sleep(for: .milliseconds(500))
         #expect(try await rest.get("log/count") == .int(4))
         #expect(try await rest.get("log/last") == .int(3))
         #expect(try await rest.get("log/2") == .string("entry 2"))
         // The relaunched app's view agrees with the server.
-        #expect(try await pollUntil {
+        #expect(try await eventually {
             let snapshot = try await relaunched.database.reference("log/count").getSnapshot()
             return snapshot.value == .int(4) && !snapshot.isFromCache
         })

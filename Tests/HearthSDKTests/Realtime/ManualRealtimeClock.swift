@@ -73,17 +73,8 @@ final class ManualRealtimeClock: RealtimeClock {
     /// Waits (in real time, up to 5 s) until the waits in progress satisfy `condition`.
     @discardableResult
     func waitForSleeps(_ condition: ([Duration]) -> Bool) async -> Bool {
-        await eventuallyTrue { condition(self.pendingSleeps) }
+        await eventually { condition(self.pendingSleeps) }
     }
 }
 
-/// Polls `condition` every few milliseconds of real time until it holds or `timeout` passed.
-func eventuallyTrue(timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while clock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(2))
-    }
-    return await condition()
-}
+

@@ -42,7 +42,7 @@ struct PersistentConnectionReconnectTests {
         #expect(await h.nextEvent() == .disconnected)
         // A write made while disconnected waits for the next socket.
         let third = Task { try await connection.put(path: Path("d"), data: .int(3), hash: nil) }
-        #expect(await eventuallyTrue { await connection.pending.count == 3 })
+        #expect(await eventually { await connection.pending.count == 3 })
 
         #expect(await h.clock.waitForSleeps { $0 == [.seconds(1)] })
         h.clock.advance(by: .seconds(1))
@@ -144,10 +144,10 @@ struct PersistentConnectionReconnectTests {
 
         await connection.setOnline(false)
         #expect(await h.nextEvent() == .disconnected)
-        #expect(await eventuallyTrue { socket.isClosed })
-        #expect(await eventuallyTrue { h.clock.pendingSleeps.isEmpty })
+        #expect(await eventually { socket.isClosed })
+        #expect(await eventually { h.clock.pendingSleeps.isEmpty })
         let write = Task { try await connection.put(path: Path("offline"), data: .bool(true), hash: nil) }
-        #expect(await eventuallyTrue { await connection.pending.count == 1 })
+        #expect(await eventually { await connection.pending.count == 1 })
         #expect(h.factory.attempts.count == 1)
 
         await connection.setOnline(true)
@@ -173,7 +173,7 @@ struct PersistentConnectionReconnectTests {
         await connection.close()
         await #expect(throws: RealtimeError.closed) { try await write.value }
         await #expect(throws: RealtimeError.closed) { try await listen.value }
-        #expect(await eventuallyTrue { socket.isClosed })
+        #expect(await eventually { socket.isClosed })
         #expect(await h.nextEvent() == .disconnected)
         #expect(await h.nextEvent() == nil)
         await #expect(throws: RealtimeError.closed) { try await connection.get(path: .root, query: nil) }
@@ -194,8 +194,8 @@ struct PersistentConnectionReconnectTests {
         await #expect(throws: RealtimeError(status: "disconnected", message: "The server shut the connection down: maintenance")) {
             try await write.value
         }
-        #expect(await eventuallyTrue { socket.isClosed })
-        #expect(await eventuallyTrue { h.clock.pendingSleeps.isEmpty })
+        #expect(await eventually { socket.isClosed })
+        #expect(await eventually { h.clock.pendingSleeps.isEmpty })
         #expect(h.factory.attempts.count == 1)
 
         // The app may come back online explicitly.
