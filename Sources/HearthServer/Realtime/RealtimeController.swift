@@ -18,9 +18,11 @@ struct RealtimeController: Sendable {
     var outboxLimit = 8 << 20
 
     /// The WebSocket configuration: client messages are at most 16,384 characters per frame (a
-    /// UTF-8 frame can take 4 bytes per character); WebSocket pings every 30 s find dead peers.
+    /// UTF-8 frame can take 4 bytes per character); WebSocket pings every 30 s find dead peers; a
+    /// client that does not answer the close frame within 3 s is dropped (otherwise one such
+    /// client held up a SIGTERM shutdown for 15 s).
     static let webSocketConfiguration = WebSocketServerConfiguration(
-        maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)))
+        maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(3))
 
     func shouldUpgrade(_ request: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let uri = URI(request.path ?? "/")
@@ -53,7 +55,8 @@ struct RealtimeController: Sendable {
         let registration = connections.add(outbox)
         defer { connections.remove(registration) }
         outbox.send(RealtimeMessage.handshake(timestamp: wallClockMillis(), host: host, session: RealtimeConnections.sessionID()))
-        await withTaskGroup(of: Void.self) { group in
+        enum Ended { case reader, writer, deliveries }
+        await withTaskGroup(of: Ended.self) { group in
             group.addTask {
                 // The only writer: a split message's frames stay together.
                 for await message in outbox.messages {
@@ -67,24 +70,34 @@ struct RealtimeController: Sendable {
                         break
                     }
                 }
+                // The outbox closed (shutdown, a client too slow, or the client left): send the
+                // close frame and give the client a moment to answer it before reading stops.
                 try? await outbound.close(outbox.isOverflowing ? .policyViolation : .goingAway, reason: outbox.isOverflowing ? "Too slow" : nil)
+                try? await Task.sleep(for: .seconds(2))
+                return .writer
             }
             group.addTask {
                 for await (id, delivery) in session.deliveries { await session.handleDelivery(id, delivery) }
+                return .deliveries
             }
-            var assembler = RealtimeFrameAssembler()
-            do {
-                for try await message in inbound.messages(maxSize: 1 << 20) {
-                    guard case .text(let text) = message else { continue }
-                    if let complete = try assembler.receive(text) { await session.receive(complete) }
-                    if outbox.isClosed { break }
+            group.addTask {
+                var assembler = RealtimeFrameAssembler()
+                do {
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        guard case .text(let text) = message else { continue }
+                        if let complete = try assembler.receive(text) { await session.receive(complete) }
+                        if outbox.isClosed { break }
+                    }
+                } catch {
+                    logger.debug("realtime connection ended", metadata: ["hearth.error": "\(error)"])
                 }
-            } catch {
-                logger.debug("realtime connection ended", metadata: ["hearth.error": "\(error)"])
+                return .reader
             }
-            await session.disconnected()
+            // Until the client stops sending, or the server stopped writing to it.
+            while let ended = await group.next(), ended == .deliveries {}
             group.cancelAll()
         }
+        await session.disconnected()
     }
 }
 
