@@ -6,10 +6,12 @@ public typealias DatabaseHandle = Int
 /// Firebase-style calls, for moving existing code over; new code should prefer `snapshots()`,
 /// `childEvents()` and `getSnapshot()`.
 extension DatabaseQueryable {
-    /// Waits for the first event of a type (for `.value`: the current data, from a listen).
+    /// Waits for the first event of a type. For `.value` this is ``getSnapshot()``: the server's
+    /// data when online, the cache only when offline — not a stale cached value from an earlier
+    /// listen, which Firebase's SDKs can return here.
     public func observeSingleEvent(of type: DataEventType) async throws(DatabaseError) -> DataSnapshot {
         if type == .value {
-            for try await snapshot in snapshots() { return snapshot }
+            return try await getSnapshot()
         } else {
             for try await event in childEvents() where event.eventType == type { return event.snapshot }
         }

@@ -3,6 +3,7 @@ import Hearth
 import HearthCore
 import HearthSQLite
 import HearthTesting
+import Synchronization
 import Testing
 
 /// The whole SDK (`HearthApp`: auth, realtime connection, database) against a real server.
@@ -188,5 +189,82 @@ struct ConnectionStateLiveTests {
         #expect(transitions.suffix(3) == [true, false, true])
         await app.close()
         await server.stop()
+    }
+}
+
+@Suite("SDK features against a live server")
+struct FeatureLiveTests {
+    @Test("values far larger than one frame travel both ways over the real socket")
+    func largeValues() async throws {
+        try await withAuthStorageServer { live in
+            let writer = HearthApp(name: "big-w", options: live.options())
+            let reader = HearthApp(name: "big-r", options: live.options())
+            defer { Task { await writer.close(); await reader.close() } }
+            let text = String(repeating: "Grüße 🐵 ", count: 20_000)   // ~240,000 UTF-8 bytes, 180,000 characters
+            let first = Task { () throws -> String? in
+                for try await snapshot in reader.database.reference("big").snapshots() where snapshot.exists {
+                    return try snapshot.value(as: String.self)
+                }
+                return nil
+            }
+            try await writer.database.reference("big").setValue(text)
+            #expect(try await withTimeout(15) { try await first.value } == .some(text))
+            #expect(try await AdminREST(port: live.port).get("big") == .string(text))
+        }
+    }
+
+    @Test("child events over the socket: added, changed, moved and removed with previous keys")
+    func childEventsLive() async throws {
+        try await withAuthStorageServer { live in
+            let rest = AdminREST(port: live.port)
+            try await rest.put(".settings/rules", #"{"rules":{".read":true,".write":true,"gifts":{".indexOn":"votes"}}}"#)
+            try await rest.put("gifts", #"{"bike":{"votes":1},"book":{"votes":2}}"#)
+            let app = HearthApp(name: "events", options: live.options())
+            defer { Task { await app.close() } }
+            let ranking = app.database.reference("gifts").queryOrdered(byChild: "votes")
+            let events = Task { () throws -> [String] in
+                var seen: [String] = []
+                for try await event in ranking.childEvents() {
+                    let key = event.snapshot.key ?? "?"
+                    switch event {
+                    case .added(_, let previous): seen.append("added \(key) after \(previous ?? "-")")
+                    case .changed: seen.append("changed \(key)")
+                    case .moved(_, let previous): seen.append("moved \(key) after \(previous ?? "-")")
+                    case .removed: seen.append("removed \(key)")
+                    }
+                    if seen.contains("removed book") { return seen }
+                }
+                return seen
+            }
+            #expect(await eventually { (try? await ranking.getSnapshot())?.childrenCount == 2 })
+            try await app.database.reference("gifts/bike/votes").setValue(5)
+            try await rest.put("gifts/book", "null")
+            let seen = try await withTimeout(15) { try await events.value }
+            #expect(seen.prefix(2) == ["added bike after -", "added book after bike"])
+            #expect(seen.contains("changed bike"))
+            #expect(seen.contains("moved bike after book"))
+            #expect(seen.last == "removed book")
+        }
+    }
+
+    @Test("the Firebase-style observe shim delivers live values until removed")
+    func observeShim() async throws {
+        try await withAuthStorageServer { live in
+            let app = HearthApp(name: "shim", options: live.options())
+            defer { Task { await app.close() } }
+            let ref = app.database.reference("shim")
+            let values = Mutex<[JSONValue]>([])
+            let handle = ref.observe(.value) { snapshot in values.withLock { $0.append(snapshot.value) } }
+            #expect(await eventually { values.withLock { $0 } == [.null] })
+            try await AdminREST(port: live.port).put("shim", "7")
+            #expect(await eventually { values.withLock { $0.last } == .int(7) })
+            ref.removeObserver(withHandle: handle)
+            let count = values.withLock { $0.count }
+            try await AdminREST(port: live.port).put("shim", "8")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(values.withLock { $0.count } == count)
+            let once = try await ref.observeSingleEvent(of: .value)
+            #expect(once.value == .int(8))
+        }
     }
 }
