@@ -84,20 +84,28 @@ extension DatabaseController {
     }
 
     func checkIndex(_ query: Query, call: RestCall) throws {
-        let name: String
-        switch query.order {
-        case .key, .priority: return
-        case .value: name = ".value"
-        case .child(let p): name = p.keys.map(\.string).joined(separator: "/")
-        }
-        guard !call.namespace.rules.hasIndex(name, at: call.path) else { return }
+        try checkIndex(query, namespace: call.namespace, path: call.path)
+    }
+
+    /// Refuses (or, with `--index-policy scan`, logs) a query whose ordering has no `.indexOn`.
+    func checkIndex(_ query: Query, namespace: Namespace, path: Path) throws {
+        guard let name = DatabaseController.indexName(query), !namespace.rules.hasIndex(name, at: path) else { return }
         switch configuration.indexPolicy {
         case .enforce:
-            throw RestError.badRequest(ErrorMessage.indexNotDefined(name, path: call.path))
+            throw RestError.badRequest(ErrorMessage.indexNotDefined(name, path: path))
         case .scan:
             logger.notice(
                 "query answered by scanning; add an index",
-                metadata: ["hearth.ns": "\(call.namespace.name)", "hearth.path": "\(call.path)", "hearth.index": "\(name)"])
+                metadata: ["hearth.ns": "\(namespace.name)", "hearth.path": "\(path)", "hearth.index": "\(name)"])
+        }
+    }
+
+    /// The `.indexOn` entry a query's ordering needs; nil for key and priority order.
+    static func indexName(_ query: Query) -> String? {
+        switch query.order {
+        case .key, .priority: return nil
+        case .value: return ".value"
+        case .child(let p): return p.keys.map(\.string).joined(separator: "/")
         }
     }
 

@@ -26,6 +26,8 @@ actor RealtimeSession {
         var query: Query?
         var tag: Int?
         var hubID: Int
+        /// Whether the hub checks rules for it (the identity is not admin).
+        var checksRules: Bool
         /// Orders the hub's deliveries with what the session sends (and holds the commit
         /// sequence the client's data reflects).
         var gate: ListenGate
@@ -215,16 +217,7 @@ actor RealtimeSession {
 
     private func listen(_ id: Int, _ body: JSONValue) async throws {
         let path = try requestPath(body)
-        var query: Query?
-        var wireQuery: JSONValue?
-        if let q = body["q"], q != .null, q != .object([]) {
-            do {
-                query = try Query(wireObject: q)
-            } catch {
-                throw RestError.badRequest(error.message)
-            }
-            wireQuery = q
-        }
+        var (query, wireQuery) = try requestQuery(body)
         var tag: Int?
         if case .int(let t)? = body["t"] { tag = Int(exactly: t) }
         // A query without range or limit returns the whole location: served as a plain listen.
@@ -236,21 +229,13 @@ actor RealtimeSession {
         }
         var warnings: [JSONValue] = []
         if let query, !isIndexed(query, at: path) { warnings.append(.string("no_index")) }
-        let auth: JSONValue?? = access.userAuth
-        let rules = namespace.rules.ruleSet
-        let (hubID, gate) = register(path: path, isQuery: query != nil, checksRules: auth != nil, rules: rules)
-        listens[key] = Listen(key: key, query: query, tag: tag, hubID: hubID, gate: gate)
+        let checks = access.userAuth != nil
+        let (hubID, gate) = register(path: path, isQuery: query != nil, checksRules: checks, rules: namespace.rules.ruleSet)
+        listens[key] = Listen(key: key, query: query, tag: tag, hubID: hubID, checksRules: checks, gate: gate)
         keysByHubID[hubID] = key
         let snapshot: (Node, UInt64)
         do {
-            snapshot = try await namespace.database.store.snapshot { [query] reader in
-                if let auth {
-                    let decision = rules.canRead(path, auth: auth, query: query, now: wallClockMillis(), data: StoreRuleData(reader: reader))
-                    if !decision.allowed { throw RestError.permissionDenied(decision.reason) }
-                }
-                let node = try query.map { try reader.query(path, $0) } ?? reader.read(path)
-                return (node, try reader.sequence())
-            }
+            snapshot = try await checkedRead(path, query: query)
         } catch {
             drop(key)
             throw error
@@ -290,17 +275,37 @@ actor RealtimeSession {
     }
 
     private func isIndexed(_ query: Query, at path: Path) -> Bool {
-        switch query.order {
-        case .key, .priority: return true
-        case .value: return namespace.rules.hasIndex(".value", at: path)
-        case .child(let p): return namespace.rules.hasIndex(p.keys.map(\.string).joined(separator: "/"), at: path)
+        DatabaseController.indexName(query).map { namespace.rules.hasIndex($0, at: path) } ?? true
+    }
+
+    /// The request's wire query (`q`) parsed, and as sent; nil when absent or empty.
+    private func requestQuery(_ body: JSONValue) throws -> (Query?, JSONValue?) {
+        guard let q = body["q"], q != .null, q != .object([]) else { return (nil, nil) }
+        do {
+            return (try Query(wireObject: q), q)
+        } catch {
+            throw RestError.badRequest(error.message)
+        }
+    }
+
+    /// The data at `path` (or the query's result) with its commit sequence, after the read rules
+    /// allowed it, in one snapshot.
+    private func checkedRead(_ path: Path, query: Query?) async throws -> (Node, UInt64) {
+        let auth = access.userAuth
+        let rules = namespace.rules.ruleSet
+        return try await namespace.database.store.snapshot { reader in
+            if let auth {
+                let decision = rules.canRead(path, auth: auth, query: query, now: wallClockMillis(), data: StoreRuleData(reader: reader))
+                if !decision.allowed { throw RestError.permissionDenied(decision.reason) }
+            }
+            let node = try query.map { try reader.query(path, $0) } ?? reader.read(path)
+            return (node, try reader.sequence())
         }
     }
 
     private func unlisten(_ body: JSONValue) throws {
         let path = try requestPath(body)
-        var wireQuery: JSONValue?
-        if let q = body["q"], q != .null, q != .object([]) { wireQuery = q }
+        let wireQuery = body["q"].flatMap { $0 == .null || $0 == .object([]) ? nil : $0 }
         if listens[ListenKey(path: path, query: wireQuery)] != nil {
             drop(ListenKey(path: path, query: wireQuery))
         } else if wireQuery != nil {
@@ -380,15 +385,18 @@ actor RealtimeSession {
         for key in Array(listens.keys) {
             guard var listen = listens[key] else { continue }
             if await mayRead(key, query: listen.query) {
-                // Re-register so the hub checks rules (or not) for the new identity; the new
+                // Re-register only when the hub must start or stop checking rules (admin ↔ user);
+                // a refreshed token for the same kind of identity keeps the registration. The new
                 // listener starts before the old one ends, and the gate skips what was sent.
                 let checks = access.userAuth != nil
+                guard checks != listen.checksRules else { continue }
                 let old = listen
                 let (hubID, gate) = register(path: key.path, isQuery: listen.query != nil, checksRules: checks, rules: namespace.rules.ruleSet)
                 gate.advance(to: old.gate.seen)
                 namespace.hub.unregister(id: old.hubID, location: key.path)
                 keysByHubID[old.hubID] = nil
                 listen.hubID = hubID
+                listen.checksRules = checks
                 listen.gate = gate
                 keysByHubID[hubID] = key
                 listens[key] = listen
@@ -403,29 +411,10 @@ actor RealtimeSession {
 
     private func get(_ id: Int, _ body: JSONValue) async throws {
         let path = try requestPath(body)
-        var query: Query?
-        if let q = body["q"], q != .null, q != .object([]) {
-            do {
-                query = try Query(wireObject: q)
-            } catch {
-                throw RestError.badRequest(error.message)
-            }
-        }
+        var (query, _) = try requestQuery(body)
         if let q = query, q.isUnfiltered { query = nil }
-        if let query, !isIndexed(query, at: path), controller.configuration.indexPolicy == .enforce {
-            let name: String
-            if case .child(let p) = query.order { name = p.keys.map(\.string).joined(separator: "/") } else { name = ".value" }
-            throw RestError.badRequest(ErrorMessage.indexNotDefined(name, path: path))
-        }
-        let auth = access.userAuth
-        let rules = namespace.rules.ruleSet
-        let node = try await namespace.database.store.snapshot { [query] reader in
-            if let auth {
-                let decision = rules.canRead(path, auth: auth, query: query, now: wallClockMillis(), data: StoreRuleData(reader: reader))
-                if !decision.allowed { throw RestError.permissionDenied(decision.reason) }
-            }
-            return try query.map { try reader.query(path, $0) } ?? reader.read(path)
-        }
+        if let query { try controller.checkIndex(query, namespace: namespace, path: path) }
+        let (node, _) = try await checkedRead(path, query: query)
         let data = (try? JSONValue.parse(node.jsonBytes(format: .export))) ?? .null
         respond(id, RealtimeStatus.ok, data)
     }
