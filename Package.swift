@@ -138,7 +138,6 @@ let package = Package(
                 "Hearth", "HearthAuth", "HearthCore", "HearthFiles", "HearthWire", "HearthServer", "HearthStore", "HearthSQLite",
                 "HearthTesting",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

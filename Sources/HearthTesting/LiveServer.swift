@@ -19,26 +19,15 @@ public func withLiveServer<R: Sendable>(
     logger: Logger = Logger(label: "hearth-test", factory: { _ in SwiftLogNoOpLogHandler() }),
     _ body: @Sendable (Int) async throws -> R
 ) async throws -> R {
-    let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, adminToken: adminToken, indexPolicy: indexPolicy)
-    let server = HearthServer(configuration: configuration, stores: stores, logger: logger)
-    let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-    let group = server.serviceGroup(gracefulShutdownSignals: []) { port in portContinuation.yield(port) }
-    return try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
-        do {
-            let result = try await body(port)
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
-            await server.shutdown()
-            return result
-        } catch {
-            await group.triggerGracefulShutdown()
-            try? await tasks.waitForAll()
-            await server.shutdown()
-            throw error
-        }
+    let server = LiveServer(stores: stores, dev: false, adminToken: adminToken, indexPolicy: indexPolicy, logger: logger)
+    let port = try await server.start()
+    do {
+        let result = try await body(port)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
     }
 }
 
@@ -61,11 +50,11 @@ public actor LiveServer {
 
     public init(
         stores: any StoreFactory = MemoryStoreFactory(), dev: Bool = true, adminToken: String = "owner",
-        auth: AuthService? = nil, storage: StorageService? = nil,
+        indexPolicy: IndexPolicy = .enforce, auth: AuthService? = nil, storage: StorageService? = nil,
         logger: Logger = Logger(label: "hearth-test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.stores = stores
-        self.configuration = ServerConfiguration(host: "127.0.0.1", port: 0, adminToken: adminToken, indexPolicy: .scan, dev: dev)
+        self.configuration = ServerConfiguration(host: "127.0.0.1", port: 0, adminToken: adminToken, indexPolicy: indexPolicy, dev: dev)
         self.auth = auth
         self.storage = storage
         self.logger = logger

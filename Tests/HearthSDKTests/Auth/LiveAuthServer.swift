@@ -4,8 +4,8 @@ import HearthAuth
 import HearthFiles
 import HearthServer
 import HearthStore
+import HearthTesting
 import Logging
-import ServiceLifecycle
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -96,24 +96,15 @@ func withAuthStorageServer<R: Sendable>(_ body: @Sendable (LiveHearth) async thr
     let storage = StorageService(
         catalog: MemoryObjectCatalog(), blobs: try await LocalDiskBlobStore(folder: folder.path, configuration: blobConfiguration),
         defaultBucket: "demo.appspot.com")
-    let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, adminToken: "owner", dev: true)
-    let server = HearthServer(configuration: configuration, stores: MemoryStoreFactory(), logger: logger, auth: auth, storage: storage)
-    let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-    let group = server.serviceGroup(gracefulShutdownSignals: []) { port in portContinuation.yield(port) }
-    return try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw CancellationError() }
-        let result: Result<R, any Error>
-        do {
-            result = .success(try await body(LiveHearth(port: port, serverClock: clock)))
-        } catch {
-            result = .failure(error)
-        }
-        await group.triggerGracefulShutdown()
-        try? await tasks.waitForAll()
-        await server.shutdown()
-        return try result.get()
+    let server = LiveServer(dev: true, auth: auth, storage: storage, logger: logger)
+    let port = try await server.start()
+    do {
+        let result = try await body(LiveHearth(port: port, serverClock: clock))
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
     }
 }
 
