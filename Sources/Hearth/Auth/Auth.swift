@@ -87,32 +87,26 @@ public final class Auth: Sendable {
 
     /// The signed-in user now, then after every change: sign-in, sign-out, linking, profile and
     /// email changes, ``reload()``. Each access makes a new stream; it ends when the consumer stops.
-    public var authStateChanges: AsyncStream<User?> {
-        let (stream, continuation) = AsyncStream<User?>.makeStream()
-        let id = state.withLock { s in
-            let id = s.makeID()
-            s.userObservers[id] = continuation
-            continuation.yield(s.session?.user)
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.userObservers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    public var authStateChanges: AsyncStream<User?> { observe(\.userObservers) { $0?.user } }
 
     /// The current ID token (nil when signed out), then every new one: sign-ins, refreshes,
     /// and nil at sign-out. A realtime connection re-authenticates with each value.
-    public var tokenChanges: AsyncStream<String?> {
-        let (stream, continuation) = AsyncStream<String?>.makeStream()
+    public var tokenChanges: AsyncStream<String?> { observe(\.tokenObservers) { $0?.idToken } }
+
+    /// A stream registered in `observers` that starts with `current(session)`.
+    private func observe<Value: Sendable>(
+        _ observers: any WritableKeyPath<State, [UInt64: AsyncStream<Value>.Continuation]> & Sendable,
+        current: (AuthSession?) -> Value
+    ) -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream<Value>.makeStream()
         let id = state.withLock { s in
             let id = s.makeID()
-            s.tokenObservers[id] = continuation
-            continuation.yield(s.session?.idToken)
+            s[keyPath: observers][id] = continuation
+            continuation.yield(current(s.session))
             return id
         }
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.tokenObservers.removeValue(forKey: id) }
+            self?.state.withLock { _ = $0[keyPath: observers].removeValue(forKey: id) }
         }
         return stream
     }
