@@ -42,7 +42,7 @@ struct RealtimeSessionTests {
         /// The next message the session sent, as JSON.
         func next() async throws -> JSONValue {
             let buffer = try #require(await reader.next())
-            outbox.written(buffer)
+            _ = outbox.take(buffer)
             return try JSONValue.parse(Array(buffer.readableBytesView))
         }
 

@@ -60,8 +60,7 @@ struct RealtimeController: Sendable {
             group.addTask {
                 // The only writer: a split message's frames stay together.
                 for await message in outbox.messages {
-                    outbox.written(message)
-                    if outbox.isOverflowing { break }
+                    guard outbox.take(message) else { break }
                     do {
                         for frame in RealtimeOutbox.frames(message) {
                             try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))

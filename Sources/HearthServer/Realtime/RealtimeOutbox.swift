@@ -49,9 +49,13 @@ final class RealtimeOutbox: Sendable {
 
     func send(_ bytes: [UInt8]) { send(ByteBuffer(bytes: bytes)) }
 
-    /// The writer took a message off the queue.
-    func written(_ message: ByteBuffer) {
-        state.withLock { $0.queuedBytes -= message.readableBytes }
+    /// The writer took a message off the queue; false when it must not be sent (the client was
+    /// cut off as too slow).
+    func take(_ message: ByteBuffer) -> Bool {
+        state.withLock { s in
+            s.queuedBytes -= message.readableBytes
+            return !s.overflowing
+        }
     }
 
     var isClosed: Bool { state.withLock { $0.closed } }

@@ -415,8 +415,7 @@ actor RealtimeSession {
         if let q = query, q.isUnfiltered { query = nil }
         if let query { try controller.checkIndex(query, namespace: namespace, path: path) }
         let (node, _) = try await checkedRead(path, query: query)
-        let data = (try? JSONValue.parse(node.jsonBytes(format: .export))) ?? .null
-        respond(id, RealtimeStatus.ok, data)
+        outbox.send(RealtimeMessage.dataResponse(id: id, node: node))
     }
 
     private func put(_ id: Int, _ body: JSONValue) async throws {

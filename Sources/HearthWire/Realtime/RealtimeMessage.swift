@@ -125,6 +125,16 @@ extension RealtimeMessage {
         }
     }
 
+    /// An `ok` response carrying a node in export format (a `g` answer), written straight from the
+    /// node.
+    public static func dataResponse(id: Int, node: Node) -> [UInt8] {
+        var w = JSONWriter(reservingCapacity: 128)
+        w.bytes.append(contentsOf: #"{"t":"d","d":{"r":\#(id),"b":{"s":"ok","d":"#.utf8)
+        w.write(node, format: .export)
+        w.bytes.append(contentsOf: "}}}".utf8)
+        return w.bytes
+    }
+
     static func pushBytes(action: String, path: Path, tag: Int?, data: (inout JSONWriter) -> Void) -> [UInt8] {
         var w = JSONWriter(reservingCapacity: 128)
         w.bytes.append(contentsOf: #"{"t":"d","d":{"a":""#.utf8)
