@@ -13,7 +13,7 @@ let package = Package(
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-bench", targets: ["hearth-bench"]),
         .library(name: "HearthCore", targets: ["HearthCore"]),
-        .library(name: "HearthServer", targets: ["HearthServer"]),
+        .library(name: "HearthServer", targets: ["HearthServer", "HearthCommand"]),
         .library(name: "HearthTesting", targets: ["HearthTesting"]),
         .library(name: "Hearth", targets: ["Hearth"]),
     ],
@@ -85,8 +85,10 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "hearth",
+        // The command line (`hearth serve` and the admin commands) as a library, so an app team's own
+        // executable can register server functions and run with the same flags and data folder.
+        .target(
+            name: "HearthCommand",
             dependencies: [
                 "HearthAuth", "HearthCore", "HearthFiles", "HearthRules", "HearthServer", "HearthSQLite", "HearthStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -98,6 +100,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(name: "hearth", dependencies: ["HearthCommand"], swiftSettings: strict),
         .executableTarget(
             name: "hearth-bench",
             dependencies: [

@@ -1,0 +1,37 @@
+import ArgumentParser
+public import HearthServer
+import Synchronization
+
+/// The `hearth` command line as a library: `hearth serve` and the admin commands.
+///
+/// The stock `hearth` executable calls ``main(functions:)`` with no functions. An app team builds its
+/// own executable on the same entry point, registers its server functions, and runs it with exactly
+/// the flags, environment variables and data folder of `hearth serve`:
+///
+/// ```swift
+/// import HearthCommand
+/// import HearthServer
+///
+/// var functions = Functions()
+/// functions.onValueCreated("/reservations/{id}") { event, context in … }
+/// await HearthCommand.main(functions: functions)
+/// ```
+public enum HearthCommand {
+    /// Parses the process arguments and runs the chosen command; exits the process when done.
+    public static func main(functions: Functions = Functions()) async {
+        registered.withLock { $0 = functions }
+        await HearthCLI.main()
+    }
+
+    /// What `serve` runs (set once, before parsing).
+    static let registered = Mutex(Functions())
+}
+
+struct HearthCLI: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hearth",
+        abstract: "A self-hosted backend for Swift apps: a Firebase-compatible realtime database in one binary.",
+        version: "0.1.0",
+        subcommands: [Serve.self, RulesCommand.self, StorageCommand.self, UsersCommand.self, AuthCommand.self]
+    )
+}
