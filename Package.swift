@@ -74,6 +74,7 @@ let package = Package(
             name: "HearthServer",
             dependencies: [
                 "CZlib", "HearthCore", "HearthAuth", "HearthFiles", "HearthRules", "HearthWire", "HearthStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),

@@ -253,7 +253,7 @@ extension AuthService {
             } else {
                 uid = try self.user(forIDToken: body.string("idToken"), in: tx, now: now).localId
             }
-            if try !tx.deleteAccount(uid: uid) { throw AuthError.userNotFound }
+            if try !self.deleteAccount(uid: uid, in: tx) { throw AuthError.userNotFound }
         }
         return .object([JSONMember("kind", .string("identitytoolkit#DeleteAccountResponse"))])
     }

@@ -20,7 +20,7 @@ extension AuthService {
                     ]))
                     continue
                 }
-                _ = try tx.deleteAccount(uid: uid)
+                _ = try self.deleteAccount(uid: uid, in: tx)
             }
             return errors
         }

@@ -31,6 +31,11 @@ public final class AuthService: Sendable {
     let codes: CodeBook
     /// Emails and SMS per recipient per hour (`Options.messagesPerRecipientPerHour`).
     let messageLimiter: SignInLimiter?
+    /// Functions to run when accounts are created or deleted (server functions install them).
+    public let events = EventHook()
+
+    /// Where accounts (and the outbox of auth trigger events) are stored.
+    public var accountStore: any AccountStore { store }
 
     public static let idTokenLifetime: Int64 = 3600
 
@@ -105,8 +110,11 @@ public final class AuthService: Sendable {
 
     func save(_ user: UserRecord, in tx: any AccountTransaction, mustBeNew: Bool = false) throws {
         let row = AccountRow(uid: user.localId, email: user.email, phoneNumber: user.phoneNumber, record: try JSONEncoder().encode(user))
+        let created = events.functions.flatMap { hook in hook.created.isEmpty ? nil : hook }
+        let isNew = try created != nil && (mustBeNew || tx.account(uid: user.localId) == nil)
         do {
             try tx.save(row, mustBeNew: mustBeNew)
+            if isNew, let created { try enqueue(user, for: created.created, in: tx, wake: created.wake) }
         } catch let conflict as AccountConflict {
             switch conflict {
             case .uid: throw AuthError("DUPLICATE_LOCAL_ID")
@@ -114,6 +122,27 @@ public final class AuthService: Sendable {
             case .phoneNumber: throw AuthError("PHONE_NUMBER_EXISTS")
             }
         }
+    }
+
+    /// Outbox events for `user` (without password hash and salt), in the caller's transaction.
+    func enqueue(_ user: UserRecord, for functions: [String], in tx: any AccountTransaction, wake: @Sendable () -> Void) throws {
+        var visible = user
+        visible.passwordHash = nil
+        visible.salt = nil
+        visible.firebaseScrypt = nil
+        let payload = Array(try JSONEncoder().encode(visible))
+        let now = clock()
+        for function in functions { try tx.enqueueEvent(function: function, payload: payload, at: now) }
+        wake()
+    }
+
+    /// Deletes an account in `tx`, enqueueing the deletion triggers. False if there was none.
+    func deleteAccount(uid: String, in tx: any AccountTransaction) throws -> Bool {
+        guard let hook = events.functions, !hook.deleted.isEmpty else { return try tx.deleteAccount(uid: uid) }
+        guard let old = try load(tx.account(uid: uid)) else { return false }
+        guard try tx.deleteAccount(uid: uid) else { return false }
+        try enqueue(old, for: hook.deleted, in: tx, wake: hook.wake)
+        return true
     }
 
     static func newUID() -> String {

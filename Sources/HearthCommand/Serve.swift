@@ -11,6 +11,7 @@ import HearthStore
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 
 struct Serve: AsyncParsableCommand {
@@ -200,8 +201,10 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("hearth: cannot open file storage in \(folder) (\(error))\n".utf8))
             throw ExitCode.corruptDatabase
         }
+        let functions = HearthCommand.registered.withLock { $0 }
         let server = HearthServer(
-            configuration: configuration, stores: factory, logger: logger, auth: auth, storage: storage, storageRulesFile: rulesFile)
+            configuration: configuration, stores: factory, logger: logger, auth: auth, storage: storage, storageRulesFile: rulesFile,
+            functions: functions)
         let startLogger = logger
         let group = server.serviceGroup { port in
             startLogger.info(

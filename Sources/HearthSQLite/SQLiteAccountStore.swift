@@ -23,6 +23,7 @@ public final class SQLiteAccountStore: AccountStore {
                 CREATE TABLE IF NOT EXISTS one_time_codes(
                     hash BLOB PRIMARY KEY NOT NULL, data BLOB NOT NULL, created INTEGER NOT NULL) WITHOUT ROWID;
                 """)
+            try db.execute(sql: SQLiteOutbox.schema)
         }
     }
 
@@ -34,7 +35,7 @@ public final class SQLiteAccountStore: AccountStore {
         try await queue.read { db in try body(Transaction(db: db)) }
     }
 
-    struct Transaction: AccountTransaction {
+    struct Transaction: AccountTransaction, SQLiteOutboxHost {
         let db: GRDB.Database
 
         private func row(_ sql: String, _ argument: String) throws -> AccountRow? {

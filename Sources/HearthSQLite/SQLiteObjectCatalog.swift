@@ -26,6 +26,7 @@ public final class SQLiteObjectCatalog: ObjectCatalog {
                     bucket TEXT NOT NULL, name TEXT NOT NULL, record BLOB NOT NULL, PRIMARY KEY(bucket, name)) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS uploads(id TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, created INTEGER NOT NULL) WITHOUT ROWID;
                 """)
+            try db.execute(sql: SQLiteOutbox.schema)
         }
     }
 
@@ -39,7 +40,7 @@ public final class SQLiteObjectCatalog: ObjectCatalog {
         try await queue.read { db in try body(Transaction(db: db)) }
     }
 
-    struct Transaction: ObjectTransaction {
+    struct Transaction: ObjectTransaction, SQLiteOutboxHost {
         let db: GRDB.Database
 
         func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T { try JSONDecoder().decode(type, from: data) }

@@ -38,6 +38,7 @@ public final class SQLiteStore: DatabaseStore {
                     PRIMARY KEY(ix, parent, v, k)) WITHOUT ROWID;
                 CREATE INDEX IF NOT EXISTS idx_by_child ON idx(ix, parent, k);
                 """)
+            try db.execute(sql: SQLiteOutbox.schema)
         }
     }
 

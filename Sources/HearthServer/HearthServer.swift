@@ -23,6 +23,7 @@ public struct HearthServer: Sendable {
     let auth: AuthController?
     let storage: StorageController?
     let realtime: RealtimeController
+    let functions: FunctionsRuntime?
     let logger: Logger
 
     public init(
@@ -32,8 +33,13 @@ public struct HearthServer: Sendable {
         auth: AuthService? = nil,
         storage: StorageService? = nil,
         storageRulesFile: String? = nil,
+        functions: Functions = Functions(),
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
+        let runtime = functions.isEmpty
+            ? nil
+            : FunctionsRuntime(functions: functions, defaultNamespace: configuration.defaultNamespace, auth: auth, storage: storage, logger: logger)
+        self.functions = runtime
         self.auth = auth.map { AuthController(service: $0, configuration: configuration, logger: logger) }
         self.storage = storage.map {
             StorageController(
@@ -45,9 +51,11 @@ public struct HearthServer: Sendable {
         let wallClock: @Sendable () -> Int64 = clock
         self.configuration = configuration
         self.logger = logger
-        self.registry = NamespaceRegistry(factory: stores, clock: wallClock, initialRules: .initial(dev: configuration.dev))
+        self.registry = NamespaceRegistry(
+            factory: stores, clock: wallClock, initialRules: .initial(dev: configuration.dev), functions: runtime)
         self.controller = DatabaseController(
             configuration: configuration, registry: registry, logger: logger, auth: auth)
+        runtime?.attach(controller)
         self.realtime = RealtimeController(database: controller, logger: logger)
     }
 
@@ -74,7 +82,8 @@ public struct HearthServer: Sendable {
             let certificates = AuthController.json(service.keys.x509Certificates())
             router.get("/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com") { _, _ in certificates }
         }
-        let responder = HearthResponder(controller: controller, auth: auth, storage: storage, router: router.buildResponder())
+        let responder = HearthResponder(
+            controller: controller, auth: auth, storage: storage, functions: functions, router: router.buildResponder())
         // Hummingbird's own start-up line would repeat ours; keep its warnings and errors.
         var appLogger = logger
         appLogger.logLevel = max(logger.logLevel, .notice)
@@ -96,12 +105,15 @@ public struct HearthServer: Sendable {
         gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> ServiceGroup {
-        ServiceGroup(
+        var services: [any Service] = [
+            application(onServerRunning: onServerRunning),
+            StreamKeeper(registry: registry, connections: realtime.connections, seconds: configuration.keepAliveSeconds, logger: logger),
+        ]
+        // Last, so that on shutdown it stops first: no new function runs while requests finish.
+        if let functions { services.append(FunctionsService(runtime: functions, registry: registry, logger: logger)) }
+        return ServiceGroup(
             configuration: .init(
-                services: [
-                    application(onServerRunning: onServerRunning),
-                    StreamKeeper(registry: registry, connections: realtime.connections, seconds: configuration.keepAliveSeconds, logger: logger),
-                ],
+                services: services,
                 gracefulShutdownSignals: gracefulShutdownSignals,
                 logger: logger))
     }
@@ -109,6 +121,7 @@ public struct HearthServer: Sendable {
     /// Closes every open store (call after the application stopped).
     public func shutdown() async {
         await registry.closeAll()
+        await functions?.shutdown()
     }
 }
 
@@ -118,10 +131,12 @@ struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context 
     let controller: DatabaseController
     let auth: AuthController?
     let storage: StorageController?
+    let functions: FunctionsRuntime?
     let router: Inner
 
     func respond(to request: Request, context: HearthRequestContext) async throws -> Response {
         let path = request.uri.path
+        if let functions, let response = await functions.respond(to: request, controller: controller) { return response }
         if path.hasPrefix("/.well-known/") || path.hasPrefix("/service_accounts/") || path.hasPrefix("/robot/") {
             return try await router.respond(to: request, context: context)
         }

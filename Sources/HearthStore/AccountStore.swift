@@ -38,7 +38,7 @@ public enum AccountConflict: Error, Sendable, Hashable {
 }
 
 /// Reads and writes accounts inside one transaction.
-public protocol AccountTransaction {
+public protocol AccountTransaction: OutboxReader, OutboxWriter {
     func account(uid: String) throws -> AccountRow?
     func account(email: String) throws -> AccountRow?
     func account(phoneNumber: String) throws -> AccountRow?

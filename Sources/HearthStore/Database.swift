@@ -13,6 +13,8 @@ public actor Database {
     private let observer: any ChangeObserver
     private let clock: @Sendable () -> Int64
     private let pushIDs: PushIDGenerator
+    private let triggers: TriggerRecorder?
+    private let onEventsQueued: @Sendable () -> Void
     /// The latest commit time used for push ids; never goes back, even if the clock does.
     private var pushMillis: Int64 = .min
 
@@ -33,11 +35,17 @@ public actor Database {
     /// - Parameters:
     ///   - clock: milliseconds since 1970 (injected for tests).
     ///   - pushIDs: names the children that `.push` writes create (injected for tests).
+    ///   - triggers: database triggers whose events are enqueued in the outbox, in the transaction of
+    ///     the write that causes them.
+    ///   - onEventsQueued: called after a commit that enqueued trigger events.
     public init(
         name: String, store: any DatabaseStore, observer: any ChangeObserver,
-        clock: @escaping @Sendable () -> Int64, pushIDs: PushIDGenerator = PushIDGenerator()
+        clock: @escaping @Sendable () -> Int64, pushIDs: PushIDGenerator = PushIDGenerator(),
+        triggers: [DatabaseTrigger] = [], onEventsQueued: @escaping @Sendable () -> Void = {}
     ) async throws {
         self.name = name
+        self.triggers = TriggerRecorder(triggers)
+        self.onEventsQueued = onEventsQueued
         self.store = store
         self.observer = observer
         self.clock = clock
@@ -76,15 +84,19 @@ public actor Database {
         let pushContext = PushContext(generator: pushIDs, millis: pushMillis)
         let first = sequence + 1
         let requests = batch.map(\.request)
+        let triggers = self.triggers
         do {
-            let (results, changes) = try await store.write { tx in
+            let (results, changes, queued) = try await store.write { tx in
                 var results: [Result<WriteOutcome, any Error>] = []
                 var changes: [Change] = []
+                var queued = 0
                 var seq = first
                 for request in requests {
                     do {
+                        let capture = try triggers?.before(request, tx: tx)
                         let (outcome, change) = try Database.apply(request, tx: tx, now: now, push: pushContext, sequence: seq)
                         if let change {
+                            if let triggers, let capture { queued += try triggers.record(change, before: capture, tx: tx, now: now) }
                             changes.append(change)
                             seq += 1
                         }
@@ -93,13 +105,16 @@ public actor Database {
                         results.append(.failure(error))
                     } catch let error as PermissionDenied {
                         results.append(.failure(error))
+                    } catch let error as AlreadyApplied {
+                        results.append(.failure(error))
                     }
                 }
                 if let last = changes.last { try tx.setSequence(last.sequence) }
-                return (results, changes)
+                return (results, changes, queued)
             }
             if let last = changes.last { sequence = last.sequence }
             if !changes.isEmpty { observer.didCommit(changes) }
+            if queued > 0 { onEventsQueued() }
             return results
         } catch {
             return Array(repeating: .failure(error), count: batch.count)
@@ -122,6 +137,15 @@ public actor Database {
     static func apply(
         _ request: WriteRequest, tx: any StoreTransaction, now: Int64, push: PushContext, sequence: UInt64
     ) throws -> (WriteOutcome, Change?) {
+        if let key = request.idempotencyKey {
+            // Checked first, claimed last: a request that fails validation leaves the key unclaimed.
+            if try tx.isClaimed(key) { throw AlreadyApplied(key: key) }
+            var unkeyed = request
+            unkeyed.idempotencyKey = nil
+            let result = try apply(unkeyed, tx: tx, now: now, push: push, sequence: sequence)
+            if case .committed = result.0 { _ = try tx.claimKey(key, at: now) }
+            return result
+        }
         if case .push(let parsed) = request.operation {
             // Named here, inside the serial writer, so that key order is commit order.
             let id = Key(push.generator.next(millis: push.millis))

@@ -4,7 +4,7 @@ public import HearthCore
 ///
 /// Backends implement this over their own transactions; `Database` builds every REST and streaming
 /// read on it.
-public protocol StoreReader {
+public protocol StoreReader: OutboxReader {
     /// The whole subtree at `path` (empty when absent).
     func read(_ path: Path) throws -> Node
     /// The children of `path` selected by `query`, in query order. Backends may use indexes.
@@ -37,7 +37,7 @@ extension StoreReader {
 }
 
 /// Write access inside a store transaction; everything commits together or not at all.
-public protocol StoreTransaction: StoreReader {
+public protocol StoreTransaction: StoreReader, OutboxWriter {
     /// Replaces the node at `path` (empty deletes it; empty parents vanish; leaf ancestors become objects).
     func set(_ path: Path, _ node: Node) throws
     /// Sets the priority of an existing node (no-op on an empty node).

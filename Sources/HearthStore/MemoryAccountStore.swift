@@ -7,6 +7,7 @@ public final class MemoryAccountStore: AccountStore {
         var accounts: [String: AccountRow] = [:]
         var refresh: [Data: RefreshTokenRow] = [:]
         var codes: [Data: (data: Data, created: Int64)] = [:]
+        var outbox = MemoryOutbox()
     }
 
     private let state = Mutex(State())
@@ -22,7 +23,12 @@ public final class MemoryAccountStore: AccountStore {
         }
     }
 
-    final class Transaction: AccountTransaction {
+    final class Transaction: AccountTransaction, MemoryOutboxHost {
+        var outbox: MemoryOutbox {
+            get { state.outbox }
+            set { state.outbox = newValue }
+        }
+
         var state: State
         init(state: State) { self.state = state }
 

@@ -7,6 +7,7 @@ public final class MemoryStore: DatabaseStore {
         var root = Node.empty
         var sequence: UInt64 = 0
         var settings: [String: String] = [:]
+        var outbox = MemoryOutbox()
     }
 
     private let state = Mutex(State())
@@ -14,7 +15,7 @@ public final class MemoryStore: DatabaseStore {
 
     public init() {}
 
-    final class Transaction: StoreTransaction {
+    final class Transaction: StoreTransaction, MemoryOutboxHost {
         var state: State
 
         init(_ state: State) {
@@ -40,6 +41,11 @@ public final class MemoryStore: DatabaseStore {
         func setSetting(_ name: String, _ value: String) throws { state.settings[name] = value }
         /// The memory store answers every query by scanning, so there is nothing to maintain.
         func setIndexes(_ specs: [IndexSpec]) throws {}
+
+        var outbox: MemoryOutbox {
+            get { state.outbox }
+            set { state.outbox = newValue }
+        }
     }
 
     public func snapshot<R: Sendable>(_ body: @Sendable (any StoreReader) throws -> R) async throws -> R {

@@ -24,11 +24,15 @@ public struct WriteRequest: Sendable {
     public var wantsETag: Bool
     /// Security rules to check inside the transaction (nil = admin, no check).
     public var authorizer: (any WriteAuthorizer)?
+    /// Write only if no committed write claimed this key before, and claim it in the same
+    /// transaction (a function making its effect exactly-once). A repeat fails with `AlreadyApplied`.
+    public var idempotencyKey: String?
 
     public init(
         path: Path, operation: Operation, ifMatch: String? = nil, wantsETag: Bool = false,
-        authorizer: (any WriteAuthorizer)? = nil
+        authorizer: (any WriteAuthorizer)? = nil, idempotencyKey: String? = nil
     ) {
+        self.idempotencyKey = idempotencyKey
         self.path = path
         self.operation = operation
         self.ifMatch = ifMatch

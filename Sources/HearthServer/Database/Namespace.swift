@@ -29,8 +29,8 @@ final class NamespaceRegistry: Sendable {
     private let opened = Mutex<[String: Namespace]>([:])
     private let opener: NamespaceOpener
 
-    init(factory: any StoreFactory, clock: @escaping @Sendable () -> Int64, initialRules: RulesDocument) {
-        opener = NamespaceOpener(factory: factory, clock: clock, initialRules: initialRules)
+    init(factory: any StoreFactory, clock: @escaping @Sendable () -> Int64, initialRules: RulesDocument, functions: FunctionsRuntime? = nil) {
+        opener = NamespaceOpener(factory: factory, clock: clock, initialRules: initialRules, functions: functions)
     }
 
     static func isValid(_ name: String) -> Bool { NamespaceOpener.isValid(name) }
@@ -62,10 +62,12 @@ actor NamespaceOpener {
     private let factory: any StoreFactory
     private let clock: @Sendable () -> Int64
     private let initialRules: RulesDocument
+    private let functions: FunctionsRuntime?
     private var open: [String: Task<Namespace, any Error>] = [:]
 
-    init(factory: any StoreFactory, clock: @escaping @Sendable () -> Int64, initialRules: RulesDocument) {
+    init(factory: any StoreFactory, clock: @escaping @Sendable () -> Int64, initialRules: RulesDocument, functions: FunctionsRuntime?) {
         self.initialRules = initialRules
+        self.functions = functions
         self.factory = factory
         self.clock = clock
     }
@@ -82,11 +84,17 @@ actor NamespaceOpener {
         if let task = open[name] { return try await task.value }
         let factory = self.factory
         let clock = self.clock
+        let functions = self.functions
         // A child task per namespace opening, so concurrent first requests share one open.
         let task = Task<Namespace, any Error> {
             let store = try await factory.open(namespace: name)
             let hub = RealtimeHub()
-            let database = try await Database(name: name, store: store, observer: hub, clock: clock)
+            // Database triggers: their events are enqueued in the writer's transactions, and the
+            // namespace's outbox dispatcher is woken after each commit that enqueued some.
+            let wake = functions?.databaseOpened(name, store: store)
+            let database = try await Database(
+                name: name, store: store, observer: hub, clock: clock, triggers: functions?.triggers(for: name) ?? [],
+                onEventsQueued: wake ?? {})
             let source = try await store.snapshot { try $0.setting("rules") }
             // A stored document that no longer compiles denies everything until an admin replaces it.
             let rules = source.map { s in (try? RulesDocument(source: s)) ?? .denyAll } ?? initialRules

@@ -18,6 +18,8 @@ public final class StorageService: Sendable {
     /// Milliseconds since 1970.
     let clock: @Sendable () -> Int64
     private let lastSweep = Mutex<Int64>(0)
+    /// Functions to run when objects are finalized or deleted (server functions install them).
+    public let events = EventHook()
 
     /// True at most once an hour: time to drop abandoned upload sessions.
     func sweepDue(now: Int64) -> Bool {
@@ -89,6 +91,7 @@ public final class StorageService: Sendable {
             throw error
         }
         let now = clock()
+        let hook = events.functions
         let result: (ObjectRecord, ObjectRecord?)
         do {
             result = try await catalog.transaction { tx in
@@ -103,6 +106,11 @@ public final class StorageService: Sendable {
                 try authorize(old, record)
                 if try tx.bucket(bucket) == nil { try tx.saveBucket(BucketRecord(name: bucket, timeCreated: now)) }
                 try tx.saveObject(record)
+                if let hook {
+                    // As in Cloud Storage, replacing an object deletes the old one.
+                    if let old { try Self.enqueue(old, for: hook.deleted, in: tx, at: now) }
+                    try Self.enqueue(record, for: hook.created, in: tx, at: now)
+                }
                 return (record, old)
             }
         } catch {
@@ -112,7 +120,15 @@ public final class StorageService: Sendable {
             throw error
         }
         if let old = result.1, let id = BlobID(old.blob), old.blob != blob.id.rawValue { _ = try? await blobs.delete(id) }
+        hook?.wake()
         return result.0
+    }
+
+    /// Outbox events for `record`, in the change's own transaction.
+    private static func enqueue(_ record: ObjectRecord, for functions: [String], in tx: any ObjectTransaction, at now: Int64) throws {
+        guard !functions.isEmpty else { return }
+        let payload = Array(try JSONEncoder().encode(record))
+        for function in functions { try tx.enqueueEvent(function: function, payload: payload, at: now) }
     }
 
     /// Refuses bytes whose digests differ from the ones the client sent.
@@ -156,13 +172,17 @@ public final class StorageService: Sendable {
         bucket: String, name: String, preconditions: Preconditions = Preconditions(),
         authorize: @escaping @Sendable (ObjectRecord) throws -> Void = { _ in }
     ) async throws {
+        let hook = events.functions
+        let now = clock()
         let removed = try await catalog.transaction { tx in
             guard let record = try tx.object(bucket: bucket, name: name) else { throw StorageError.noSuchObject(bucket, name) }
             try preconditions.check(record)
             try authorize(record)
             try tx.deleteObject(bucket: bucket, name: name)
+            if let hook { try Self.enqueue(record, for: hook.deleted, in: tx, at: now) }
             return record
         }
+        hook?.wake()
         if let id = BlobID(removed.blob) { _ = try? await blobs.delete(id) }
     }
 

@@ -7,6 +7,7 @@ public final class MemoryObjectCatalog: ObjectCatalog {
         var buckets: [String: BucketRecord] = [:]
         var objects: [String: [String: ObjectRecord]] = [:]
         var uploads: [String: (data: Data, created: Int64)] = [:]
+        var outbox = MemoryOutbox()
     }
 
     private let state = Mutex(State())
@@ -27,7 +28,12 @@ public final class MemoryObjectCatalog: ObjectCatalog {
     }
 
     /// Works on a copy; the catalog keeps it only if the body returns normally (all or nothing).
-    final class Transaction: ObjectTransaction {
+    final class Transaction: ObjectTransaction, MemoryOutboxHost {
+        var outbox: MemoryOutbox {
+            get { state.outbox }
+            set { state.outbox = newValue }
+        }
+
         var state: State
 
         init(state: State) { self.state = state }

@@ -20,7 +20,7 @@ public protocol ObjectCatalog: Sendable {
 
 /// The primitive operations a catalog backend provides; listing and the rest are built on them.
 /// Names compare as UTF-8 bytes (code point order), as Cloud Storage lists them.
-public protocol ObjectTransaction {
+public protocol ObjectTransaction: OutboxReader, OutboxWriter {
     func bucket(_ name: String) throws -> BucketRecord?
     func buckets() throws -> [BucketRecord]
     func saveBucket(_ bucket: BucketRecord) throws

@@ -1,0 +1,195 @@
+import Foundation
+import HearthCore
+import HearthStore
+import Hummingbird
+import Logging
+import NIOCore
+
+/// What a plain HTTP function gets besides the request.
+public struct HTTPFunctionContext: Sendable {
+    /// The route's `{name}` segments: `["station": "berlin"]` for `/hooks/weather/{station}`.
+    public let params: [String: String]
+    /// The caller, when the request carries a valid ID token (`Authorization: Bearer …`).
+    public let auth: CallableAuth?
+    /// Whether the request carries the admin credential.
+    public let isAdmin: Bool
+    public let function: FunctionContext
+}
+
+extension FunctionsRuntime {
+    static let adminPrefix = "/.hearth/functions"
+
+    /// Answers callable functions, HTTP functions and the functions admin API; nil when the request
+    /// is for none of them.
+    func respond(to request: Request, controller: DatabaseController) async -> Response? {
+        let path = request.uri.path
+        if path.hasPrefix(Self.adminPrefix) { return await admin(request, controller: controller) }
+        // Database REST paths end in `.json`; nothing here does.
+        if path.hasSuffix(".json") { return nil }
+        if let name = callableName(path), let entry = functions.callables[name] {
+            return await call(entry, request, controller: controller)
+        }
+        guard !functions.routes.isEmpty else { return nil }
+        let keys = Path(path)
+        for route in functions.routes {
+            guard route.method == request.method, let params = route.pattern.match(keys) else { continue }
+            let context = HTTPFunctionContext(
+                params: params, auth: verifiedCaller(request, controller: controller), isAdmin: isAdmin(request, controller: controller),
+                function: context(for: "\(route.method.rawValue) \(route.pattern)"))
+            do {
+                return try await route.handler(request, context)
+            } catch let error as HTTPError {
+                return Self.plain(error.status, error.body ?? error.status.reasonPhrase)
+            } catch {
+                context.function.logger.error("HTTP function failed", metadata: ["hearth.error": "\(error)"])
+                return Self.plain(.internalServerError, "Internal Server Error")
+            }
+        }
+        return nil
+    }
+
+    /// `/functions/NAME`, or the emulator's `/PROJECT/REGION/NAME`.
+    private func callableName(_ path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        if parts.count == 2, parts.first == "functions" { return String(parts.last!) }
+        if parts.count == 3, parts.first.map(String.init) == defaultNamespace, Self.isRegion(parts[parts.startIndex + 1]) {
+            return String(parts.last!)
+        }
+        return nil
+    }
+
+    /// `us-central1`, `europe-west3`: lower-case words, a dash, a word ending in a digit.
+    private static func isRegion(_ s: Substring) -> Bool {
+        guard let dash = s.firstIndex(of: "-"), dash != s.startIndex, let last = s.last, last.isNumber else { return false }
+        return s.allSatisfy { $0 == "-" || ($0.isASCII && ($0.isLowercase || $0.isNumber)) }
+    }
+
+    private func verifiedCaller(_ request: Request, controller: DatabaseController) -> CallableAuth? {
+        guard let token = Self.bearer(request), !constantTimeEquals(token, controller.configuration.adminToken),
+            let auth = controller.tokens.authVariable(for: token, verifier: controller.auth, acceptUnsigned: controller.configuration.dev),
+            let uid = auth["uid"]?.stringValue
+        else { return nil }
+        return CallableAuth(uid: uid, token: auth["token"] ?? .object([]))
+    }
+
+    private func isAdmin(_ request: Request, controller: DatabaseController) -> Bool {
+        Self.bearer(request).map { constantTimeEquals($0, controller.configuration.adminToken) } ?? false
+    }
+
+    private static func bearer(_ request: Request) -> String? {
+        guard let header = request.headers[.authorization] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1])
+    }
+
+    // MARK: Callable protocol
+
+    private static let corsHeaders: HTTPFields = [
+        .accessControlAllowOrigin: "*",
+        .accessControlAllowMethods: "POST, OPTIONS",
+        .accessControlAllowHeaders: "Authorization, Content-Type, X-Firebase-AppCheck, X-Firebase-Instance-ID-Token, X-Client-Version, X-Firebase-GMPID",
+        .accessControlMaxAge: "3600",
+    ]
+
+    private func call(_ entry: Functions.CallableEntry, _ request: Request, controller: DatabaseController) async -> Response {
+        if request.method == .options { return Response(status: .noContent, headers: Self.corsHeaders) }
+        // As Firebase: POST with a JSON body whose top level has `data`, or 400 "Bad Request".
+        let contentType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard request.method == .post, contentType == "application/json" else {
+            return Self.callableError(CallableError(.invalidArgument, "Bad Request"))
+        }
+        let data: JSONValue
+        do {
+            let buffer = try await request.body.collect(upTo: controller.configuration.maxBodyBytes)
+            guard let value = try JSONValue.parse(Array(buffer.readableBytesView))["data"] else {
+                return Self.callableError(CallableError(.invalidArgument, "Bad Request"))
+            }
+            data = value
+        } catch {
+            return Self.callableError(CallableError(.invalidArgument, "Bad Request"))
+        }
+        var auth: CallableAuth?
+        if let token = Self.bearer(request) {
+            // A token that is present but invalid is refused, as Firebase does (an absent one is fine).
+            guard let caller = verifiedCaller(request, controller: controller) else {
+                return Self.callableError(CallableError(.unauthenticated, "Unauthenticated"))
+            }
+            _ = token
+            auth = caller
+        }
+        let context = context(for: entry.name)
+        do {
+            let result = try await entry.handler(data, CallableRequest(auth: auth, headers: request.headers), context)
+            return Self.json(.object([JSONMember("result", result)]), status: .ok)
+        } catch let error as CallableError {
+            return Self.callableError(error)
+        } catch {
+            // Never leak an unexpected error's text to the caller; it is in the log.
+            context.logger.error("callable function failed", metadata: ["hearth.error": "\(error)"])
+            return Self.callableError(CallableError(.internal, "INTERNAL"))
+        }
+    }
+
+    private static func callableError(_ error: CallableError) -> Response {
+        json(error.body, status: HTTPResponse.Status(code: error.code.httpStatus))
+    }
+
+    private static func json(_ value: JSONValue, status: HTTPResponse.Status) -> Response {
+        var headers = corsHeaders
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes)))
+    }
+
+    private static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    // MARK: Admin API (dead letters)
+
+    /// `GET /.hearth/functions/deadLetters[?queue=…&after=…]` lists dead letters;
+    /// `POST /.hearth/functions/deadLetters/QUEUE/ID:retry` makes one live again. Admin only.
+    private func admin(_ request: Request, controller: DatabaseController) async -> Response {
+        guard isAdmin(request, controller: controller) else {
+            return Self.json(.object([JSONMember("error", .string("Unauthorized: the functions API needs the admin credential"))]), status: .unauthorized)
+        }
+        let rest = request.uri.path.dropFirst(Self.adminPrefix.count)
+        do {
+            if rest == "/deadLetters" || rest == "/deadLetters/", request.method == .get {
+                let parameters = parseQueryString(request.uri.query)
+                let after = parameters["after"].flatMap { Int64($0) } ?? 0
+                let limit = min(1000, max(1, parameters["limit"].flatMap { Int($0) } ?? 100))
+                var items: [JSONValue] = []
+                for dispatcher in allDispatchers where parameters["queue"] == nil || parameters["queue"] == dispatcher.queue.name {
+                    for event in try await dispatcher.queue.dead(after, limit) { items.append(Self.describe(event, queue: dispatcher.queue.name)) }
+                }
+                return Self.json(.object([JSONMember("deadLetters", .array(items))]), status: .ok)
+            }
+            if rest.hasPrefix("/deadLetters/"), rest.hasSuffix(":retry"), request.method == .post {
+                let spec = rest.dropFirst("/deadLetters/".count).dropLast(":retry".count)
+                guard let slash = spec.lastIndex(of: "/"), let id = Int64(spec[spec.index(after: slash)...]),
+                    let dispatcher = dispatcher(String(spec[..<slash]))
+                else { return Self.json(.object([JSONMember("error", .string("No such queue or event id"))]), status: .notFound) }
+                guard try await dispatcher.queue.revive(id, wallClockMillis()) else {
+                    return Self.json(.object([JSONMember("error", .string("No dead letter \(id) in \(dispatcher.queue.name)"))]), status: .notFound)
+                }
+                dispatcher.wake()
+                return Self.json(.object([JSONMember("retried", .string("\(dispatcher.queue.name)/\(id)"))]), status: .ok)
+            }
+            return Self.json(.object([JSONMember("error", .string("Not found"))]), status: .notFound)
+        } catch {
+            logger.error("functions admin request failed", metadata: ["hearth.error": "\(error)"])
+            return Self.json(.object([JSONMember("error", .string("Internal error"))]), status: .internalServerError)
+        }
+    }
+
+    static func describe(_ event: OutboxEvent, queue: String) -> JSONValue {
+        var members = [
+            JSONMember("queue", .string(queue)), JSONMember("id", .string(String(event.id))), JSONMember("function", .string(event.function)),
+            JSONMember("attempts", .int(Int64(event.attempts))), JSONMember("createdAt", .int(event.createdAt)),
+        ]
+        if let error = event.lastError { members.append(JSONMember("error", .string(error))) }
+        members.append(JSONMember("payload", (try? JSONValue.parse(event.payload)) ?? .string(String(decoding: event.payload, as: UTF8.self))))
+        return .object(members)
+    }
+}

@@ -1,0 +1,165 @@
+import AsyncHTTPClient
+import Foundation
+import HearthAuth
+import HearthCore
+import HearthStore
+import Logging
+import Synchronization
+
+/// Runs an app's registered functions inside the server: delivers trigger events from the outboxes,
+/// answers callable and HTTP functions, and drives scheduled jobs.
+final class FunctionsRuntime: Sendable {
+    let functions: Functions
+    let logger: Logger
+    let defaultNamespace: String
+    let httpClient: HTTPClient
+    let auth: AuthService?
+    let storage: StorageService?
+    private let controller = Mutex<DatabaseController?>(nil)
+    private let dispatchers = Mutex<[String: OutboxDispatcher]>([:])
+    /// Dispatchers created after start (a namespace with triggers opened), for the service to run.
+    let started: AsyncStream<OutboxDispatcher>
+    private let startContinuation: AsyncStream<OutboxDispatcher>.Continuation
+    private let handlers: [String: Handler]
+    private let triggersByNamespace: [String: [DatabaseTrigger]]
+
+    enum Handler: Sendable {
+        case database(PathPattern, RetryPolicy, Functions.DatabaseHandler)
+        case user(RetryPolicy, Functions.UserHandler)
+        case object(RetryPolicy, Functions.ObjectHandler)
+    }
+
+    init(functions: Functions, defaultNamespace: String, auth: AuthService?, storage: StorageService?, logger: Logger) {
+        self.functions = functions
+        self.defaultNamespace = defaultNamespace
+        self.auth = auth
+        self.storage = storage
+        self.logger = logger
+        self.httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+        (started, startContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        var handlers: [String: Handler] = [:]
+        var triggers: [String: [DatabaseTrigger]] = [:]
+        for entry in functions.database {
+            handlers[entry.trigger.function] = .database(entry.trigger.pattern, entry.retry, entry.handler)
+            triggers[entry.namespace ?? defaultNamespace, default: []].append(entry.trigger)
+        }
+        for entry in functions.userCreated + functions.userDeleted { handlers[entry.name] = .user(entry.retry, entry.handler) }
+        for entry in functions.objectFinalized + functions.objectDeleted { handlers[entry.name] = .object(entry.retry, entry.handler) }
+        self.handlers = handlers
+        self.triggersByNamespace = triggers
+        if let auth, !(functions.userCreated.isEmpty && functions.userDeleted.isEmpty) {
+            let dispatcher = makeDispatcher(EventQueue(accounts: auth.accountStore), poll: .milliseconds(500))
+            auth.events.install(
+                EventHook.Functions(
+                    created: functions.userCreated.map(\.name), deleted: functions.userDeleted.map(\.name), wake: { dispatcher.wake() }))
+        }
+        if let storage, !(functions.objectFinalized.isEmpty && functions.objectDeleted.isEmpty) {
+            let dispatcher = makeDispatcher(EventQueue(objects: storage.catalog), poll: .seconds(1))
+            storage.events.install(
+                EventHook.Functions(
+                    created: functions.objectFinalized.map(\.name), deleted: functions.objectDeleted.map(\.name), wake: { dispatcher.wake() }))
+        }
+    }
+
+    func attach(_ controller: DatabaseController) { self.controller.withLock { $0 = controller } }
+
+    /// Namespaces that have database triggers (opened at start so pending events are delivered).
+    var triggerNamespaces: [String] { triggersByNamespace.keys.sorted() }
+
+    func triggers(for namespace: String) -> [DatabaseTrigger] { triggersByNamespace[namespace] ?? [] }
+
+    /// The dispatcher for a namespace's outbox, created when the namespace opens.
+    func databaseOpened(_ namespace: String, store: any DatabaseStore) -> (@Sendable () -> Void)? {
+        guard triggersByNamespace[namespace] != nil else { return nil }
+        let dispatcher = makeDispatcher(EventQueue(database: store, namespace: namespace), poll: nil)
+        return { dispatcher.wake() }
+    }
+
+    private func makeDispatcher(_ queue: EventQueue, poll: Duration?) -> OutboxDispatcher {
+        let dispatcher = OutboxDispatcher(queue: queue, poll: poll, logger: logger) { [weak self] event in
+            guard let self else { return .interrupted }
+            return await self.run(event, from: queue.name)
+        }
+        dispatchers.withLock { $0[queue.name] = dispatcher }
+        startContinuation.yield(dispatcher)
+        return dispatcher
+    }
+
+    var allDispatchers: [OutboxDispatcher] { dispatchers.withLock { $0.values.sorted { $0.queue.name < $1.queue.name } } }
+
+    func dispatcher(_ queue: String) -> OutboxDispatcher? { dispatchers.withLock { $0[queue] } }
+
+    func finish() { startContinuation.finish() }
+
+    func shutdown() async {
+        try? await httpClient.shutdown()
+    }
+
+    /// The context a function runs with.
+    func context(for function: String) -> FunctionContext {
+        var log = logger
+        log[metadataKey: "hearth.function"] = "\(function)"
+        guard let controller = controller.withLock({ $0 }) else { preconditionFailure("functions run only after the server is built") }
+        return FunctionContext(
+            logger: log, database: AdminDatabase(controller: controller, defaultNamespace: defaultNamespace), auth: auth,
+            storage: storage.map { AdminStorage(service: $0) }, httpClient: httpClient, functionName: function)
+    }
+
+    /// Runs one outbox event's function.
+    private func run(_ event: OutboxEvent, from queue: String) async -> OutboxDispatcher.RunResult {
+        guard let handler = handlers[event.function] else {
+            return .failure("No function named \"\(event.function)\" is registered in this server", .never)
+        }
+        let id = "\(queue)/\(event.id)"
+        let context = context(for: event.function)
+        let attempt = event.attempts + 1
+        do {
+            switch handler {
+            case .database(let pattern, let policy, let body):
+                let payload = try JSONValue.parse(event.payload)
+                let pathText = payload["path"]?.stringValue ?? "/"
+                let path = Path(pathText)
+                let time = Date(timeIntervalSince1970: Double(payload["time"].flatMap { if case .int(let t) = $0 { t } else { nil } } ?? event.createdAt) / 1000)
+                let databaseEvent = DatabaseEvent(
+                    id: id, namespace: String(queue.dropFirst(3)), path: path.description, params: pattern.match(path) ?? [:],
+                    before: payload["before"] ?? .null, after: payload["after"] ?? .null, time: time, attempt: attempt)
+                try await Self.execute(retry: policy) { try await body(databaseEvent, context) }
+            case .user(let policy, let body):
+                let user = try JSONDecoder().decode(UserRecord.self, from: Data(event.payload))
+                let time = Date(timeIntervalSince1970: Double(event.createdAt) / 1000)
+                try await Self.execute(retry: policy) { try await body(UserEvent(id: id, user: user, time: time, attempt: attempt), context) }
+            case .object(let policy, let body):
+                let object = try JSONDecoder().decode(ObjectRecord.self, from: Data(event.payload))
+                let time = Date(timeIntervalSince1970: Double(event.createdAt) / 1000)
+                try await Self.execute(retry: policy) { try await body(ObjectEvent(id: id, object: object, time: time, attempt: attempt), context) }
+            }
+            return .success
+        } catch is CancellationError where Task.isCancelled {
+            return .interrupted
+        } catch let failure as Failure {
+            context.logger.warning(
+                "function failed", metadata: ["hearth.event": "\(id)", "hearth.attempt": "\(attempt)", "hearth.error": "\(failure.message)"])
+            return .failure(failure.message, failure.retry)
+        } catch {
+            // The payload itself could not be read: retrying cannot help.
+            context.logger.error("unreadable trigger event", metadata: ["hearth.event": "\(id)", "hearth.error": "\(error)"])
+            return .failure("Unreadable event: \(error)", .never)
+        }
+    }
+
+    private struct Failure: Error {
+        var message: String
+        var retry: RetryPolicy
+    }
+
+    /// Runs a handler; its errors become a `Failure` under its retry policy (cancellation passes through).
+    private static func execute(retry: RetryPolicy, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch is CancellationError where Task.isCancelled {
+            throw CancellationError()
+        } catch {
+            throw Failure(message: String(describing: error), retry: retry)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import HearthCore
+import HearthStore
+import Logging
+import ServiceLifecycle
+
+/// Runs the outbox dispatchers and the scheduled jobs for the server's lifetime.
+struct FunctionsService: Service {
+    let runtime: FunctionsRuntime
+    let registry: NamespaceRegistry
+    let logger: Logger
+
+    func run() async throws {
+        // Namespaces with triggers open now, so events left from before a restart are delivered.
+        for name in runtime.triggerNamespaces {
+            do {
+                _ = try await registry.namespace(name)
+            } catch {
+                logger.error("cannot open a namespace with triggers", metadata: ["hearth.ns": "\(name)", "hearth.error": "\(error)"])
+            }
+        }
+        let scheduler = runtime.functions.schedules.isEmpty ? nil : makeScheduler()
+        let runtime = self.runtime
+        await withDiscardingTaskGroup { group in
+            if let scheduler { group.addTask { try? await scheduler.run() } }
+            group.addTask {
+                try? await gracefulShutdown()
+                runtime.finish()
+            }
+            for await dispatcher in runtime.started {
+                group.addTask { await dispatcher.run() }
+            }
+            group.cancelAll()
+        }
+        logger.debug("functions stopped")
+    }
+
+    private func makeScheduler() -> Scheduler {
+        let runtime = self.runtime
+        let entries = Dictionary(uniqueKeysWithValues: runtime.functions.schedules.map { ($0.name, $0) })
+        let state = NamespaceScheduleState(registry: registry, namespace: runtime.defaultNamespace)
+        return Scheduler(jobs: runtime.functions.schedules.map { ($0.name, $0.schedule) }, state: state, logger: logger) { event in
+            guard let entry = entries[event.jobName] else { return }
+            let context = runtime.context(for: entry.name)
+            do {
+                try await entry.handler(event, context)
+            } catch {
+                context.logger.error(
+                    "scheduled job failed", metadata: ["hearth.scheduled": "\(event.scheduledTime)", "hearth.error": "\(error)"])
+            }
+        }
+    }
+}
+
+/// Scheduled jobs' last run times, kept as settings of the project's database (so they survive a
+/// restart with the data folder).
+struct NamespaceScheduleState: ScheduleStateStore {
+    let registry: NamespaceRegistry
+    let namespace: String
+
+    private func key(_ job: String) -> String { "schedule:" + job }
+
+    func lastScheduledTime(job: String) async throws -> Date? {
+        let key = key(job)
+        let text = try await registry.namespace(namespace).database.store.snapshot { try $0.setting(key) }
+        return text.flatMap(Int64.init).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
+
+    func recordStart(job: String, scheduled: Date) async throws {
+        let key = key(job)
+        let millis = String(Int64((scheduled.timeIntervalSince1970 * 1000).rounded()))
+        try await registry.namespace(namespace).database.store.write { try $0.setSetting(key, millis) }
+    }
+}
