@@ -45,18 +45,21 @@ public actor LiveServer {
     public let configuration: ServerConfiguration
     private let auth: AuthService?
     private let storage: StorageService?
+    private let functions: Functions
     private let logger: Logger
     private var running: (server: HearthServer, group: ServiceGroup, task: Task<Void, any Error>)?
 
     public init(
         stores: any StoreFactory = MemoryStoreFactory(), dev: Bool = true, adminToken: String = "owner",
         indexPolicy: IndexPolicy = .enforce, auth: AuthService? = nil, storage: StorageService? = nil,
+        functions: Functions = Functions(),
         logger: Logger = Logger(label: "hearth-test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.stores = stores
         self.configuration = ServerConfiguration(host: "127.0.0.1", port: 0, adminToken: adminToken, indexPolicy: indexPolicy, dev: dev)
         self.auth = auth
         self.storage = storage
+        self.functions = functions
         self.logger = logger
     }
 
@@ -65,7 +68,8 @@ public actor LiveServer {
         precondition(running == nil, "already running")
         var configuration = self.configuration
         configuration.port = port
-        let server = HearthServer(configuration: configuration, stores: stores, logger: logger, auth: auth, storage: storage)
+        let server = HearthServer(
+            configuration: configuration, stores: stores, logger: logger, auth: auth, storage: storage, functions: functions)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let group = server.serviceGroup(gracefulShutdownSignals: []) { port in portContinuation.yield(port) }
         let task = Task { try await group.run() }

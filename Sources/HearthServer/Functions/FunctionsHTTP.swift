@@ -26,8 +26,9 @@ extension FunctionsRuntime {
         if path.hasPrefix(Self.adminPrefix) { return await admin(request, controller: controller) }
         // Database REST paths end in `.json`; nothing here does.
         if path.hasSuffix(".json") { return nil }
-        if let name = callableName(path), let entry = functions.callables[name] {
-            return await call(entry, request, controller: controller)
+        if let name = callableName(path) {
+            if let entry = functions.callables[name] { return await call(entry, request, controller: controller) }
+            if path.hasPrefix("/functions/") { return Self.callableError(CallableError(.notFound, "Function not found: \(name)")) }
         }
         guard !functions.routes.isEmpty else { return nil }
         let keys = Path(path)
