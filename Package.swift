@@ -102,6 +102,20 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "hearth", dependencies: ["HearthCommand"], swiftSettings: strict),
+        // An app team's server with functions for the reference apps (rewards, stays, wishlists).
+        .executableTarget(
+            name: "hearth-functions-example",
+            dependencies: [
+                "HearthCommand", "HearthCore", "HearthServer", "HearthStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Examples/Functions",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "hearth-bench",
             dependencies: [
