@@ -116,6 +116,17 @@ let package = Package(
             path: "Examples/Functions",
             swiftSettings: strict
         ),
+        // A server with functions made to be crashed and measured (process tests, trigger benchmark).
+        .executableTarget(
+            name: "hearth-functions-fixture",
+            dependencies: [
+                "HearthCommand", "HearthCore", "HearthServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Tests/Fixtures/FunctionsFixture",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "hearth-bench",
             dependencies: [

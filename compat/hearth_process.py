@@ -26,8 +26,11 @@ STARTUP_TIMEOUT = 30.0
 SHUTDOWN_TIMEOUT = 10.0
 
 
-def hearth_binary() -> str:
+def hearth_binary(name: str = "hearth") -> str:
+    """The ``hearth`` binary (``$HEARTH_BIN``), or another product built next to it."""
     binary = os.environ.get("HEARTH_BIN", DEFAULT_BIN)
+    if name != "hearth":
+        binary = os.path.join(os.path.dirname(binary), name)
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
         pytest.fail(
             f"Hearth binary not found or not executable: {binary!r} "
@@ -67,11 +70,14 @@ def log_tail(log_path: Path, limit: int = 4000) -> str:
 def hearth_process(
     args: list[str], data_dir: Path, log_path: Path, env: dict[str, str] | None = None,
     probe: str = "/.well-known/jwks.json", probe_headers: dict[str, str] | None = None,
+    binary: str = "hearth", port: int | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen, Path]]:
-    """Runs ``hearth serve --host 127.0.0.1 --port P --data DIR *args`` for the ``with`` block."""
-    port = free_port()
+    """Runs ``<binary> serve --host 127.0.0.1 --port P --data DIR *args`` for the ``with`` block
+    (``binary`` is ``hearth`` or another executable product built next to it, such as a server
+    with functions; ``port`` reuses a port, e.g. for a restart)."""
+    port = port or free_port()
     base_url = f"http://127.0.0.1:{port}"
-    cmd = [hearth_binary(), "serve", "--host", "127.0.0.1", "--port", str(port), "--data", str(data_dir), *args]
+    cmd = [hearth_binary(binary), "serve", "--host", "127.0.0.1", "--port", str(port), "--data", str(data_dir), *args]
     log_file = open(log_path, "wb")  # noqa: SIM115 - closed in the finally below
     proc = subprocess.Popen(
         cmd, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True,
