@@ -1,5 +1,5 @@
 public import Foundation
-import HearthCore
+public import HearthCore
 import HearthStore
 public import Hummingbird
 
@@ -193,8 +193,7 @@ public struct Functions: Sendable {
         _ name: String,
         _ handler: @escaping @Sendable (Input, CallableRequest, FunctionContext) async throws -> Output
     ) throws(FunctionsError) {
-        guard name.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x5F || ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) })
-        else { throw FunctionsError("Callable names are letters, digits, - and _: \"\(name)\"") }
+        try Self.checkCallableName(name)
         try claim(name)
         callables[name] = CallableEntry(name: name) { data, request, context in
             let input: Input
@@ -206,6 +205,20 @@ public struct Functions: Sendable {
             let output = try await handler(input, request, context)
             return try FunctionCoding.encode(output)
         }
+    }
+
+    /// A callable function that takes and returns raw JSON (`data` and `result` as they are).
+    public mutating func callable(
+        _ name: String, _ handler: @escaping @Sendable (JSONValue, CallableRequest, FunctionContext) async throws -> JSONValue
+    ) throws(FunctionsError) {
+        try Self.checkCallableName(name)
+        try claim(name)
+        callables[name] = CallableEntry(name: name, handler: handler)
+    }
+
+    private static func checkCallableName(_ name: String) throws(FunctionsError) {
+        guard !name.isEmpty, name.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x5F || ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) })
+        else { throw FunctionsError("Callable names are letters, digits, - and _: \"\(name)\"") }
     }
 
     /// A plain HTTP function at a custom route, e.g. `http(.get, "/hooks/weather/{station}")`. It

@@ -1,0 +1,307 @@
+import AsyncHTTPClient
+import Foundation
+import HearthAuth
+import HearthCore
+@testable import HearthServer
+import HearthStore
+import HearthTesting
+import Hummingbird
+import NIOCore
+import NIOHTTP1
+import Synchronization
+import Testing
+
+/// Server functions inside a running server: triggers from database, auth and storage changes,
+/// callable functions on Firebase's callable protocol, and plain HTTP functions.
+@Suite("Functions in a live server")
+struct FunctionsLiveTests {
+    /// What the functions under test saw.
+    final class Seen: Sendable {
+        let items = Mutex<[String]>([])
+        func add(_ s: String) { items.withLock { $0.append(s) } }
+        var all: [String] { items.withLock { $0 } }
+
+        func wait(for count: Int) async throws -> [String] {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while all.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            return all
+        }
+    }
+
+    struct EchoInput: Codable, Sendable {
+        var text: String
+        var times: Int
+    }
+
+    struct EchoOutput: Codable, Sendable {
+        var text: String
+        var caller: String?
+    }
+
+    struct Response: Sendable {
+        var status: Int
+        var body: String
+        var headers: HTTPHeaders
+        var json: JSONValue? { try? JSONValue.parse(Array(body.utf8)) }
+    }
+
+    static func send(
+        _ port: Int, _ method: HTTPMethod, _ path: String, _ body: String? = nil, headers: [(String, String)] = []
+    ) async throws -> Response {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return Response(status: Int(response.status.code), body: String(buffer: bytes), headers: response.headers)
+    }
+
+    static let json = [("Content-Type", "application/json")]
+    static let owner = [("Authorization", "Bearer owner")]
+
+    static func auth() -> AuthService {
+        AuthService(projectID: "demo", store: MemoryAccountStore(), key: AuthRouterTests.key, hasher: PasswordHasher(rounds: 1 << 4))
+    }
+
+    static func signUp(_ port: Int, email: String? = nil) async throws -> (uid: String, token: String) {
+        let body = email.map { #"{"email":"\#($0)","password":"secret1","returnSecureToken":true}"# } ?? #"{"returnSecureToken":true}"#
+        let r = try await send(port, .POST, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", body, headers: json)
+        let value = try #require(r.json)
+        return (try #require(value["localId"]?.stringValue), try #require(value["idToken"]?.stringValue))
+    }
+
+    func withServer(
+        _ functions: Functions, auth: AuthService? = nil, storage: StorageService? = nil, _ body: (Int) async throws -> Void
+    ) async throws {
+        let server = LiveServer(stores: MemoryStoreFactory(), auth: auth, storage: storage, functions: functions)
+        let port = try await server.start()
+        do {
+            try await body(port)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    // MARK: Callable protocol
+
+    func callables() throws -> Functions {
+        var functions = Functions()
+        try functions.callable("echo") { (input: EchoInput, request, _) -> EchoOutput in
+            EchoOutput(text: String(repeating: input.text, count: input.times), caller: request.auth?.uid)
+        }
+        try functions.callable("refuse") { (_: JSONValue, _, _) -> JSONValue in
+            throw CallableError(.alreadyExists, "Taken", details: .object([JSONMember("field", .string("name"))]))
+        }
+        try functions.callable("crash") { (_: JSONValue, _, _) -> JSONValue in
+            throw FunctionsError("secret internal detail")
+        }
+        return functions
+    }
+
+    @Test func callableFunctionsSpeakFirebasesProtocol() async throws {
+        try await withServer(try callables(), auth: Self.auth()) { port in
+            var r = try await Self.send(port, .POST, "/functions/echo", #"{"data":{"text":"ab","times":2}}"#, headers: Self.json)
+            #expect(r.status == 200)
+            #expect(r.body == #"{"result":{"text":"abab"}}"#)
+            #expect(r.headers.first(name: "Access-Control-Allow-Origin") == "*")
+
+            // The caller's verified ID token reaches the function.
+            let user = try await Self.signUp(port)
+            r = try await Self.send(
+                port, .POST, "/functions/echo", #"{"data":{"text":"x","times":1}}"#, headers: Self.json + [("Authorization", "Bearer \(user.token)")])
+            #expect(r.json?["result"]?["caller"]?.stringValue == user.uid)
+            // A token that does not verify is refused, not ignored.
+            r = try await Self.send(port, .POST, "/functions/echo", #"{"data":{"text":"x","times":1}}"#, headers: Self.json + [("Authorization", "Bearer nope")])
+            #expect(r.status == 401)
+            #expect(r.body == #"{"error":{"status":"UNAUTHENTICATED","message":"Unauthenticated"}}"#)
+
+            // The emulator's URL shape: /PROJECT/REGION/NAME.
+            r = try await Self.send(port, .POST, "/demo/us-central1/echo", #"{"data":{"text":"e","times":3}}"#, headers: Self.json)
+            #expect(r.body == #"{"result":{"text":"eee"}}"#)
+
+            // Input that does not decode.
+            r = try await Self.send(port, .POST, "/functions/echo", #"{"data":{"text":"x"}}"#, headers: Self.json)
+            #expect(r.status == 400)
+            #expect(r.json?["error"]?["status"]?.stringValue == "INVALID_ARGUMENT")
+            #expect(r.json?["error"]?["message"]?.stringValue?.contains("times") == true)
+
+            // Requests that are not the protocol: 400 Bad Request.
+            for (method, body, headers) in [
+                (HTTPMethod.GET, nil as String?, Self.json), (.POST, #"{"data":1}"#, [("Content-Type", "text/plain")]),
+                (.POST, #"{"nodata":1}"#, Self.json), (.POST, "{not json", Self.json),
+            ] {
+                r = try await Self.send(port, method, "/functions/echo", body, headers: headers)
+                #expect(r.status == 400)
+                #expect(r.body == #"{"error":{"status":"INVALID_ARGUMENT","message":"Bad Request"}}"#)
+            }
+
+            // A CallableError picks the status and carries details; anything else is INTERNAL, without its text.
+            r = try await Self.send(port, .POST, "/functions/refuse", #"{"data":null}"#, headers: Self.json)
+            #expect(r.status == 409)
+            #expect(r.body == #"{"error":{"status":"ALREADY_EXISTS","message":"Taken","details":{"field":"name"}}}"#)
+            r = try await Self.send(port, .POST, "/functions/crash", #"{"data":null}"#, headers: Self.json)
+            #expect(r.status == 500)
+            #expect(r.body == #"{"error":{"status":"INTERNAL","message":"INTERNAL"}}"#)
+            #expect(!r.body.contains("secret"))
+
+            r = try await Self.send(port, .POST, "/functions/missing", #"{"data":null}"#, headers: Self.json)
+            #expect(r.status == 404)
+            #expect(r.json?["error"]?["status"]?.stringValue == "NOT_FOUND")
+
+            // CORS preflight for web clients.
+            r = try await Self.send(port, .OPTIONS, "/functions/echo")
+            #expect(r.status == 204)
+            #expect(r.headers.first(name: "Access-Control-Allow-Methods")?.contains("POST") == true)
+        }
+    }
+
+    @Test func callableErrorCodesMapToFirebasesHTTPStatuses() {
+        let expected: [CallableError.Code: Int] = [
+            .cancelled: 499, .unknown: 500, .invalidArgument: 400, .deadlineExceeded: 504, .notFound: 404, .alreadyExists: 409,
+            .permissionDenied: 403, .resourceExhausted: 429, .failedPrecondition: 400, .aborted: 409, .outOfRange: 400,
+            .unimplemented: 501, .internal: 500, .unavailable: 503, .dataLoss: 500, .unauthenticated: 401,
+        ]
+        #expect(Set(expected.keys) == Set(CallableError.Code.allCases))
+        for (code, status) in expected { #expect(code.httpStatus == status, "\(code)") }
+    }
+
+    // MARK: HTTP functions
+
+    @Test func httpFunctionsAnswerTheirRoutesAndLeaveTheRestToTheDatabase() async throws {
+        var functions = Functions()
+        try functions.http(.get, "/hooks/{kind}/status") { request, context in
+            let admin = context.isAdmin ? "admin" : "guest"
+            return Hummingbird.Response(
+                status: .ok, headers: [.contentType: "text/plain"],
+                body: .init(byteBuffer: ByteBuffer(string: "\(context.params["kind"]!) \(admin) \(context.auth?.uid ?? "-")")))
+        }
+        try functions.http(.post, "/hooks/fail") { _, _ in throw HTTPError(.init(code: 402), message: "pay first") }
+        try await withServer(functions) { port in
+            var r = try await Self.send(port, .GET, "/hooks/lamp/status")
+            #expect(r.status == 200)
+            #expect(r.body == "lamp guest -")
+            r = try await Self.send(port, .GET, "/hooks/lamp/status", headers: Self.owner)
+            #expect(r.body == "lamp admin -")
+            r = try await Self.send(port, .POST, "/hooks/fail")
+            #expect(r.status == 402)
+            #expect(r.body == "pay first")
+            // Another method or path is not the function's: the database answers as before.
+            r = try await Self.send(port, .POST, "/hooks/lamp/status")
+            #expect(r.status == 404)
+            r = try await Self.send(port, .PUT, "/hooks/lamp/status.json", "1", headers: Self.owner)
+            #expect(r.status == 200)
+            r = try await Self.send(port, .GET, "/hooks/lamp/status.json", headers: Self.owner)
+            #expect(r.body == "1")
+        }
+    }
+
+    // MARK: Triggers
+
+    @Test func databaseTriggersSeeParamsAndBothValuesAndWriteWithAdminAccess() async throws {
+        let seen = Seen()
+        var functions = Functions()
+        try functions.onValueWritten("/rooms/{room}/members/{uid}") { event, context in
+            seen.add("\(event.params["room"]!) \(event.params["uid"]!) \(event.before.jsonString) -> \(event.after.jsonString) #\(event.attempt)")
+            let count = try await context.database.get("/rooms/\(event.params["room"]!)/members").members.count
+            try await context.database.set("/counts/\(event.params["room"]!)", .int(Int64(count)))
+        }
+        try await withServer(functions) { port in
+            _ = try await Self.send(port, .PUT, "/rooms/r1/members/a.json", #"{"role":"host"}"#, headers: Self.owner)
+            _ = try await Self.send(port, .PATCH, "/rooms/r1/members/a.json", #"{"role":"guest"}"#, headers: Self.owner)
+            _ = try await Self.send(port, .PUT, "/rooms/r1/members/b.json", "true", headers: Self.owner)
+            _ = try await Self.send(port, .DELETE, "/rooms/r1/members/a.json", headers: Self.owner)
+            let events = try await seen.wait(for: 4)
+            #expect(
+                events == [
+                    #"r1 a null -> {"role":"host"} #1"#, #"r1 a {"role":"host"} -> {"role":"guest"} #1"#, "r1 b null -> true #1",
+                    #"r1 a {"role":"guest"} -> null #1"#,
+                ])
+            var count = ""
+            let deadline = ContinuousClock.now + .seconds(5)
+            while count != "1", ContinuousClock.now < deadline {
+                count = try await Self.send(port, .GET, "/counts/r1.json", headers: Self.owner).body
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(count == "1")
+        }
+    }
+
+    @Test func authTriggersRunForCreatedAndDeletedAccountsWithoutPasswordHashes() async throws {
+        let seen = Seen()
+        var functions = Functions()
+        try functions.onUserCreated { event, _ in
+            seen.add("created \(event.uid) \(event.user.email ?? "-") hash:\(event.user.passwordHash == nil ? "no" : "yes")")
+        }
+        try functions.onUserDeleted { event, _ in seen.add("deleted \(event.uid)") }
+        try await withServer(functions, auth: Self.auth()) { port in
+            let user = try await Self.signUp(port, email: "ann@example.com")
+            var events = try await seen.wait(for: 1)
+            #expect(events == ["created \(user.uid) ann@example.com hash:no"])
+            // Signing in again creates nothing.
+            _ = try await Self.send(
+                port, .POST, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
+                #"{"email":"ann@example.com","password":"secret1","returnSecureToken":true}"#, headers: Self.json)
+            let r = try await Self.send(port, .POST, "/identitytoolkit.googleapis.com/v1/accounts:delete?key=k", #"{"idToken":"\#(user.token)"}"#, headers: Self.json)
+            #expect(r.status == 200)
+            events = try await seen.wait(for: 2)
+            #expect(events == ["created \(user.uid) ann@example.com hash:no", "deleted \(user.uid)"])
+        }
+    }
+
+    @Test func storageTriggersRunWhenObjectsAreFinalizedReplacedAndDeleted() async throws {
+        let seen = Seen()
+        var functions = Functions()
+        try functions.onObjectFinalized { event, _ in seen.add("finalized \(event.name) \(event.object.size)") }
+        try functions.onObjectDeleted { event, _ in seen.add("deleted \(event.name) \(event.object.size)") }
+        try await withServer(functions, storage: try await StorageRouterTests.storage()) { port in
+            let upload = "/upload/storage/v1/b/demo.appspot.com/o?uploadType=media&name=p%2Fa.txt"
+            _ = try await Self.send(port, .POST, upload, "hello", headers: Self.owner + [("Content-Type", "text/plain")])
+            _ = try await Self.send(port, .POST, upload, "hello again", headers: Self.owner + [("Content-Type", "text/plain")])
+            _ = try await Self.send(port, .DELETE, "/storage/v1/b/demo.appspot.com/o/p%2Fa.txt", headers: Self.owner)
+            let events = try await seen.wait(for: 4)
+            #expect(Set(events) == ["finalized p/a.txt 5", "deleted p/a.txt 5", "finalized p/a.txt 11", "deleted p/a.txt 11"])
+            #expect(events.first == "finalized p/a.txt 5")
+            #expect(events.last == "deleted p/a.txt 11")
+        }
+    }
+
+    // MARK: Registration
+
+    @Test func registrationRefusesWhatCannotWork() throws {
+        var functions = Functions()
+        try functions.onValueCreated("/a/{id}") { _, _ in }
+        #expect(throws: FunctionsError.self) { try functions.onValueCreated("/a/{id}") { _, _ in } }  // same default name
+        try functions.onValueCreated("/a/{id}", name: "second") { _, _ in }
+        #expect(throws: FunctionsError.self) { try functions.onValueCreated("/") { _, _ in } }
+        #expect(throws: FunctionsError.self) { try functions.onValueCreated("/a/{x-y}") { _, _ in } }
+        #expect(throws: FunctionsError.self) { try functions.onValueCreated("/a/{id}/{id}") { _, _ in } }
+        #expect(throws: FunctionsError.self) { try functions.onValueCreated("/a.b/{id}") { _, _ in } }
+        #expect(throws: FunctionsError.self) { try functions.onValueCreated("/a/{id}", namespace: "no/pe") { _, _ in } }
+        #expect(throws: FunctionsError.self) { try functions.callable("bad name") { (_: JSONValue, _, _) in .null } }
+        #expect(throws: FunctionsError.self) { try functions.http(.get, "/") { _, _ in Hummingbird.Response(status: .ok) } }
+        #expect(throws: FunctionsError.self) { try functions.onUserCreated(name: "second") { _, _ in } }
+    }
+
+    @Test func retryBackoffDoublesUpToItsCapWithJitter() {
+        let policy = RetryPolicy(maxAttempts: 10, initialBackoff: .seconds(1), maxBackoff: .seconds(8))
+        for (attempts, base) in [(1, 1000.0), (2, 2000), (3, 4000), (4, 8000), (9, 8000)] {
+            for _ in 0..<20 {
+                let wait = Double(policy.backoffMillis(afterAttempts: attempts))
+                #expect(wait >= base * 0.8 - 1 && wait <= base * 1.2 + 1, "attempt \(attempts): \(wait)")
+            }
+        }
+        #expect(RetryPolicy(maxAttempts: 0).maxAttempts == 1)
+    }
+}
+
+extension JSONValue {
+    fileprivate var jsonString: String { String(decoding: jsonBytes, as: UTF8.self) }
+
+    fileprivate var members: [JSONMember] {
+        if case .object(let m) = self { return m }
+        return []
+    }
+}
