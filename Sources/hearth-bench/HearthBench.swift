@@ -219,6 +219,7 @@ struct HearthBench: ParsableCommand {
                 case .realtimeFanout:
                     defer { realtime = nil }
                     result = try Scenarios.realtimeFanout(config, run: realtime)
+                case .triggerLatency: result = try Scenarios.triggerLatency(config)
                 }
                 if [.sseFanout, .sseFanoutRules, .query1m].contains(scenario), let m0 = cpu0.0, let s0 = cpu0.1,
                     let m1 = machineBusyCPUSeconds(), let s1 = server?.cpuSeconds

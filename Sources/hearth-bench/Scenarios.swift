@@ -54,9 +54,11 @@ enum Scenario: String, CaseIterable {
     // shared server is idle while they run; realtime-fanout reuses realtime-connections' clients.
     case realtimeConnections = "realtime-connections"
     case realtimeFanout = "realtime-fanout"
+    // Server functions: its own hearth-functions-fixture server.
+    case triggerLatency = "trigger-latency"
 
-    /// Whether the scenario runs against the shared server (startup and the realtime ones spawn their own).
-    var usesSharedServer: Bool { ![.startup, .realtimeConnections, .realtimeFanout].contains(self) }
+    /// Whether the scenario runs against the shared server (startup, the realtime ones and trigger-latency spawn their own).
+    var usesSharedServer: Bool { ![.startup, .realtimeConnections, .realtimeFanout, .triggerLatency].contains(self) }
 }
 
 enum Scenarios {
