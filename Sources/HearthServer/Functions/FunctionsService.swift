@@ -10,11 +10,17 @@ struct FunctionsService: Service {
     let registry: NamespaceRegistry
     let logger: Logger
 
+    /// How long a claimed idempotency key is remembered.
+    static let keyRetentionMillis: Int64 = 30 * 24 * 3_600_000
+
     func run() async throws {
         // Namespaces with triggers open now, so events left from before a restart are delivered.
         for name in runtime.triggerNamespaces {
             do {
-                _ = try await registry.namespace(name)
+                let store = try await registry.namespace(name).database.store
+                // Idempotency keys are kept for 30 days: far longer than any retry schedule.
+                let cutoff = wallClockMillis() - Self.keyRetentionMillis
+                try await store.write { try $0.forgetKeys(claimedBefore: cutoff) }
             } catch {
                 logger.error("cannot open a namespace with triggers", metadata: ["hearth.ns": "\(name)", "hearth.error": "\(error)"])
             }
