@@ -16,6 +16,8 @@ public final class HearthApp: Sendable {
     public let auth: Auth
     public let database: Database
     public let storage: Storage
+    /// Callable server functions, called as the signed-in user.
+    public let functions: CloudFunctions
     private let connection: PersistentConnection
     private let tokenRelay: Task<Void, Never>
 
@@ -35,6 +37,7 @@ public final class HearthApp: Sendable {
         self.database = Database(
             options: options, connection: connection, persistence: folder.map { $0.appendingPathComponent("database", isDirectory: true) })
         self.storage = Storage(options: options, auth: auth)
+        self.functions = CloudFunctions(options: options, auth: auth)
         // The connection always uses the current ID token: changes (sign-in, sign-out, refresh)
         // are passed on, and a check every minute refreshes the token before it expires.
         tokenRelay = Task {

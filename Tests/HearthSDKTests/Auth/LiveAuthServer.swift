@@ -83,7 +83,9 @@ private let testSigningKey = try! SigningKey.generate()
 /// Runs `body` against a live server with auth (in-memory accounts, cheap password hashing) and
 /// storage (in-memory catalog, blobs in a temporary folder, default rules: signed-in users read
 /// and write), the way `hearth serve --dev` wires them.
-func withAuthStorageServer<R: Sendable>(_ body: @Sendable (LiveHearth) async throws -> R) async throws -> R {
+func withAuthStorageServer<R: Sendable>(
+    functions: Functions = Functions(), _ body: @Sendable (LiveHearth) async throws -> R
+) async throws -> R {
     let clock = ShiftedClock()
     let logger = Logger(label: "hearth-sdk-test", factory: { _ in SwiftLogNoOpLogHandler() })
     let auth = AuthService(
@@ -96,7 +98,7 @@ func withAuthStorageServer<R: Sendable>(_ body: @Sendable (LiveHearth) async thr
     let storage = StorageService(
         catalog: MemoryObjectCatalog(), blobs: try await LocalDiskBlobStore(folder: folder.path, configuration: blobConfiguration),
         defaultBucket: "demo.appspot.com")
-    let server = LiveServer(dev: true, auth: auth, storage: storage, logger: logger)
+    let server = LiveServer(dev: true, auth: auth, storage: storage, functions: functions, logger: logger)
     let port = try await server.start()
     do {
         let result = try await body(LiveHearth(port: port, serverClock: clock))
