@@ -86,6 +86,14 @@ import Testing
         #expect(!runs.events[0].isCatchUp)
     }
 
+    @Test func aClockBehindTheLastRunDoesNotRunItAgain() async throws {
+        let clock = FakeClock(try CronTests.date("2026-01-01T12:05:00Z"), horizon: try CronTests.date("2026-01-01T12:40:00Z"))
+        let state = MemoryScheduleState(["job": try CronTests.date("2026-01-01T12:15:00Z")])
+        let runs = Runs(clock)
+        try await runUntilParked(try makeScheduler("*/15 * * * *", clock: clock, runs: runs, state: state), clock)
+        #expect(runs.times == ["2026-01-01T12:30:00Z"])
+    }
+
     @Test func startIsRecordedBeforeTheHandlerRuns() async throws {
         let clock = FakeClock(try CronTests.date("2026-01-01T03:10:00Z"), horizon: try CronTests.date("2026-01-01T06:30:00Z"))
         let state = MemoryScheduleState(["job": try CronTests.date("2026-01-01T01:00:00Z")])

@@ -39,9 +39,11 @@ public struct CronError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The fields are valid one by one but no date ever matches them all (`0 0 30 2 *`).
         public static let neverFires = Code(.neverFires)
 
+        /// A short stable name, such as `out-of-range`.
         public var description: String { base.rawValue }
     }
 
+    /// What kind of mistake this is.
     public let code: Code
     /// The field the problem is in; nil when it concerns the expression as a whole.
     public let field: CronField?
@@ -57,12 +59,22 @@ public struct CronError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = field.map { "\($0) field: \(detail)" } ?? detail
     }
 
+    /// The message.
     public var description: String { message }
 }
 
 /// The five fields of a cron expression, in the order they are written.
 public enum CronField: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case minute, hour, dayOfMonth, month, dayOfWeek
+    /// The first field, 0–59.
+    case minute
+    /// The second field, 0–23.
+    case hour
+    /// The third field, 1–31.
+    case dayOfMonth
+    /// The fourth field, 1–12 or `JAN`–`DEC`.
+    case month
+    /// The fifth field, 0–7 (0 and 7 are Sunday) or `SUN`–`SAT`.
+    case dayOfWeek
 
     /// The name used in error messages: `minute`, `hour`, `day-of-month`, `month`, `day-of-week`.
     public var description: String {

@@ -7,11 +7,14 @@ public import Foundation
 /// let report = try Schedule("0 6 * * MON-FRI", timeZone: TimeZone(identifier: "Europe/Berlin")!)
 /// ```
 public struct Schedule: Sendable, Hashable {
+    /// The times the job runs at, as wall-clock time in `timeZone`.
     public var cron: CronExpression
     /// The time zone whose wall clock the expression is read in; UTC (`.gmt`) by default.
     public var timeZone: TimeZone
+    /// What to do about times missed while the job could not run; `.runOnce` by default.
     public var missedRuns: MissedRunPolicy
 
+    /// A schedule from a parsed expression.
     public init(cron: CronExpression, timeZone: TimeZone = .gmt, missedRuns: MissedRunPolicy = .runOnce) {
         self.cron = cron
         self.timeZone = timeZone
@@ -42,6 +45,7 @@ public enum MissedRunPolicy: Sendable, Hashable {
 
 /// One run of a scheduled job, handed to its handler.
 public struct ScheduledEvent: Sendable, Hashable {
+    /// The name the job was registered under.
     public let jobName: String
     /// The time the run is for; for a catch-up run, the latest of the missed times.
     public let scheduledTime: Date
@@ -50,6 +54,7 @@ public struct ScheduledEvent: Sendable, Hashable {
     /// How many scheduled times a catch-up run stands in for (at least 1); 0 for an on-time run.
     public let missedRuns: Int
 
+    /// An event as the scheduler makes them; public so that handlers can be tested with one.
     public init(jobName: String, scheduledTime: Date, isCatchUp: Bool = false, missedRuns: Int = 0) {
         self.jobName = jobName
         self.scheduledTime = scheduledTime

@@ -17,6 +17,8 @@ extension Scheduler {
         }
         if let last, let missed = Scheduler.passedTimes(job.schedule, after: last, through: cursor) {
             cursor = await catchUp(job, missed: missed, logger: logger) ?? cursor
+        } else if let last, last > cursor {
+            cursor = last  // the clock is behind the last run: never run a time that already ran
         }
         while !isStopping {
             guard let due = job.schedule.nextDate(after: cursor) else {

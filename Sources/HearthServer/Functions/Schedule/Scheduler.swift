@@ -18,7 +18,7 @@ public import ServiceLifecycle
 ///   times are skipped (a warning says how many) and the job next runs at its first scheduled
 ///   time after the run ended.
 /// - Each run is recorded in `state` before its handler is called, so a scheduled time runs at
-///   most once, even if the process dies during the run.
+///   most once, even if the process dies during the run or the clock is set back.
 /// - On start, the times missed since the job's last recorded run are handled by the schedule's
 ///   ``MissedRunPolicy``; a job with no recorded run just waits for its next time. Times missed
 ///   while the process was suspended (it woke up after more than one scheduled time) are
