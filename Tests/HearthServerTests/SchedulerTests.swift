@@ -30,8 +30,8 @@ import Testing
         #expect(runs.mostAtOnce == 1)
         let warning = try #require(logs.entries.first { $0.level == .warning })
         #expect(warning.message.contains("lasted past"))
-        #expect(warning.metadata[LogKey.missed] == "2")
-        #expect(warning.metadata[LogKey.job] == "job")
+        #expect(warning.metadata[SchedulerLogKey.missed] == "2")
+        #expect(warning.metadata[SchedulerLogKey.job] == "job")
     }
 
     @Test func aRunEndingOnAScheduledTimeSkipsIt() async throws {
@@ -65,7 +65,7 @@ import Testing
         try await runUntilParked(scheduler, clock)
         #expect(runs.times == ["2026-01-01T04:00:00Z"])
         #expect(!runs.events[0].isCatchUp)
-        #expect(logs.entries.contains { $0.level == .info && $0.metadata[LogKey.missed] == "3" })
+        #expect(logs.entries.contains { $0.level == .info && $0.metadata[SchedulerLogKey.missed] == "3" })
     }
 
     @Test func aNewJobDoesNotCatchUp() async throws {

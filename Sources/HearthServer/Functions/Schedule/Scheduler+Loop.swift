@@ -6,13 +6,13 @@ extension Scheduler {
     /// One job: catch up on what was missed while down, then wait, run, repeat.
     func loop(_ job: Job) async {
         var logger = self.logger
-        logger[metadataKey: LogKey.job] = "\(job.name)"
+        logger[metadataKey: SchedulerLogKey.job] = "\(job.name)"
         var cursor = now()
         let last: Date?
         do {
             last = try await state.lastScheduledTime(job: job.name)
         } catch {
-            logger.error("cannot read when the job last ran; not catching up", metadata: [LogKey.error: "\(error)"])
+            logger.error("cannot read when the job last ran; not catching up", metadata: [SchedulerLogKey.error: "\(error)"])
             last = nil
         }
         if let last, let missed = Scheduler.passedTimes(job.schedule, after: last, through: cursor) {
@@ -41,7 +41,7 @@ extension Scheduler {
 
     /// Applies the job's missed-run policy; returns when the catch-up run ended, if there was one.
     private func catchUp(_ job: Job, missed: (count: Int, latest: Date), logger: Logger) async -> Date? {
-        let metadata: Logger.Metadata = [LogKey.missed: "\(missed.count)", LogKey.scheduled: "\(missed.latest)"]
+        let metadata: Logger.Metadata = [SchedulerLogKey.missed: "\(missed.count)", SchedulerLogKey.scheduled: "\(missed.latest)"]
         switch job.schedule.missedRuns {
         case .skip:
             logger.info("scheduled times were missed; skipping them", metadata: metadata)
@@ -58,11 +58,11 @@ extension Scheduler {
     /// the start could not be recorded and the run was skipped).
     private func perform(_ event: ScheduledEvent, _ job: Job, logger: Logger) async -> Date? {
         var logger = logger
-        logger[metadataKey: LogKey.scheduled] = "\(event.scheduledTime)"
+        logger[metadataKey: SchedulerLogKey.scheduled] = "\(event.scheduledTime)"
         do {
             try await state.recordStart(job: event.jobName, scheduled: event.scheduledTime)
         } catch {
-            logger.error("cannot record the run's start; skipping the run", metadata: [LogKey.error: "\(error)"])
+            logger.error("cannot record the run's start; skipping the run", metadata: [SchedulerLogKey.error: "\(error)"])
             return nil
         }
         logger.debug("scheduled run starting")
@@ -72,7 +72,7 @@ extension Scheduler {
         if let overrun = Scheduler.passedTimes(job.schedule, after: event.scheduledTime, through: ended) {
             logger.warning(
                 "scheduled run lasted past the job's next scheduled times; they are skipped",
-                metadata: [LogKey.missed: "\(overrun.count)"])
+                metadata: [SchedulerLogKey.missed: "\(overrun.count)"])
         }
         return ended
     }

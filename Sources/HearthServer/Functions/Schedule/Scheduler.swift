@@ -65,7 +65,7 @@ public struct Scheduler: Service {
             if seen.insert(job.name).inserted {
                 unique.append(Job(name: job.name, schedule: job.schedule))
             } else {
-                logger.error("scheduled job name used twice; the later one is ignored", metadata: [LogKey.job: "\(job.name)"])
+                logger.error("scheduled job name used twice; the later one is ignored", metadata: [SchedulerLogKey.job: "\(job.name)"])
             }
         }
         self.jobs = unique
@@ -86,7 +86,8 @@ public struct Scheduler: Service {
     }
 }
 
-enum LogKey {
+/// The scheduler's log metadata keys.
+enum SchedulerLogKey {
     static let job = "hearth.job"
     static let scheduled = "hearth.scheduled"
     static let missed = "hearth.missed"
