@@ -9,7 +9,7 @@ import Darwin
 extension Scenarios {
     // MARK: trigger-latency
 
-    /// Writes to `/latency/{n}` at a steady 1,000 per second (8 paced connections) against
+    /// Writes to `/latency/{n}` at a steady 1,000 per second (40 paced connections, so that a slow answer does not hold the rate back) against
     /// `hearth-functions-fixture` (built next to the server binary), whose trigger on that path
     /// records how long after the commit began it started. The delay includes the commit's own
     /// fsync, so it overstates commit-to-start slightly.
@@ -23,7 +23,7 @@ extension Scenarios {
         defer { _ = server.stop() }
         try server.waitUntilReady()
         let rate = 1_000
-        let lanes = 8
+        let lanes = 40
         let seconds = c.seconds
         let perLane = rate * seconds / lanes
         let interval = UInt64(1_000_000_000 / (rate / lanes))

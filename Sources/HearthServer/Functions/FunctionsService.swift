@@ -28,7 +28,7 @@ struct FunctionsService: Service {
         let scheduler = runtime.functions.schedules.isEmpty ? nil : makeScheduler()
         let runtime = self.runtime
         await withDiscardingTaskGroup { group in
-            if let scheduler { group.addTask { try? await scheduler.run() } }
+            if let scheduler { group.addTask { await scheduler.run() } }
             group.addTask {
                 try? await gracefulShutdown()
                 runtime.finish()
