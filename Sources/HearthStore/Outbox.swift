@@ -93,13 +93,13 @@ protocol MemoryOutboxHost: AnyObject, OutboxReader, OutboxWriter {
 
 extension MemoryOutboxHost {
     func dueEvents(now: Int64, limit: Int) throws -> [OutboxEvent] {
-        Array(outbox.events.values.filter { !$0.dead && $0.nextAttemptAt <= now }.sorted { $0.id < $1.id }.prefix(limit))
+        Array(outbox.events.values.filter { !$0.dead && $0.nextAttemptAt <= now }.sorted { $0.id < $1.id }.prefix(max(0, limit)))
     }
 
     func nextEventTime() throws -> Int64? { outbox.events.values.filter { !$0.dead }.map(\.nextAttemptAt).min() }
 
     func deadEvents(after id: Int64, limit: Int) throws -> [OutboxEvent] {
-        Array(outbox.events.values.filter { $0.dead && $0.id > id }.sorted { $0.id < $1.id }.prefix(limit))
+        Array(outbox.events.values.filter { $0.dead && $0.id > id }.sorted { $0.id < $1.id }.prefix(max(0, limit)))
     }
 
     func event(_ id: Int64) throws -> OutboxEvent? { outbox.events[id] }

@@ -3,6 +3,7 @@ import Foundation
 import HearthAuth
 import HearthCore
 @testable import HearthServer
+import HearthSQLite
 import HearthStore
 import HearthTesting
 import Hummingbird
@@ -266,6 +267,62 @@ struct FunctionsLiveTests {
             #expect(events.first == "finalized p/a.txt 5")
             #expect(events.last == "deleted p/a.txt 11")
         }
+    }
+
+    // MARK: Scheduled jobs
+
+    @Test func aScheduledJobMissedDuringDowntimeCatchesUpOnceAtStartWithItsContext() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-schedule-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The job last ran five minutes ago (as the server records it), then the server was down.
+        let fiveMinutesAgo = (Int64(Date().timeIntervalSince1970) / 60 - 5) * 60_000
+        let store = try SQLiteStore(path: folder + "/demo.sqlite", durability: .normal)
+        try await store.write { try $0.setSetting("schedule:tick", String(fiveMinutesAgo)) }
+        try await store.close()
+
+        let seen = Seen()
+        var functions = Functions()
+        try functions.schedule("tick", "* * * * *") { event, context in
+            seen.add("\(event.jobName) catchUp:\(event.isCatchUp) missed:\(event.missedRuns >= 4)")
+            try await context.database.set("/ticks/last", .int(Int64(event.scheduledTime.timeIntervalSince1970)))
+        }
+        let server = LiveServer(stores: SQLiteStoreFactory(folder: folder, durability: .normal), functions: functions)
+        let port = try await server.start()
+        do {
+            let events = try await seen.wait(for: 1)
+            #expect(events.first == "tick catchUp:true missed:true")
+            var last = ""
+            let deadline = ContinuousClock.now + .seconds(5)
+            while last == "" || last == "null", ContinuousClock.now < deadline {
+                last = try await Self.send(port, .GET, "/ticks/last.json", headers: Self.owner).body
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            // The catch-up run is for the latest missed minute, and that start was recorded.
+            let scheduled = try #require(Int64(last))
+            #expect(scheduled * 1000 > fiveMinutesAgo)
+            await server.stop()
+            let reopened = try SQLiteStore(path: folder + "/demo.sqlite", durability: .normal)
+            let recorded = try await reopened.snapshot { try $0.setting("schedule:tick") }
+            try await reopened.close()
+            #expect(recorded.flatMap { Int64($0) } == scheduled * 1000)
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    @Test func scheduleRegistrationReportsCronErrors() throws {
+        var functions = Functions()
+        #expect(throws: FunctionsError.self) { try functions.schedule("bad", "61 * * * *") { _, _ in } }
+        do {
+            try functions.schedule("bad", "0 0 30 2 *") { _, _ in }
+            Issue.record("an impossible schedule was accepted")
+        } catch {
+            #expect(error.message.hasPrefix("Schedule \"bad\": "))
+        }
+        try functions.schedule("hourly", "@hourly", timeZone: TimeZone(identifier: "Europe/Berlin")!, missedRuns: .skip) { _, _ in }
+        #expect(throws: FunctionsError.self) { try functions.schedule("hourly", "@daily") { _, _ in } }
     }
 
     // MARK: Registration
