@@ -30,7 +30,16 @@ extension Scenarios {
         let failures = Atomic(0)
         let start = nowNanos() + 50_000_000
         let port = server.port
-        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+        // One thread per lane (concurrentPerform would run only as many lanes as there are cores).
+        let group = DispatchGroup()
+        for lane in 0..<lanes {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                runLane(lane)
+            }.start()
+        }
+        @Sendable func runLane(_ lane: Int) {
             guard let conn = try? HTTPConnection(port: port, timeout: 10) else {
                 failures.add(perLane)
                 return
@@ -47,6 +56,7 @@ extension Scenarios {
                 }
             }
         }
+        group.wait()
         let wall = Double(nowNanos() - start) / 1e9
         let writes = perLane * lanes - failures.value
         // Wait until every committed write's trigger ran.
