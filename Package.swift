@@ -106,7 +106,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-functions-example",
             dependencies: [
-                "HearthCommand", "HearthCore", "HearthServer", "HearthStore",
+                "HearthCommand", "HearthCore", "HearthServer", "HearthStore", "HearthWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

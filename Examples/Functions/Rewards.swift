@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthServer
+import HearthWire
 import HearthStore
 import Hummingbird
 import Logging

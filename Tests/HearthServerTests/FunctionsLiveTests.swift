@@ -5,6 +5,7 @@ import HearthCore
 @testable import HearthServer
 import HearthSQLite
 import HearthStore
+import HearthWire
 import HearthTesting
 import Hummingbird
 import NIOCore

@@ -5,6 +5,7 @@ public import FoundationNetworking
 public import Foundation
 #endif
 public import HearthCore
+public import HearthWire
 
 /// Callable server functions (`POST /functions/NAME`, Firebase's callable protocol), called with the
 /// signed-in user's ID token.
@@ -84,14 +85,8 @@ public final class CloudFunctions: Sendable {
 
 /// A callable function's error: the protocol's status, its message and optional details.
 public struct FunctionsCallError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        case cancelled = "CANCELLED", unknown = "UNKNOWN", invalidArgument = "INVALID_ARGUMENT"
-        case deadlineExceeded = "DEADLINE_EXCEEDED", notFound = "NOT_FOUND", alreadyExists = "ALREADY_EXISTS"
-        case permissionDenied = "PERMISSION_DENIED", resourceExhausted = "RESOURCE_EXHAUSTED"
-        case failedPrecondition = "FAILED_PRECONDITION", aborted = "ABORTED", outOfRange = "OUT_OF_RANGE"
-        case unimplemented = "UNIMPLEMENTED", `internal` = "INTERNAL", unavailable = "UNAVAILABLE", dataLoss = "DATA_LOSS"
-        case unauthenticated = "UNAUTHENTICATED"
-    }
+    /// The callable protocol's status codes.
+    public typealias Code = CallableStatus
 
     public var code: Code
     public var message: String

@@ -1,3 +1,4 @@
+import HearthCore
 extension StorageEvaluator {
     /// `size toBase64 toHexString`.
     static func bytesMethod(_ b: [UInt8], _ name: StorageMethodName) -> StorageValue? {

@@ -1,5 +1,6 @@
 public import HTTPTypes
 public import HearthCore
+public import HearthWire
 
 /// Who called a callable function, and how.
 public struct CallableRequest: Sendable {
@@ -19,41 +20,8 @@ public struct CallableAuth: Sendable {
 /// An error a callable function throws to answer with a specific status, as Firebase's
 /// `HttpsError` does. `details` reaches the client unchanged.
 public struct CallableError: Error, Sendable {
-    /// The callable protocol's status codes, with their HTTP statuses.
-    public enum Code: String, Sendable, CaseIterable {
-        case cancelled = "CANCELLED"
-        case unknown = "UNKNOWN"
-        case invalidArgument = "INVALID_ARGUMENT"
-        case deadlineExceeded = "DEADLINE_EXCEEDED"
-        case notFound = "NOT_FOUND"
-        case alreadyExists = "ALREADY_EXISTS"
-        case permissionDenied = "PERMISSION_DENIED"
-        case resourceExhausted = "RESOURCE_EXHAUSTED"
-        case failedPrecondition = "FAILED_PRECONDITION"
-        case aborted = "ABORTED"
-        case outOfRange = "OUT_OF_RANGE"
-        case unimplemented = "UNIMPLEMENTED"
-        case `internal` = "INTERNAL"
-        case unavailable = "UNAVAILABLE"
-        case dataLoss = "DATA_LOSS"
-        case unauthenticated = "UNAUTHENTICATED"
-
-        public var httpStatus: Int {
-            switch self {
-            case .cancelled: 499
-            case .unknown, .internal, .dataLoss: 500
-            case .invalidArgument, .failedPrecondition, .outOfRange: 400
-            case .deadlineExceeded: 504
-            case .notFound: 404
-            case .alreadyExists, .aborted: 409
-            case .permissionDenied: 403
-            case .resourceExhausted: 429
-            case .unimplemented: 501
-            case .unavailable: 503
-            case .unauthenticated: 401
-            }
-        }
-    }
+    /// The callable protocol's status codes (with their HTTP statuses).
+    public typealias Code = CallableStatus
 
     public var code: Code
     public var message: String

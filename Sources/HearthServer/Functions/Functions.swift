@@ -1,6 +1,7 @@
 public import Foundation
 public import HearthCore
 import HearthStore
+import HearthWire
 public import Hummingbird
 
 /// The server functions an app registers: database, auth and storage triggers, callable and plain

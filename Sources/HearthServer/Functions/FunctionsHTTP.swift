@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthStore
+import HearthWire
 import Hummingbird
 import Logging
 import NIOCore

@@ -1,6 +1,7 @@
 import Foundation
 import Hearth
 import HearthCore
+import HearthWire
 import HearthServer
 import Testing
 

@@ -1,3 +1,5 @@
+import HearthCore
+
 /// Proleptic Gregorian calendar arithmetic on wall-clock time, counted as "local seconds": the
 /// seconds since 1970-01-01 00:00 of a clock on the wall, with no time zone. Pure integer
 /// arithmetic, so matching cron fields never goes through a time zone (which is only consulted
@@ -5,46 +7,25 @@
 enum WallClock {
     static let secondsPerDay = 86_400
 
-    /// Days since 1970-01-01 of a civil date (days-from-civil on a March-based year).
+    /// Days since 1970-01-01 of a civil date.
     static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let monthFromMarch = (month + 9) % 12
-        let dayOfYear = (153 * monthFromMarch + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        Int(CivilDate.days(year: Int64(year), month: Int64(month), day: Int64(day)))
     }
 
     /// The civil date of a day count (the inverse of `days(year:month:day:)`).
     static func date(days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        return (era * 400 + yearOfEra + (month <= 2 ? 1 : 0), month, day)
+        let (y, m, d) = CivilDate.civil(days: Int64(days))
+        return (Int(y), Int(m), Int(d))
     }
 
-    /// 0 = Sunday ... 6 = Saturday (1970-01-01 was a Thursday).
+    /// 0 = Sunday ... 6 = Saturday.
     static func weekday(days: Int) -> Int {
-        ((days + 4) % 7 + 7) % 7
+        Int(CivilDate.dayOfWeek(days: Int64(days))) % 7
     }
 
-    static func isLeapYear(_ year: Int) -> Bool {
-        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-    }
+    static func isLeapYear(_ year: Int) -> Bool { CivilDate.isLeap(Int64(year)) }
 
-    static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: isLeapYear(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
+    static func daysInMonth(year: Int, month: Int) -> Int { Int(CivilDate.daysInMonth(year: Int64(year), month: Int64(month))) }
 
     /// Rounds down to a multiple of `unit` (also for negative values).
     static func floor(_ value: Int, to unit: Int) -> Int {
