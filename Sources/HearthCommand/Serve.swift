@@ -38,6 +38,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "File holding the SMTP password (HEARTH_SMTP_PASSWORD_FILE, or HEARTH_SMTP_PASSWORD).") var smtpPasswordFile: String?
     @Option(help: "Sender of auth emails, e.g. \"My App <no-reply@example.com>\" (HEARTH_SMTP_FROM).") var smtpFrom: String?
     @Option(help: "PEM file of CA certificates to trust for the SMTP server (HEARTH_SMTP_CA_FILE).") var smtpCaFile: String?
+    @Option(help: "Comma-separated Dynamic Links domain prefixes, e.g. https://example.page.link,https://example.com/links (HEARTH_LINK_DOMAINS).")
+    var linkDomains: String?
 
     func resolve() throws -> Settings {
         let env = ProcessInfo.processInfo.environment
@@ -72,6 +74,7 @@ struct Serve: AsyncParsableCommand {
         if let smtpPasswordFile { s.smtp.passwordFile = smtpPasswordFile }
         if let smtpFrom { s.smtp.from = smtpFrom }
         if let smtpCaFile { s.smtp.caFile = smtpCaFile }
+        if let linkDomains { s.links.domains = Settings.rawList(linkDomains) }
         return s
     }
 
@@ -200,8 +203,22 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("hearth: cannot open file storage in \(folder) (\(error))\n".utf8))
             throw ExitCode.corruptDatabase
         }
+        let links: LinkService
+        do {
+            let domains = try settings.links.checkedDomains()
+            links = LinkService(
+                store: try SQLiteLinkStore(path: "\(folder)/\(settings.project).links.sqlite", durable: durability == .full), domains: domains,
+                appleAppSiteAssociation: settings.links.appleAppSiteAssociation, assetLinks: settings.links.assetLinks)
+        } catch let failure as Settings.Failure {
+            FileHandle.standardError.write(Data("hearth: \(failure)\n".utf8))
+            throw ExitCode.badConfiguration
+        } catch {
+            FileHandle.standardError.write(Data("hearth: cannot open \(folder)/\(settings.project).links.sqlite (\(error))\n".utf8))
+            throw ExitCode.corruptDatabase
+        }
         let server = HearthServer(
-            configuration: configuration, stores: factory, logger: logger, auth: auth, storage: storage, storageRulesFile: rulesFile)
+            configuration: configuration, stores: factory, logger: logger, auth: auth, storage: storage, storageRulesFile: rulesFile,
+            links: links)
         let startLogger = logger
         let group = server.serviceGroup { port in
             startLogger.info(
