@@ -75,6 +75,7 @@ struct Serve: AsyncParsableCommand {
         if let smtpFrom { s.smtp.from = smtpFrom }
         if let smtpCaFile { s.smtp.caFile = smtpCaFile }
         if let linkDomains { s.links.domains = Settings.rawList(linkDomains) }
+        _ = try s.links.checkedDomains()
         return s
     }
 
@@ -206,6 +207,7 @@ struct Serve: AsyncParsableCommand {
         let links: LinkService
         do {
             let domains = try settings.links.checkedDomains()
+            if !domains.isEmpty { logger.info("short links on \(domains.map(\.prefix).joined(separator: ", "))") }
             links = LinkService(
                 store: try SQLiteLinkStore(path: "\(folder)/\(settings.project).links.sqlite", durable: durability == .full), domains: domains,
                 appleAppSiteAssociation: settings.links.appleAppSiteAssociation, assetLinks: settings.links.assetLinks)
