@@ -11,6 +11,7 @@ public final class LinkClickRecorder: Sendable {
 
     public init() {}
 
+    /// Adds `n` to a counter in memory; the next flush writes it.
     public func record(_ key: LinkCounterKey, by n: Int64 = 1) {
         buffer.withLock { $0[key, default: 0] += n }
     }

@@ -183,6 +183,7 @@ public struct LinkService: Sendable {
 
     // MARK: Counts
 
+    /// Counts one event of a short link today (buffered; see ``LinkClickRecorder``).
     public func record(_ suffix: String, _ platform: LinkPlatform, _ event: LinkEvent) {
         clicks.record(LinkCounterKey(suffix: suffix, platform: platform, event: event, day: today))
     }

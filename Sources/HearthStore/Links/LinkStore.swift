@@ -102,6 +102,7 @@ public struct LinkCount: Sendable, Hashable {
 /// }
 /// ```
 public protocol LinkStore: Sendable {
+    /// The link with this suffix (case-sensitive), if any.
     func link(suffix: String) async throws -> LinkRecord?
     /// The link already made for this long link, option and inviter, if any (dedupe).
     func link(longLink: String, option: LinkSuffixOption, inviter: String?) async throws -> LinkRecord?
@@ -113,5 +114,6 @@ public protocol LinkStore: Sendable {
     func addCounts(_ increments: [LinkCounterKey: Int64]) async throws
     /// The non-zero counters of a link on days `fromDay...` (inclusive), by day, platform and event.
     func counts(suffix: String, fromDay: Int64) async throws -> [LinkCount]
+    /// Releases the backend's files; call once, after the last use.
     func close() async throws
 }
