@@ -22,14 +22,13 @@ extension LinksController {
         return prefixPaths.contains(trimmed)
     }
 
-    /// Serves a link, or nil when `request` is not a link request (the caller routes it elsewhere).
+    /// Serves a link, or nil when `request` is not a link request or names no stored link (the caller
+    /// routes it elsewhere: the database then answers 404).
     func serve(_ request: Request) async -> Response? {
         guard request.method == .get || request.method == .head else { return nil }
         let path = request.uri.path
         let query = request.uri.query
-        if path == "/apple-app-site-association" {
-            return wellKnown(path) ?? Self.page(status: .notFound, "<!DOCTYPE html><title>Not found</title><p>Not configured.</p>\n")
-        }
+        if path == "/apple-app-site-association" { return wellKnown(path) }
         if let suffix = suffix(in: path) {
             let resolved: LinkService.Resolved?
             do {
@@ -38,9 +37,8 @@ extension LinksController {
                 logger.error("link lookup failed", metadata: ["hearth.error": "\(error)"])
                 return Self.page(status: .internalServerError, "<!DOCTYPE html><title>Error</title><p>The link could not be read.</p>\n")
             }
-            guard let resolved else {
-                return Self.page(status: .notFound, "<!DOCTYPE html><title>Link not found</title><p>This link does not exist.</p>\n")
-            }
+            // Unknown: the database answers its own 404 (`{"error": …}`), which REST clients expect for a path without `.json`.
+            guard let resolved else { return nil }
             return respond(request, resolved.link, record: resolved.record, query: query)
         }
         guard let query, isLongLinkRoot(path), query.contains("link=") else { return nil }
