@@ -39,6 +39,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "File holding the SMTP password (HEARTH_SMTP_PASSWORD_FILE, or HEARTH_SMTP_PASSWORD).") var smtpPasswordFile: String?
     @Option(help: "Sender of auth emails, e.g. \"My App <no-reply@example.com>\" (HEARTH_SMTP_FROM).") var smtpFrom: String?
     @Option(help: "PEM file of CA certificates to trust for the SMTP server (HEARTH_SMTP_CA_FILE).") var smtpCaFile: String?
+    @Option(help: "Comma-separated Dynamic Links domain prefixes, e.g. https://example.page.link,https://example.com/links (HEARTH_LINK_DOMAINS).")
+    var linkDomains: String?
 
     func resolve() throws -> Settings {
         let env = ProcessInfo.processInfo.environment
@@ -73,6 +75,8 @@ struct Serve: AsyncParsableCommand {
         if let smtpPasswordFile { s.smtp.passwordFile = smtpPasswordFile }
         if let smtpFrom { s.smtp.from = smtpFrom }
         if let smtpCaFile { s.smtp.caFile = smtpCaFile }
+        if let linkDomains { s.links.domains = Settings.rawList(linkDomains) }
+        _ = try s.links.checkedDomains()
         return s
     }
 
@@ -202,9 +206,23 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode.corruptDatabase
         }
         let functions = HearthCommand.registered.withLock { $0 }
+        let links: LinkService
+        do {
+            let domains = try settings.links.checkedDomains()
+            if !domains.isEmpty { logger.info("short links on \(domains.map(\.prefix).joined(separator: ", "))") }
+            links = LinkService(
+                store: try SQLiteLinkStore(path: "\(folder)/\(settings.project).links.sqlite", durable: durability == .full), domains: domains,
+                appleAppSiteAssociation: settings.links.appleAppSiteAssociation, assetLinks: settings.links.assetLinks)
+        } catch let failure as Settings.Failure {
+            FileHandle.standardError.write(Data("hearth: \(failure)\n".utf8))
+            throw ExitCode.badConfiguration
+        } catch {
+            FileHandle.standardError.write(Data("hearth: cannot open \(folder)/\(settings.project).links.sqlite (\(error))\n".utf8))
+            throw ExitCode.corruptDatabase
+        }
         let server = HearthServer(
             configuration: configuration, stores: factory, logger: logger, auth: auth, storage: storage, storageRulesFile: rulesFile,
-            functions: functions)
+            functions: functions, links: links)
         let startLogger = logger
         let group = server.serviceGroup { port in
             startLogger.info(

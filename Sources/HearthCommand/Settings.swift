@@ -19,6 +19,7 @@ struct Settings {
     /// Hosts a `continueUrl` in auth emails may point to (besides localhost and the public URL's host).
     var authorizedDomains: [String] = []
     var smtp = SMTPSettings()
+    var links = LinkSettings()
 
     /// The mail server for auth emails; none configured = links are not mailed.
     struct SMTPSettings {
@@ -117,6 +118,7 @@ struct Settings {
                     return s
                 }
             case ("smtp", .object(let members)): try smtp.apply(members, file: path)
+            case ("links", .object(let members)): try links.apply(members, file: path)
             default: throw Failure(description: "config file \(path): unknown or mistyped setting \"\(m.key)\"")
             }
         }
@@ -143,6 +145,7 @@ struct Settings {
         if let v = env["HEARTH_EMAIL_PRIVACY"] { emailPrivacy = ["1", "true", "yes"].contains(v.lowercased()) }
         if let v = env["HEARTH_PUBLIC_URL"] { publicURL = v }
         if let v = env["HEARTH_AUTHORIZED_DOMAINS"] { authorizedDomains = Self.list(v) }
+        if let v = env["HEARTH_LINK_DOMAINS"] { links.domains = Self.rawList(v) }
         try smtp.apply(environment: env)
     }
 

@@ -22,6 +22,7 @@ public struct HearthServer: Sendable {
     let controller: DatabaseController
     let auth: AuthController?
     let storage: StorageController?
+    let links: LinksController?
     let realtime: RealtimeController
     let functions: FunctionsRuntime?
     let logger: Logger
@@ -34,6 +35,7 @@ public struct HearthServer: Sendable {
         storage: StorageService? = nil,
         storageRulesFile: String? = nil,
         functions: Functions = Functions(),
+        links: LinkService? = nil,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         let runtime = functions.isEmpty
@@ -48,6 +50,7 @@ public struct HearthServer: Sendable {
                 },
                 logger: logger)
         }
+        self.links = links.map { LinksController(service: $0, configuration: configuration, logger: logger) }
         let wallClock: @Sendable () -> Int64 = clock
         self.configuration = configuration
         self.logger = logger
@@ -82,8 +85,13 @@ public struct HearthServer: Sendable {
             let certificates = AuthController.json(service.keys.x509Certificates())
             router.get("/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com") { _, _ in certificates }
         }
+        if let links {
+            for path in ["/.well-known/apple-app-site-association", "/.well-known/assetlinks.json"] {
+                if let response = links.wellKnown(path) { router.get(RouterPath(path)) { _, _ in response } }
+            }
+        }
         let responder = HearthResponder(
-            controller: controller, auth: auth, storage: storage, functions: functions, router: router.buildResponder())
+            controller: controller, auth: auth, storage: storage, links: links, functions: functions, router: router.buildResponder())
         // Hummingbird's own start-up line would repeat ours; keep its warnings and errors.
         var appLogger = logger
         appLogger.logLevel = max(logger.logLevel, .notice)
@@ -109,6 +117,8 @@ public struct HearthServer: Sendable {
             application(onServerRunning: onServerRunning),
             StreamKeeper(registry: registry, connections: realtime.connections, seconds: configuration.keepAliveSeconds, logger: logger),
         ]
+        // Writes buffered link clicks every second and once more after the server stopped.
+        if let links { services.insert(LinkClickFlusher(recorder: links.service.clicks, store: links.service.store, logger: logger), at: 0) }
         // Last, so that on shutdown it stops first: no new function runs while requests finish.
         if let functions { services.append(FunctionsService(runtime: functions, registry: registry, logger: logger)) }
         return ServiceGroup(
@@ -120,17 +130,27 @@ public struct HearthServer: Sendable {
 
     /// Closes every open store (call after the application stopped).
     public func shutdown() async {
+        if let links {
+            do {
+                try await links.service.clicks.flush(to: links.service.store)
+                try await links.service.store.close()
+            } catch {
+                logger.error("could not save link click counts at shutdown", metadata: ["hearth.error": "\(error)"])
+            }
+        }
         await registry.closeAll()
         await functions?.shutdown()
     }
 }
 
-/// Sends `/.well-known/…` to the router, auth and storage paths to their controllers and
+/// Sends `/.well-known/…` to the router, auth, storage and links API paths to their controllers,
+/// GETs of link paths (`/{suffix}`, `/?link=…`; never `….json`) to the links controller and
 /// everything else to the database controller.
 struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == HearthRequestContext {
     let controller: DatabaseController
     let auth: AuthController?
     let storage: StorageController?
+    let links: LinksController?
     let functions: FunctionsRuntime?
     let router: Inner
 
@@ -145,6 +165,10 @@ struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context 
             return await auth.respond(to: request, clientAddress: context.channel.remoteAddress?.ipAddress)
         }
         if let storage, StorageController.handles(path) { return await storage.respond(to: request) }
+        if let links {
+            if LinksController.handles(path) { return await links.respond(to: request) }
+            if let response = await links.serve(request) { return response }
+        }
         return await controller.respond(to: request, channel: context.channel)
     }
 }

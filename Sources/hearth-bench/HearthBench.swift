@@ -28,7 +28,9 @@ struct HearthBench: ParsableCommand {
             load (--signin-read-connections) alone, then again while --signin-clients clients sign in with passwords \
             (--signin-users users) in a loop, and compares the read rates. storage-large uploads and downloads 1 GiB (quick: \
             256 MiB) in one request each through the Cloud Storage JSON API and samples the server's RSS; storage-small \
-            drives 10 KB multipart uploads (1,000 names cycled) with the load generator.
+            drives 10 KB multipart uploads (1,000 names cycled) with the load generator. link-redirects creates a short \
+            link on the server's own origin and drives GETs of it as a desktop browser (302s), then checks that the \
+            link stats counted every redirect.
             realtime-connections starts its own server and opens --realtime-connections WebSocket clients (protocol v5, \
             gauth as owner, listens on /conns/<i> and /shared) and reads the server's RSS before and after; \
             realtime-fanout then PUTs --realtime-writes values to /shared over REST and times every client's push.
@@ -212,6 +214,7 @@ struct HearthBench: ParsableCommand {
                 case .authSignin: result = try Scenarios.authSignin(config, server: server!)
                 case .storageLarge: result = try Scenarios.storageLarge(config, server: server!)
                 case .storageSmall: result = try Scenarios.storageSmall(config, server: server!)
+                case .linkRedirects: result = try Scenarios.linkRedirects(config, server: server!)
                 case .realtimeConnections:
                     let r = try Scenarios.realtimeConnections(config)
                     result = r.rows

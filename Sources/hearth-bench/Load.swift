@@ -42,6 +42,8 @@ struct LoadRequest: Sendable, Equatable {
         /// POST of `bodies` to `postTarget`: request n of a wrk thread or connection w sends
         /// `bodies[(w * 7919 + n) % bodies.count]`, so the generators cycle through all of them at different offsets.
         case post
+        /// GET of `postTarget` (a short link) without credentials, as a desktop browser; a 302 counts as success.
+        case redirect
     }
 
     /// Who the requests act as.
@@ -82,6 +84,14 @@ struct LoadRequest: Sendable, Equatable {
         LoadRequest(kind: .post, credential: .none, postTarget: target, bodies: bodies, contentType: contentType, name: name)
     }
 
+    /// GETs of a short link's path (link-redirects).
+    static func redirect(_ target: String) -> LoadRequest {
+        LoadRequest(kind: .redirect, credential: .none, postTarget: target, name: "redirect")
+    }
+
+    /// The browser link-redirects poses as.
+    static let desktopUserAgent = "Mozilla/5.0 (X11; Linux x86_64) hearth-bench"
+
     static let leafBody = "\"small-leaf-value\""
 
     /// Each writer acts as its own user (put-rules).
@@ -89,7 +99,7 @@ struct LoadRequest: Sendable, Equatable {
     var isPut: Bool { kind == .putDistinct || kind == .putSame }
     var method: String {
         switch kind {
-        case .get: "GET"
+        case .get, .redirect: "GET"
         case .post: "POST"
         case .putDistinct, .putSame: "PUT"
         }
@@ -111,7 +121,7 @@ struct LoadRequest: Sendable, Equatable {
         case .get: "/bench/get/leaf.json?ns=\(namespace)"
         case .putSame: "/bench/same/leaf.json?ns=\(namespace)"
         case .putDistinct: "\(distinctParent).json?ns=\(namespace)"
-        case .post: postTarget
+        case .post, .redirect: postTarget
         }
     }
 
@@ -120,7 +130,7 @@ struct LoadRequest: Sendable, Equatable {
         switch kind {
         case .post: bodies.isEmpty ? nil : bodies[(writer &* 7919 &+ n) % bodies.count]
         case .putDistinct, .putSame: Self.leafBody
-        case .get: nil
+        case .get, .redirect: nil
         }
     }
 
@@ -189,6 +199,8 @@ enum WrkDriver {
         switch request.kind {
         case .get:
             return common + "wrk.method = \"GET\"\n" + doneHook
+        case .redirect:
+            return common + "wrk.method = \"GET\"\nwrk.headers[\"User-Agent\"] = \(luaString(LoadRequest.desktopUserAgent))\n" + doneHook
         case .putSame:
             return common + """
                 wrk.method = "PUT"
@@ -358,6 +370,7 @@ final class LoadConnectionHandler: ChannelInboundHandler {
         var head = HTTPRequestHead(version: .http1_1, method: method, uri: uri)
         head.headers.add(name: "Host", value: "127.0.0.1:\(port)")
         if let authorization { head.headers.add(name: "Authorization", value: authorization) }
+        if request.kind == .redirect { head.headers.add(name: "User-Agent", value: LoadRequest.desktopUserAgent) }
         if let body {
             head.headers.add(name: "Content-Type", value: contentType)
             head.headers.add(name: "Content-Length", value: String(body.readableBytes))
@@ -377,7 +390,7 @@ final class LoadConnectionHandler: ChannelInboundHandler {
         case .end:
             let now = nowNanos()
             stats.latencies.append(now - sentAt)
-            if (200..<300).contains(status) { stats.ok += 1 } else { stats.non2xx += 1 }
+            if (200..<300).contains(status) || (request.kind == .redirect && status == 302) { stats.ok += 1 } else { stats.non2xx += 1 }
             if now < deadline {
                 sendNext(context: context)
             } else {

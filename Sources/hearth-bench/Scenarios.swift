@@ -50,6 +50,8 @@ enum Scenario: String, CaseIterable {
     // File storage (Cloud Storage JSON API).
     case storageLarge = "storage-large"
     case storageSmall = "storage-small"
+    // Dynamic Links: short-link redirects.
+    case linkRedirects = "link-redirects"
     // Realtime WebSocket protocol: their own fresh server (memory per connection is measured from idle), last so the
     // shared server is idle while they run; realtime-fanout reuses realtime-connections' clients.
     case realtimeConnections = "realtime-connections"

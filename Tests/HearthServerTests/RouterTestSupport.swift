@@ -12,14 +12,14 @@ let admin: HTTPFields = [.authorization: "Bearer owner"]
 
 func withRouterClient(
     indexPolicy: IndexPolicy = .enforce, dev: Bool = false, auth: AuthService? = nil, publicURL: String? = nil,
-    storage: StorageService? = nil,
+    storage: StorageService? = nil, links: LinkService? = nil,
     _ body: @Sendable (any TestClientProtocol) async throws -> Void
 ) async throws {
     let server = HearthServer(
         configuration: ServerConfiguration(port: 0, adminToken: "owner", indexPolicy: indexPolicy, dev: dev, publicURL: publicURL),
         stores: MemoryStoreFactory(),
         logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-        auth: auth, storage: storage)
+        auth: auth, storage: storage, links: links)
     try await server.application().test(.router) { client in try await body(client) }
     await server.shutdown()
 }

@@ -1,0 +1,215 @@
+import Foundation
+public import HearthCore
+public import HearthStore
+import Synchronization
+
+/// Short links: creation (validation, warnings, dedupe, suffixes), resolution (cached) and click
+/// counts. Used by the HTTP controller and by the offline `hearth links` commands.
+///
+/// ```swift
+/// let links = LinkService(store: MemoryLinkStore(), domains: [LinkDomain("https://ex.page.link")!])
+/// let made = try await links.create(.object([JSONMember("longDynamicLink", .string("https://ex.page.link/?link=https://ex.com/"))]))
+/// print(made.shortLink)   // https://ex.page.link/3fK9x0QbZ1aLmN2pQ
+/// ```
+public struct LinkService: Sendable {
+    public let store: any LinkStore
+    public let domains: [LinkDomain]
+    public let clicks = LinkClickRecorder()
+    let suffixes: LinkSuffixGenerator
+    let clock: @Sendable () -> Int64
+    let cache = LinkCache()
+    /// JSON served at `/.well-known/apple-app-site-association` and `/.well-known/assetlinks.json` (nil: 404).
+    public let appleAppSiteAssociation: [UInt8]?
+    public let assetLinks: [UInt8]?
+
+    public init(
+        store: any LinkStore, domains: [LinkDomain], appleAppSiteAssociation: [UInt8]? = nil, assetLinks: [UInt8]? = nil,
+        suffixes: LinkSuffixGenerator = LinkSuffixGenerator(),
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    ) {
+        self.store = store
+        self.domains = domains
+        self.appleAppSiteAssociation = appleAppSiteAssociation
+        self.assetLinks = assetLinks
+        self.suffixes = suffixes
+        self.clock = clock
+    }
+
+    /// A link made (or found again) by ``create(_:extraDomain:)``.
+    public struct Created: Sendable {
+        public var record: LinkRecord
+        public var warnings: [LinkWarning]
+        public var shortLink: String { record.shortLink }
+        public var previewLink: String { record.shortLink + "?d=1" }
+    }
+
+    /// A stored link ready to serve.
+    public struct Resolved: Sendable {
+        public var record: LinkRecord?
+        public var link: DynamicLink
+    }
+
+    /// Today, in days since 1970 (UTC).
+    public var today: Int64 { clock() / 86_400_000 }
+
+    // MARK: Create
+
+    /// Handles a create request body (`{longDynamicLink | dynamicLinkInfo, suffix: {option}}`).
+    /// - Parameter extraDomain: a prefix accepted besides the configured ones (the server's own
+    ///   origin in `--dev`).
+    public func create(_ body: JSONValue, extraDomain: LinkDomain? = nil) async throws -> Created {
+        guard case .object(let members) = body else { throw LinkError(.invalidArgument, "Invalid JSON payload received.") }
+        var long: String?
+        var info: JSONValue?
+        var option = LinkSuffixOption.unguessable
+        for m in members where m.value != .null {
+            switch DynamicLink.camelCase(m.key) {
+            case "longDynamicLink":
+                guard let s = m.value.stringValue else { throw LinkError(.invalidArgument, "Invalid value at 'long_dynamic_link' (TYPE_STRING)") }
+                long = s
+            case "dynamicLinkInfo": info = m.value
+            case "sdkVersion": break
+            case "suffix":
+                guard case .object(let fields) = m.value else { throw LinkError(.invalidArgument, "Invalid value at 'suffix': expected an object") }
+                for f in fields where f.value != .null {
+                    guard f.key == "option" else {
+                        throw LinkError(.invalidArgument, "Invalid JSON payload received. Unknown name \"\(f.key)\" at 'suffix': Cannot find field.")
+                    }
+                    switch f.value.stringValue {
+                    case "SHORT": option = .short
+                    case "UNGUESSABLE", "OPTION_UNSPECIFIED": option = .unguessable
+                    case "CUSTOM": throw LinkError(.invalidArgument, "CUSTOM suffixes are not supported; use SHORT or UNGUESSABLE")
+                    default: throw LinkError(.invalidArgument, "Invalid value at 'suffix.option': use SHORT or UNGUESSABLE")
+                    }
+                }
+            default:
+                throw LinkError(.invalidArgument, "Invalid JSON payload received. Unknown name \"\(m.key)\": Cannot find field.")
+            }
+        }
+        var warnings: [LinkWarning] = []
+        let link: DynamicLink
+        var inviter: String?
+        switch (long, info) {
+        case (nil, nil), (.some, .some):
+            throw LinkError(.invalidArgument, "Exactly one of longDynamicLink and dynamicLinkInfo must be given")
+        case (let text?, nil):
+            let parsed = try DynamicLink.parse(text)
+            link = parsed.link
+            warnings = parsed.warnings
+        case (nil, let info?):
+            let fields = try DynamicLink.info(info)
+            guard let prefix = fields.prefix else {
+                throw LinkError(.invalidArgument, "dynamicLinkInfo needs a domainUriPrefix (or dynamicLinkDomain)")
+            }
+            guard let domain = LinkDomain(prefix) else {
+                throw LinkError(.invalidArgument, "domainUriPrefix must look like https://example.page.link or https://example.com/links")
+            }
+            link = DynamicLink(prefix: domain.prefix, parameters: fields.parameters)
+            inviter = fields.inviter
+        }
+        return try await create(link: link, option: option, inviter: inviter, warnings: warnings, extraDomain: extraDomain)
+    }
+
+    /// Makes (or finds again) the short link for `link`: checks the domain, the deep link and the
+    /// inviter, adds the parameter warnings to `warnings`, and draws suffixes until one is free.
+    public func create(
+        link: DynamicLink, option: LinkSuffixOption, inviter: String? = nil, warnings: [LinkWarning] = [], extraDomain: LinkDomain? = nil
+    ) async throws -> Created {
+        var link = link
+        var warnings = warnings
+        guard let domain = LinkDomain(link.prefix), domains.contains(domain) || domain == extraDomain else {
+            throw LinkError(.invalidArgument, "Your project does not own Dynamic Links domain: \(link.prefix)")
+        }
+        link.prefix = domain.prefix
+        try check(link: link)
+        if let inviter {
+            guard !inviter.isEmpty, inviter.utf8.count <= 128, !inviter.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw LinkError(.invalidArgument, "inviter must be a uid of 1-128 bytes without control characters")
+            }
+        }
+        warnings += link.warnings
+        let longLink = link.longLink
+        if let existing = try await store.link(longLink: longLink, option: option, inviter: inviter) {
+            return Created(record: existing, warnings: warnings)
+        }
+        for attempt in 0..<32 {
+            let suffix = option == .unguessable ? suffixes.unguessable() : suffixes.short(length: LinkSuffixGenerator.shortStartLength + attempt / 4)
+            let record = LinkRecord(suffix: suffix, prefix: domain.prefix, longLink: longLink, option: option, inviter: inviter, created: clock())
+            switch try await store.insert(record) {
+            case .inserted: return Created(record: record, warnings: warnings)
+            case .duplicate(let existing): return Created(record: existing, warnings: warnings)
+            case .suffixTaken: continue
+            }
+        }
+        throw LinkError(.invalidArgument, "Could not find a free suffix; try again")
+    }
+
+    /// The deep link must be an absolute http(s) URL that is not itself a dynamic link.
+    func check(link: DynamicLink) throws(LinkError) {
+        guard let text = link.link, !text.isEmpty else { throw LinkError(.invalidArgument, "The link parameter is missing") }
+        guard let url = LinkURL(text), url.isHTTP, !url.host.isEmpty else {
+            throw LinkError(.invalidArgument, "Bad link parameter: it must be an absolute http or https URL (got \(text.prefix(200)))")
+        }
+        let host = url.host
+        if host.hasSuffix(".page.link") || host == "page.link" || host.hasSuffix(".app.goo.gl") || host == "goo.gl"
+            || domains.contains(where: { $0.covers(url) }) || LinkDomain(link.prefix)?.covers(url) == true
+        {
+            throw LinkError(.invalidArgument, "The link parameter must not itself be a dynamic link: \(text.prefix(200))")
+        }
+    }
+
+    // MARK: Resolve
+
+    /// The stored link with this suffix (cached: links never change).
+    public func resolve(suffix: String) async throws -> Resolved? {
+        if let hit = cache[suffix] { return hit }
+        guard let record = try await store.link(suffix: suffix) else { return nil }
+        guard let parsed = try? DynamicLink.parse(record.longLink) else { return nil }
+        let resolved = Resolved(record: record, link: parsed.link)
+        cache[suffix] = resolved
+        return resolved
+    }
+
+    /// A short link (by its last path segment) or a long link (by its `link` parameter).
+    public func resolve(url text: String) async throws -> Resolved? {
+        guard let url = LinkURL(text), url.isHTTP else { return nil }
+        if let query = url.query, linkQueryPairs(query).contains(where: { $0.name == "link" }) {
+            guard let parsed = try? DynamicLink.parse(text) else { return nil }
+            return Resolved(record: nil, link: parsed.link)
+        }
+        guard let segment = url.path.split(separator: "/").last, LinkSuffixGenerator.isPlausible(segment) else { return nil }
+        return try await resolve(suffix: String(segment))
+    }
+
+    // MARK: Counts
+
+    /// Counts one event of a short link today (buffered; see ``LinkClickRecorder``).
+    public func record(_ suffix: String, _ platform: LinkPlatform, _ event: LinkEvent) {
+        clicks.record(LinkCounterKey(suffix: suffix, platform: platform, event: event, day: today))
+    }
+
+    /// Counters of a link over the last `days` UTC days (today included), saved plus pending.
+    public func counts(suffix: String, days: Int) async throws -> [LinkCount] {
+        let from = today - Int64(max(1, days)) + 1
+        var merged: [LinkCounterKey: Int64] = clicks.pending(suffix: suffix, fromDay: from)
+        for c in try await store.counts(suffix: suffix, fromDay: from) { merged[c.key, default: 0] += c.count }
+        return merged.map { LinkCount(key: $0.key, count: $0.value) }
+            .sorted { ($0.key.day, $0.key.platform.rawValue, $0.key.event.rawValue) < ($1.key.day, $1.key.platform.rawValue, $1.key.event.rawValue) }
+    }
+}
+
+/// Resolved links by suffix, bounded (cleared when full: links are immutable, so a miss only costs a read).
+final class LinkCache: Sendable {
+    static let capacity = 50_000
+    private let entries = Mutex<[String: LinkService.Resolved]>([:])
+
+    subscript(suffix: String) -> LinkService.Resolved? {
+        get { entries.withLock { $0[suffix] } }
+        set {
+            entries.withLock { e in
+                if e.count >= Self.capacity { e.removeAll(keepingCapacity: true) }
+                e[suffix] = newValue
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import HearthCore
+
+/// The parts of an absolute URL, split without normalising anything (`scheme://authority/path?query#fragment`).
+/// Enough for link prefixes and link parameters; not a general URL parser.
+struct LinkURL: Sendable, Equatable {
+    /// Lower-cased.
+    var scheme: String
+    /// As written (`user@host:port` is kept whole; see ``host``).
+    var authority: String
+    /// `""` or starting with `/`.
+    var path: String
+    var query: String?
+    var fragment: String?
+
+    /// Nil unless `text` has a scheme of letters, digits, `+`, `-` or `.` followed by `://` and a non-empty authority.
+    init?(_ text: String) {
+        guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else { return nil }
+        let scheme = text[..<colon]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == ".") })
+        else { return nil }
+        var rest = text[text.index(colon, offsetBy: 3)...]
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = String(rest[rest.index(after: hash)...])
+            rest = rest[..<hash]
+        }
+        if let question = rest.firstIndex(of: "?") {
+            query = String(rest[rest.index(after: question)...])
+            rest = rest[..<question]
+        }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        authority = String(rest[..<slash])
+        path = String(rest[slash...])
+        guard !authority.isEmpty, !authority.contains(where: { $0 == " " || $0 == "\\" }) else { return nil }
+        self.scheme = scheme.lowercased()
+    }
+
+    /// The host (lower-cased), without user info or port.
+    var host: String {
+        var h = Substring(authority)
+        if let at = h.lastIndex(of: "@") { h = h[h.index(after: at)...] }
+        if h.hasPrefix("["), let close = h.firstIndex(of: "]") { return String(h[...close]).lowercased() }
+        if let colon = h.lastIndex(of: ":") { h = h[..<colon] }
+        return h.lowercased()
+    }
+
+    var isHTTP: Bool { scheme == "http" || scheme == "https" }
+    var hasUserInfo: Bool { authority.contains("@") }
+}
+
+/// A configured link domain: a URI prefix such as `https://example.page.link` or
+/// `https://example.com/links`, kept normalised (scheme and host lower-cased, no trailing slash).
+public struct LinkDomain: Sendable, Hashable, CustomStringConvertible {
+    /// `scheme://host[:port][/path]`.
+    public let prefix: String
+    /// `scheme://host[:port]`, lower-cased.
+    let origin: String
+    /// `""` or a path such as `/links`, without a trailing slash.
+    let path: String
+
+    /// Nil unless `text` is `http(s)://host[:port][/path]` with no user info, query or fragment.
+    public init?(_ text: String) {
+        guard let url = LinkURL(text), url.isHTTP, !url.hasUserInfo, url.query == nil, url.fragment == nil, !url.host.isEmpty else {
+            return nil
+        }
+        var path = url.path
+        while path.hasSuffix("/") { path.removeLast() }
+        guard !path.contains("//"), !path.contains(where: { $0 == "?" || $0 == "#" }) else { return nil }
+        origin = url.scheme + "://" + url.authority.lowercased()
+        self.path = path
+        prefix = origin + path
+    }
+
+    public var description: String { prefix }
+
+    /// Whether `url` points at this prefix or below it.
+    func covers(_ url: LinkURL) -> Bool {
+        guard url.scheme + "://" + url.authority.lowercased() == origin else { return false }
+        return path.isEmpty || url.path == path || url.path.hasPrefix(path + "/")
+    }
+}
+
+/// Percent-encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`).
+func percentEncodeComponent(_ s: String) -> String {
+    let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(s.utf8.count)
+    for b in s.utf8 {
+        switch b {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            out.append(b)
+        default:
+            out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 0xF)]]
+        }
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// Splits a query string into (name, value) pairs in order; `%XX` is decoded and `+` is a space
+/// (form encoding, which link builders commonly use). A malformed escape is kept as written.
+func linkQueryPairs(_ query: String) -> [(name: String, value: String)] {
+    query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        func decode(_ s: Substring) -> String {
+            let spaced = s.contains("+") ? Substring(s.replacingOccurrences(of: "+", with: " ")) : s
+            return percentDecode(spaced) ?? String(spaced)
+        }
+        return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+    }
+}
