@@ -88,22 +88,22 @@ struct ActionPage: Sendable {
         if passwordField {
             fields += #"<label>New password <input type="password" name="newPassword" minlength="6" required autocomplete="new-password"></label>"#
         }
-        return #"<form method="post" action="\#(Self.path)">"# + fields + #"<button type="submit">\#(escape(button))</button></form>"#
+        return #"<form method="post" action="\#(Self.path)">"# + fields + #"<button type="submit">\#(HTML.escape(button))</button></form>"#
     }
 
     private func hidden(_ name: String, _ value: String) -> String {
-        #"<input type="hidden" name="\#(name)" value="\#(escape(value))">"#
+        #"<input type="hidden" name="\#(name)" value="\#(HTML.escape(value))">"#
     }
 
     private func page(
         _ title: String, _ message: String, form: String = "", continueURL: String? = nil, status: HTTPResponse.Status = .ok
     ) -> Response {
-        let next = continueURL.map { #"<p><a href="\#(escape($0))">Continue</a></p>"# } ?? ""
+        let next = continueURL.map { #"<p><a href="\#(HTML.escape($0))">Continue</a></p>"# } ?? ""
         let html = """
             <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">\
-            <title>\(escape(title))</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}\
+            <title>\(HTML.escape(title))</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}\
             input,button{font:inherit;display:block;margin:.5rem 0;padding:.4rem;width:100%}</style></head>\
-            <body><h1>\(escape(title))</h1><p>\(escape(message))</p>\(form)\(next)</body></html>
+            <body><h1>\(HTML.escape(title))</h1><p>\(HTML.escape(message))</p>\(form)\(next)</body></html>
             """
         var h = HTTPFields()
         h[.contentType] = "text/html; charset=utf-8"
@@ -112,20 +112,5 @@ struct ActionPage: Sendable {
         h[.cacheControl] = "no-store"
         h[HTTPField.Name("X-Frame-Options")!] = "DENY"
         return Response(status: status, headers: h, body: .init(byteBuffer: ByteBuffer(string: html)))
-    }
-
-    private func escape(_ s: String) -> String {
-        var out = ""
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
     }
 }

@@ -3,22 +3,7 @@ import HearthStore
 /// The HTML pages a link can answer with. Every value from a link is HTML-escaped; link targets
 /// are only ever placed in `href`/`content` attributes (quoted), never in scripts.
 enum LinkPages {
-    /// `&`, `<`, `>`, `"` and `'` as entities.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ s: String) -> String { HTML.escape(s) }
 
     /// Only http(s) targets become links on a page (no `javascript:` or `data:` URLs).
     static func safeHref(_ s: String?) -> String? {
