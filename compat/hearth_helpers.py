@@ -35,6 +35,18 @@ PUSH_ALPHABET = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxy
 _MISSING = object()
 
 
+def eventually(what: str, check, timeout: float = 15.0, interval: float = 0.05):
+    """Polls ``check()`` until it returns something truthy (returned); fails after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = check()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+
+
 def new_namespace() -> str:
     """A fresh, unique namespace name: ``t-`` + 12 lowercase hex digits."""
     return f"t-{uuid.uuid4().hex[:12]}"

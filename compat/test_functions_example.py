@@ -10,7 +10,7 @@ import time
 import pytest
 import requests
 
-from hearth_helpers import OWNER_HEADERS
+from hearth_helpers import OWNER_HEADERS, eventually
 from hearth_process import hearth_process
 
 EXAMPLE = "hearth-functions-example"
@@ -41,17 +41,6 @@ def admin_get(url: str, path: str):
     r = requests.get(f"{url}/{path}.json", headers=OWNER_HEADERS, timeout=5)
     assert r.status_code == 200, r.text
     return r.json()
-
-
-def eventually(what: str, check, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = check()
-        if last:
-            return last
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
 
 
 def test_an_invite_link_rewards_both_sides_once(example):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import requests
 
-from hearth_helpers import OWNER_HEADERS
+from hearth_helpers import OWNER_HEADERS, eventually
 from hearth_process import hearth_process
 
 FIXTURE = "hearth-functions-fixture"
@@ -34,17 +34,6 @@ def start(tmp_path: Path, name: str, port: int | None = None):
 def runs(tmp_path: Path) -> list[str]:
     log = tmp_path / "fixture" / "runs.log"
     return log.read_text().splitlines() if log.exists() else []
-
-
-def wait_for(what: str, check, timeout: float = TIMEOUT):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = check()
-        if last:
-            return last
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
 
 
 def effects(url: str, job: str):
@@ -78,7 +67,7 @@ def test_a_crash_after_the_effect_reruns_the_trigger_but_the_effect_happens_once
     assert runs(tmp_path) == ["run j1 1"]
     with start(tmp_path, "second", port=port) as (url, proc, _):
         # Delivered again after the restart (at least once) ...
-        wait_for("the rerun", lambda: len(runs(tmp_path)) >= 3)
+        eventually("the rerun", lambda: len(runs(tmp_path)) >= 3)
         # ... and the idempotency key stopped the second effect.
         assert runs(tmp_path) == ["run j1 1", "run j1 1", "duplicate j1"]
         assert effects(url, "j1") == 1
@@ -98,7 +87,7 @@ def test_a_crash_between_commit_and_the_trigger_loses_nothing(tmp_path):
     assert runs(tmp_path) == []
     (tmp_path / "fixture" / "hold-j2").unlink()
     with start(tmp_path, "second", port=port) as (url, proc, _):
-        wait_for("the delivery after restart", lambda: effects(url, "j2") == 1)
+        eventually("the delivery after restart", lambda: effects(url, "j2") == 1)
         assert runs(tmp_path) == ["run j2 1"]
         r = requests.get(f"{url}/jobs/j2.json", headers=OWNER_HEADERS, timeout=5)
         assert r.json() == {"job": "j2"}
@@ -131,7 +120,7 @@ def test_many_writes_and_a_crash_each_trigger_takes_effect_exactly_once(tmp_path
         with start(tmp_path, f"restart{attempt}", port=port) as (url, proc, _):
             proc.killed_on_purpose = True
             try:
-                wait_for("every committed job", lambda: all(effects(url, j) == 1 for j in committed), timeout=10)
+                eventually("every committed job", lambda: all(effects(url, j) == 1 for j in committed), timeout=10)
             except (AssertionError, requests.RequestException):
                 if proc.poll() is not None:
                     continue  # it crashed on the second marker; start again
@@ -156,7 +145,7 @@ def test_failing_triggers_retry_with_backoff_then_become_dead_letters_an_admin_c
             assert r.status_code == 200, r.text
             return r.json()["deadLetters"]
 
-        letters = wait_for("the dead letter", dead)
+        letters = eventually("the dead letter", dead)
         assert len(letters) == 1
         letter = letters[0]
         assert letter["function"] == "onValueCreated:/flaky/{id}"
@@ -174,5 +163,5 @@ def test_failing_triggers_retry_with_backoff_then_become_dead_letters_an_admin_c
         (tmp_path / "fixture" / "heal-f1").touch()
         r = requests.post(f"{url}/.hearth/functions/deadLetters/db:demo/{letter['id']}:retry", headers=OWNER_HEADERS, timeout=5)
         assert r.status_code == 200, r.text
-        wait_for("the healed run", lambda: requests.get(f"{url}/results/f1/healed.json", headers=OWNER_HEADERS, timeout=5).json() is True)
+        eventually("the healed run", lambda: requests.get(f"{url}/results/f1/healed.json", headers=OWNER_HEADERS, timeout=5).json() is True)
         assert dead() == []
