@@ -170,6 +170,19 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Reference app 1: Barcode Comments — its platform-independent core (entities, repositories,
+        // use cases, view models) on the Hearth SDK, and its tests (in memory and against a live server).
+        .target(
+            name: "BarcodeCommentsCore", dependencies: ["Hearth", "HearthCore"], path: "Examples/BarcodeComments/Sources/BarcodeCommentsCore",
+            swiftSettings: strict),
+        .testTarget(
+            name: "BarcodeCommentsTests",
+            dependencies: [
+                "BarcodeCommentsCore", "Hearth", "HearthAuth", "HearthCore", "HearthFiles", "HearthServer", "HearthStore", "HearthTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/BarcodeComments/Tests/BarcodeCommentsTests",
+            swiftSettings: strict),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"], swiftSettings: strict),
         .testTarget(
             name: "HearthFilesTests",
