@@ -144,6 +144,9 @@ let package = Package(
             name: "HearthTesting",
             dependencies: [
                 "HearthAuth", "HearthServer", "HearthSQLite", "HearthStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -178,8 +181,7 @@ let package = Package(
         .testTarget(
             name: "BarcodeCommentsTests",
             dependencies: [
-                "BarcodeCommentsCore", "Hearth", "HearthAuth", "HearthCore", "HearthFiles", "HearthServer", "HearthStore", "HearthTesting",
-                .product(name: "Logging", package: "swift-log"),
+                "BarcodeCommentsCore", "Hearth", "HearthCore", "HearthTesting",
             ],
             path: "Examples/BarcodeComments/Tests/BarcodeCommentsTests",
             swiftSettings: strict),

@@ -1,22 +1,22 @@
-import AsyncHTTPClient
-import Foundation
+public import AsyncHTTPClient
+public import Foundation
 import NIOCore
-import NIOHTTP1
-import Testing
+public import NIOHTTP1
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The built `hearth` binary run as a subprocess, as a user would run it.
-final class HearthProcess: @unchecked Sendable {
+/// The built `hearth` binary run as a subprocess, as a user would run it (found next to the test
+/// binary, where `swift build --build-tests` puts both).
+public final class HearthProcess: @unchecked Sendable {
     // Mutated only by the test that owns it, one step at a time.
-    let process = Process()
+    public let process = Process()
     private let stderr = Pipe()
     private let stdout = Pipe()
-    private(set) var port = 0
+    public private(set) var port = 0
 
-    static var binary: URL {
+    public static var binary: URL {
         get throws {
             let testBinary = URL(fileURLWithPath: CommandLine.arguments[0])
             var dir = testBinary.deletingLastPathComponent()
@@ -29,7 +29,7 @@ final class HearthProcess: @unchecked Sendable {
         }
     }
 
-    init(_ arguments: [String]) throws {
+    public init(_ arguments: [String]) throws {
         process.executableURL = try Self.binary
         process.arguments = arguments
         process.standardError = stderr
@@ -45,13 +45,13 @@ final class HearthProcess: @unchecked Sendable {
     }
 
     /// Starts `hearth serve` on a free port and waits for its "listening" line.
-    static func serve(data: String, extra: [String] = []) async throws -> HearthProcess {
+    public static func serve(data: String, extra: [String] = []) async throws -> HearthProcess {
         let p = try HearthProcess(["serve", "--port", "0", "--data", data, "--dev"] + extra)
         try await p.waitForPort()
         return p
     }
 
-    func waitForPort() async throws {
+    public func waitForPort() async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         var text = ""
         let handle = stderr.fileHandleForReading
@@ -72,12 +72,12 @@ final class HearthProcess: @unchecked Sendable {
         throw HearthProcessError(message: "hearth did not start: \(text)")
     }
 
-    func signal(_ sig: Int32) {
+    public func signal(_ sig: Int32) {
         kill(process.processIdentifier, sig)
     }
 
     /// Waits for exit (bounded) and returns the exit code.
-    func exitCode(within seconds: Double = 15) async throws -> Int32 {
+    public func exitCode(within seconds: Double = 15) async throws -> Int32 {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while process.isRunning {
             guard ContinuousClock.now < deadline else {
@@ -89,12 +89,12 @@ final class HearthProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    var stderrText: String { String(decoding: stderr.fileHandleForReading.availableData, as: UTF8.self) }
+    public var stderrText: String { String(decoding: stderr.fileHandleForReading.availableData, as: UTF8.self) }
 
     /// What the process wrote to stdout so far (call once the process printed what you expect).
-    var stdoutText: String { String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self) }
+    public var stdoutText: String { String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self) }
 
-    func request(
+    public func request(
         _ method: HTTPMethod, _ path: String, body: String? = nil, accept: String? = nil, token: String? = "owner"
     ) async throws -> (UInt, String) {
         var req = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
@@ -108,12 +108,13 @@ final class HearthProcess: @unchecked Sendable {
     }
 }
 
-struct HearthProcessError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+public struct HearthProcessError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }
 
-func temporaryDataFolder() -> String {
+/// A new empty folder for a server's data.
+public func temporaryDataFolder() -> String {
     let dir = NSTemporaryDirectory() + "hearth-proc-" + UUID().uuidString
     try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     return dir
