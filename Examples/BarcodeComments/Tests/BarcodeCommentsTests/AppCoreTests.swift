@@ -151,6 +151,18 @@ struct AppCoreTests {
         #expect(welcome.route == .signedIn(uid: register.uid!))
     }
 
+    @Test func commentingOnACodeNobodyScannedIsRefusedAsTheServerWould() async throws {
+        let useCases = try await signedIn()
+        let create = CreateCommentViewModel(code: try Barcode(scanned: "96385074"), useCases)
+        create.text = "Hello"
+        await create.submit()
+        #expect(create.progress == .failed(.permissionDenied))
+        create.photo = Data([0xFF, 0xD8, 0xFF]) + Data(count: 6 * 1024 * 1024)
+        await create.submit()
+        #expect(create.progress == .failed(.imageTooLarge(maxBytes: 5 * 1024 * 1024)))
+        #expect(AppError.imageTooLarge(maxBytes: 5 * 1024 * 1024).description == "The image is larger than 5 MB.")
+    }
+
     @Test func housekeepingChangesNameAndAvatarAndRefusesBadInput() async throws {
         let useCases = try await signedIn()
         let house = HousekeepingViewModel(useCases)
