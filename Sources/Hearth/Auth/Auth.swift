@@ -93,6 +93,9 @@ public final class Auth: Sendable {
     /// and nil at sign-out. A realtime connection re-authenticates with each value.
     public var tokenChanges: AsyncStream<String?> { observe(\.tokenObservers) { $0?.idToken } }
 
+    /// The signed-in user's ID token as held now (not refreshed; nil when signed out).
+    var currentIDToken: String? { state.withLock { $0.session?.idToken } }
+
     /// A stream registered in `observers` that starts with `current(session)`.
     private func observe<Value: Sendable>(
         _ observers: any WritableKeyPath<State, [UInt64: AsyncStream<Value>.Continuation]> & Sendable,

@@ -74,6 +74,10 @@ actor PersistentConnection: RealtimeConnection {
     var nextSessionNumber = 0
 
     var authToken: String?
+    /// Where the current ID token comes from. Consulted before every request and listen, so that an
+    /// operation started right after a sign-in goes out with the new identity: the app's token relay
+    /// (an asynchronous task) can lag behind, and a write sent before it caught up was refused.
+    let tokenSource: (@Sendable () -> String?)?
     var nextRequestID = 1
     var nextSequence = 0
     var inflight: [Int: InflightRequest] = [:]
@@ -88,7 +92,8 @@ actor PersistentConnection: RealtimeConnection {
     ///   - clock: keep-alives and backoff waits.
     ///   - random: numbers in 0..<1 for the backoff's jitter.
     init(
-        serverURL: URL, namespace: String, authToken: String?, configuration: Configuration = Configuration(),
+        serverURL: URL, namespace: String, authToken: String?, tokenSource: (@Sendable () -> String?)? = nil,
+        configuration: Configuration = Configuration(),
         transportFactory: any RealtimeTransportFactory = makePlatformRealtimeTransportFactory(),
         clock: any RealtimeClock = SystemRealtimeClock(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
@@ -96,6 +101,7 @@ actor PersistentConnection: RealtimeConnection {
         self.serverURL = serverURL
         self.namespace = namespace
         self.authToken = authToken
+        self.tokenSource = tokenSource
         self.configuration = configuration
         self.transportFactory = transportFactory
         self.clock = clock
@@ -105,8 +111,12 @@ actor PersistentConnection: RealtimeConnection {
 
     /// A connection to the database of `options` (its server URL and namespace) over the
     /// platform's WebSocket client.
-    init(options: HearthOptions, authToken: String?, configuration: Configuration = Configuration()) {
-        self.init(serverURL: options.serverURL, namespace: options.namespace, authToken: authToken, configuration: configuration)
+    init(
+        options: HearthOptions, authToken: String?, tokenSource: (@Sendable () -> String?)? = nil, configuration: Configuration = Configuration()
+    ) {
+        self.init(
+            serverURL: options.serverURL, namespace: options.namespace, authToken: authToken, tokenSource: tokenSource,
+            configuration: configuration)
     }
 
     // MARK: - Lifecycle
@@ -138,6 +148,7 @@ actor PersistentConnection: RealtimeConnection {
     }
 
     func setAuthToken(_ token: String?) {
+        guard token != authToken else { return }
         authToken = token
         guard session?.handshakeReceived == true else { return }
         if let token {
@@ -145,6 +156,13 @@ actor PersistentConnection: RealtimeConnection {
         } else {
             send(action: "unauth", body: .object([]), as: nil)
         }
+    }
+
+    /// Switches to the token source's current token if it changed (the auth message then goes out
+    /// before the request that follows).
+    private func catchUpWithToken() {
+        guard let tokenSource else { return }
+        setAuthToken(tokenSource())
     }
 
     /// Ends for good: the socket closes, every waiting call fails with `error`, `events` finishes.
@@ -174,6 +192,7 @@ actor PersistentConnection: RealtimeConnection {
 
     func listen(path: Path, query: Query?, tag: Int?, hash: String) async throws -> ListenAcknowledgement {
         guard lifecycle != .closed else { throw RealtimeError.closed }
+        catchUpWithToken()
         let key = ListenKey(path: path, tag: tag)
         return try await withCheckedThrowingContinuation { continuation in
             // Listening again to the same view replaces the old listen (and its waiter).
@@ -235,6 +254,7 @@ actor PersistentConnection: RealtimeConnection {
     private func request(action: String, body: JSONValue, onDisconnect: OnDisconnectOperation? = nil) async throws -> JSONValue {
         guard lifecycle != .closed else { throw RealtimeError.closed }
         guard pending.count < configuration.maxPendingRequests else { throw RealtimeError.queueFull }
+        catchUpWithToken()
         return try await withCheckedThrowingContinuation { continuation in
             let sequence = nextSequence
             nextSequence += 1

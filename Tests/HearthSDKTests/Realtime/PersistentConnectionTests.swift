@@ -44,6 +44,37 @@ struct PersistentConnectionTests {
         await connection.close()
     }
 
+    @Test func aRequestMadeAfterSignInGoesOutAfterTheNewTokensAuth() async throws {
+        // The app's token source already has the new token; the relay that would call
+        // setAuthToken has not run yet. The write must still go out as the new user.
+        let current = TokenHolder()
+        var h = try RealtimeHarness(tokens: current)
+        let connection = h.connection
+        await connection.open()
+        var (socket, client) = try await h.connect()
+        current.token = "new-user-token"
+        async let write: Void = connection.put(path: Path("users/ada"), data: .bool(true), hash: nil)
+        let auth = try await client.nextRequest()
+        #expect(auth.action == "auth")
+        #expect(auth.body == (try parsedJSON(#"{"cred":"new-user-token"}"#)))
+        let put = try await client.nextRequest()
+        #expect(put.action == "p")
+        #expect(put.id > auth.id)
+        socket.deliverResponse(to: auth, data: try parsedJSON(#"{"auth":{"uid":"ada"},"expires":1}"#))
+        socket.deliverResponse(to: put)
+        try await write
+        // Signing out is caught up with the same way: unauth before the next request.
+        current.token = nil
+        async let read = connection.get(path: Path("users/ada"), query: nil)
+        let unauth = try await client.nextRequest()
+        #expect(unauth.action == "unauth")
+        let get = try await client.nextRequest()
+        #expect(get.action == "g")
+        socket.deliverResponse(to: get, data: .null)
+        _ = try await read
+        await connection.close()
+    }
+
     @Test func listenDeliversInitialDataBeforeItsAcknowledgement() async throws {
         var h = try RealtimeHarness()
         let connection = h.connection

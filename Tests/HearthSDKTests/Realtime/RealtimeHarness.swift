@@ -16,6 +16,7 @@ struct RealtimeHarness {
     /// - Parameter random: what the jitter's random source returns (0 = delays exactly as configured).
     init(
         serverURL: String = "http://127.0.0.1:9000", namespace: String = "demo", token: String? = nil, random: Double = 0,
+        tokens: TokenHolder? = nil,
         configure: (inout PersistentConnection.Configuration) -> Void = { _ in }
     ) throws {
         var configuration = PersistentConnection.Configuration()
@@ -23,7 +24,8 @@ struct RealtimeHarness {
         let factory = FakeTransportFactory()
         let clock = ManualRealtimeClock()
         connection = PersistentConnection(
-            serverURL: try #require(URL(string: serverURL)), namespace: namespace, authToken: token, configuration: configuration,
+            serverURL: try #require(URL(string: serverURL)), namespace: namespace, authToken: token, tokenSource: tokens.map(\.source),
+            configuration: configuration,
             transportFactory: factory, clock: clock, random: { random })
         self.factory = factory
         self.clock = clock
@@ -63,6 +65,17 @@ struct RealtimeHarness {
 /// Parses JSON text (test literals).
 func parsedJSON(_ text: String) throws -> JSONValue {
     try JSONValue.parse(text)
+}
+
+/// The app's current ID token, as a connection's token source reads it.
+final class TokenHolder: Sendable {
+    private let value = Mutex<String?>(nil)
+    var token: String? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
+    }
+
+    var source: @Sendable () -> String? { { self.token } }
 }
 
 /// A flag one task sets and another reads.

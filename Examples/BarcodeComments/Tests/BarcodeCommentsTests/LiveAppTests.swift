@@ -169,6 +169,11 @@ struct LiveAppTests {
             #expect(try await alice.repositories.topics.topic(code)?.commentCount == 3)
             let page = try await alice.repositories.comments.page(of: code, olderThan: nil, limit: 20)
             #expect(page.map(\.commentText) == ["Bought again", "Too sweet", "Great chocolate"])
+            // Older pages continue strictly before the last comment shown.
+            let older = try await bob.repositories.comments.page(of: code, olderThan: page[0], limit: 1)
+            #expect(older.map(\.commentText) == ["Too sweet"])
+            let oldest = try await bob.repositories.comments.page(of: code, olderThan: page[1], limit: 20)
+            #expect(oldest.map(\.commentText) == ["Great chocolate"])
 
             bobList.stop()
             aliceFeed.stop()
