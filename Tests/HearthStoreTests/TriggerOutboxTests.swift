@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// One decoded trigger event from the outbox.
-private struct FiredEvent: Sendable, Equatable, CustomStringConvertible {
+struct FiredEvent: Sendable, Equatable, CustomStringConvertible {
     var id: Int64
     var function: String
     var path: String
@@ -18,18 +18,18 @@ private struct FiredEvent: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Counts `onEventsQueued` calls.
-private final class QueuedCounter: Sendable {
+final class QueuedCounter: Sendable {
     let calls = Mutex(0)
     func bump() { calls.withLock { $0 += 1 } }
     var count: Int { calls.withLock { $0 } }
 }
 
-private final class NullObserver: ChangeObserver {
+final class NullObserver: ChangeObserver {
     func didCommit(_ changes: [Change]) {}
 }
 
 /// Denies every write touching a path under one of `denied` (security rules stand-in).
-private struct DenyUnder: WriteAuthorizer {
+struct DenyUnder: WriteAuthorizer {
     var denied: [Path]
     func denial(for writes: [(path: Path, node: Node)], data: any StoreReader, now: Int64) -> String? {
         for w in writes {
@@ -42,7 +42,7 @@ private struct DenyUnder: WriteAuthorizer {
 }
 
 /// Runs the inner store's transaction, then fails it: nothing of the body may be kept.
-private final class FailingCommitStore: DatabaseStore {
+final class FailingCommitStore: DatabaseStore {
     struct Injected: Error {}
     let inner: any DatabaseStore
     let failing = Mutex(false)
@@ -80,7 +80,7 @@ struct TriggerOutboxTests {
         ]
     }
 
-    private func makeDatabase(
+    func makeDatabase(
         _ backend: Backend, store: (any DatabaseStore)? = nil, triggers: [DatabaseTrigger] = triggers("/reservations/{id}"),
         counter: QueuedCounter? = nil, clock: @escaping @Sendable () -> Int64 = { TriggerOutboxTests.now }
     ) async throws -> Database {
@@ -90,24 +90,24 @@ struct TriggerOutboxTests {
             onEventsQueued: { counter?.bump() })
     }
 
-    private func setOp(_ text: String) -> WriteRequest.Operation {
+    func setOp(_ text: String) -> WriteRequest.Operation {
         .set(try! Node.parseWrite(JSONValue.parse(text)))
     }
 
     @discardableResult
-    private func put(
+    func put(
         _ db: Database, _ path: String, _ text: String, key: String? = nil, authorizer: (any WriteAuthorizer)? = nil
     ) async throws -> WriteOutcome {
         try await db.write(WriteRequest(path: Path(path), operation: setOp(text), authorizer: authorizer, idempotencyKey: key))
     }
 
-    private func update(_ db: Database, _ path: String, _ entries: [(String, String)]) async throws {
+    func update(_ db: Database, _ path: String, _ entries: [(String, String)]) async throws {
         let parsed = entries.map { (path: Path($0.0), value: try! Node.parseWrite(JSONValue.parse($0.1))) }
         _ = try await db.write(WriteRequest(path: Path(path), operation: .update(parsed)))
     }
 
     /// Every live event, oldest first, decoded.
-    private func events(_ db: Database) async throws -> [FiredEvent] {
+    func events(_ db: Database) async throws -> [FiredEvent] {
         let raw = try await db.store.snapshot { try $0.dueEvents(now: .max, limit: 100_000) }
         return try raw.map { e in
             let value = try JSONValue.parse(e.payload)
@@ -125,11 +125,11 @@ struct TriggerOutboxTests {
     }
 
     /// Removes every event, so a test can look at what the next write enqueues.
-    private func drain(_ db: Database) async throws {
+    func drain(_ db: Database) async throws {
         try await db.store.write { tx in try tx.finishEvents(tx.dueEvents(now: .max, limit: 100_000).map(\.id)) }
     }
 
-    private func summaries(_ db: Database) async throws -> [String] { try await events(db).map(\.summary) }
+    func summaries(_ db: Database) async throws -> [String] { try await events(db).map(\.summary) }
 
     // MARK: Kinds of change
 
@@ -579,86 +579,5 @@ struct TriggerOutboxTests {
         try await put(db, "reservations/r1", #"{"n":1}"#)
         #expect(try await events(db).isEmpty)
         #expect(counter.count == 0)
-    }
-
-    // MARK: Idempotency keys
-
-    @Test(arguments: Backend.allCases)
-    func repeatedKeyIsAlreadyAppliedAndWritesNothing(backend: Backend) async throws {
-        let db = try await makeDatabase(backend)
-        try await put(db, "reservations/r1", #"{"n":1}"#, key: "fn:evt-1")
-        #expect(try await db.store.snapshot { try $0.isClaimed("fn:evt-1") })
-        try await drain(db)
-        await #expect(throws: AlreadyApplied(key: "fn:evt-1")) {
-            try await self.put(db, "reservations/r1", #"{"n":2}"#, key: "fn:evt-1")
-        }
-        await #expect(throws: AlreadyApplied(key: "fn:evt-1")) {
-            try await self.put(db, "reservations/r7", #"{"n":7}"#, key: "fn:evt-1")
-        }
-        #expect(try await db.store.getJSON("reservations") == #"{"r1":{"n":1}}"#)
-        #expect(try await events(db).isEmpty)
-        #expect(try await db.store.snapshot { try $0.sequence() } == 1)
-        // Another key still writes.
-        try await put(db, "reservations/r1", #"{"n":2}"#, key: "fn:evt-2")
-        #expect(try await db.store.getJSON("reservations/r1") == #"{"n":2}"#)
-    }
-
-    @Test(arguments: Backend.allCases)
-    func sameKeyTwiceInOneBatchAppliesOnce(backend: Backend) async throws {
-        let db = try await makeDatabase(backend)
-        let outcomes = await withTaskGroup(of: Bool.self) { group in
-            for i in 0..<10 {
-                group.addTask {
-                    do {
-                        try await self.put(db, "counters/c\(i)", "1", key: "once")
-                        return true
-                    } catch is AlreadyApplied {
-                        return false
-                    } catch {
-                        Issue.record("unexpected \(error)")
-                        return false
-                    }
-                }
-            }
-            return await group.reduce(into: [Bool]()) { $0.append($1) }
-        }
-        #expect(outcomes.filter { $0 }.count == 1)
-        #expect(try await db.store.get("counters").childCount == 1)
-    }
-
-    @Test(arguments: Backend.allCases)
-    func failedWriteLeavesTheKeyUnclaimed(backend: Backend) async throws {
-        let db = try await makeDatabase(backend)
-        await #expect(throws: PermissionDenied.self) {
-            try await self.put(db, "reservations/r1", #"{"n":1}"#, key: "k", authorizer: DenyUnder(denied: [Path("reservations")]))
-        }
-        #expect(try await db.store.snapshot { try $0.isClaimed("k") } == false)
-        // A stale if-match is not a commit either.
-        let stale = try await db.write(
-            WriteRequest(path: Path("reservations/r1"), operation: setOp(#"{"n":1}"#), ifMatch: "not-the-etag", idempotencyKey: "k"))
-        guard case .preconditionFailed = stale else {
-            Issue.record("expected a precondition failure, got \(stale)")
-            return
-        }
-        #expect(try await db.store.snapshot { try $0.isClaimed("k") } == false)
-        #expect(try await events(db).isEmpty)
-        // Now a valid write with the key succeeds, and claims it.
-        try await put(db, "reservations/r1", #"{"n":1}"#, key: "k")
-        #expect(try await db.store.getJSON("reservations/r1") == #"{"n":1}"#)
-        #expect(try await db.store.snapshot { try $0.isClaimed("k") })
-        #expect(try await summaries(db) == ["onCreated /reservations/r1", "onWritten /reservations/r1"])
-        await #expect(throws: AlreadyApplied.self) { try await self.put(db, "reservations/r1", #"{"n":9}"#, key: "k") }
-    }
-
-    @Test(arguments: Backend.allCases)
-    func keyedPushAppliesOnce(backend: Backend) async throws {
-        let db = try await makeDatabase(backend)
-        let op = WriteRequest.Operation.push(try Node.parseWrite(JSONValue.parse(#"{"guest":"Eve"}"#)))
-        _ = try await db.write(WriteRequest(path: Path("reservations"), operation: op, idempotencyKey: "push-1"))
-        await #expect(throws: AlreadyApplied.self) {
-            _ = try await db.write(WriteRequest(path: Path("reservations"), operation: op, idempotencyKey: "push-1"))
-        }
-        #expect(try await db.store.get("reservations").childCount == 1)
-        #expect(try await events(db).count == 2)
     }
 }
