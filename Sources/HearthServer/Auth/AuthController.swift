@@ -204,10 +204,8 @@ struct AuthController: Sendable {
 
     /// Admin calls carry the admin credential as a Bearer token; any other Bearer is refused.
     private func isPrivileged(_ request: Request) throws -> Bool {
-        guard let header = request.headers[.authorization] else { return false }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
-        if constantTimeEquals(String(parts[1]), configuration.adminToken) { return true }
+        guard let token = request.authorizationToken() else { return false }
+        if configuration.isAdminToken(token) { return true }
         throw PlatformError.unauthenticated
     }
 

@@ -67,7 +67,7 @@ extension FunctionsRuntime {
     }
 
     private func verifiedCaller(_ request: Request, controller: DatabaseController) -> CallableAuth? {
-        guard let token = Self.bearer(request), !constantTimeEquals(token, controller.configuration.adminToken),
+        guard let token = request.authorizationToken(), !controller.configuration.isAdminToken(token),
             let auth = controller.tokens.authVariable(for: token, verifier: controller.auth, acceptUnsigned: controller.configuration.dev),
             let uid = auth["uid"]?.stringValue
         else { return nil }
@@ -75,14 +75,7 @@ extension FunctionsRuntime {
     }
 
     private func isAdmin(_ request: Request, controller: DatabaseController) -> Bool {
-        Self.bearer(request).map { constantTimeEquals($0, controller.configuration.adminToken) } ?? false
-    }
-
-    private static func bearer(_ request: Request) -> String? {
-        guard let header = request.headers[.authorization] else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1])
+        controller.configuration.isAdminToken(request.authorizationToken())
     }
 
     // MARK: Callable protocol
@@ -112,7 +105,7 @@ extension FunctionsRuntime {
             return Self.callableError(CallableError(.invalidArgument, "Bad Request"))
         }
         var auth: CallableAuth?
-        if Self.bearer(request) != nil {
+        if request.authorizationToken() != nil {
             // A token that is present but invalid is refused, as Firebase does (an absent one is fine).
             guard let caller = verifiedCaller(request, controller: controller) else {
                 return Self.callableError(CallableError(.unauthenticated, "Unauthenticated"))

@@ -81,11 +81,7 @@ struct LinksController: Sendable {
         guard let key, !key.isEmpty else { throw AuthController.PlatformError.missingKey }
     }
 
-    func isAdmin(_ request: Request) -> Bool {
-        guard let header = request.headers[.authorization] else { return false }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        return parts.count == 2 && parts[0].lowercased() == "bearer" && constantTimeEquals(String(parts[1]), configuration.adminToken)
-    }
+    func isAdmin(_ request: Request) -> Bool { configuration.isAdminToken(request.authorizationToken()) }
 
     private func body(_ request: Request) async throws -> ByteBuffer {
         do {

@@ -55,14 +55,9 @@ struct StorageController: Sendable {
     // MARK: Credentials
 
     /// The bearer/Firebase token of a request, if any.
-    static func credential(_ request: Request) -> String? {
-        guard let header = request.headers[.authorization] else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, ["bearer", "firebase"].contains(parts[0].lowercased()) else { return nil }
-        return String(parts[1])
-    }
+    static func credential(_ request: Request) -> String? { request.authorizationToken(schemes: ["bearer", "firebase"]) }
 
-    func isAdmin(_ token: String) -> Bool { constantTimeEquals(token, configuration.adminToken) }
+    func isAdmin(_ token: String) -> Bool { configuration.isAdminToken(token) }
 
     /// v0: the admin credential skips rules; an ID token becomes `request.auth`; a bad token is 401.
     func caller(_ request: Request) throws -> Caller {

@@ -111,6 +111,23 @@ struct HearthTopics: TopicRepository {
     }
 }
 
+/// A query's snapshots, each turned into `T`, with errors as `AppError`s; ends when the consumer stops.
+func liveValues<T: Sendable>(of query: DatabaseQuery, _ transform: @escaping @Sendable (DataSnapshot) throws -> T)
+    -> AsyncThrowingStream<T, any Error>
+{
+    AsyncThrowingStream { continuation in
+        let task = Task {
+            do {
+                for try await snapshot in query.snapshots() { continuation.yield(try transform(snapshot)) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: ErrorMapping.app(error))
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+    }
+}
+
 /// `{".sv": "timestamp"}`.
 enum ServerTime {
     static let now = JSONValue.object([JSONMember(".sv", .string("timestamp"))])
@@ -140,17 +157,7 @@ struct HearthComments: CommentRepository {
 
     func newest(of code: Barcode, limit: Int) -> AsyncThrowingStream<[Comment], any Error> {
         let query = database.reference("comments/\(code.key)").queryOrdered(byChild: "commentDate").queryLimited(toLast: limit)
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for try await snapshot in query.snapshots() { continuation.yield(try comments(snapshot)) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: ErrorMapping.app(error))
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        return liveValues(of: query) { try comments($0) }
     }
 
     func create(id: String, on code: Barcode, text: String, photoURL: String?, author uid: String, profile: UserProfile)
@@ -190,23 +197,12 @@ struct HearthFeeds: FeedRepository {
 
     func newest(of uid: String, limit: Int) -> AsyncThrowingStream<[FeedItem], any Error> {
         let query = database.reference("feeds/\(uid)").queryOrdered(byChild: "timestamp").queryLimited(toLast: limit)
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for try await snapshot in query.snapshots() {
-                        let items = try snapshot.children.map { child in
-                            var item = try child.value(as: FeedItem.self)
-                            item.id = child.key ?? ""
-                            return item
-                        }
-                        continuation.yield(items.sorted { ($0.timestamp, $0.id) > ($1.timestamp, $1.id) })
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: ErrorMapping.app(error))
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        return liveValues(of: query) { snapshot in
+            try snapshot.children.map { child in
+                var item = try child.value(as: FeedItem.self)
+                item.id = child.key ?? ""
+                return item
+            }.sorted { ($0.timestamp, $0.id) > ($1.timestamp, $1.id) }
         }
     }
 }
