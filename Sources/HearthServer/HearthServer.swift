@@ -97,8 +97,8 @@ public struct HearthServer: Sendable {
         appLogger.logLevel = max(logger.logLevel, .notice)
         return Application(
             responder: responder,
-            server: .http1WebSocketUpgrade(configuration: .init(ws: RealtimeController.webSocketConfiguration)) { request, _, _ in
-                realtime.shouldUpgrade(request)
+            server: .http1WebSocketUpgrade(configuration: .init(ws: RealtimeController.webSocketConfiguration)) { request, channel, _ in
+                realtime.shouldUpgrade(request, channel: channel)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },

@@ -14,6 +14,7 @@ struct RealtimeController: Sendable {
     let database: DatabaseController
     let logger: Logger
     let connections = RealtimeConnections()
+    let drains = EventLoopDrains()
     /// Bytes queued for one client before it is disconnected as too slow.
     var outboxLimit = 8 << 20
 
@@ -24,7 +25,7 @@ struct RealtimeController: Sendable {
     static let webSocketConfiguration = WebSocketServerConfiguration(
         maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(3))
 
-    func shouldUpgrade(_ request: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+    func shouldUpgrade(_ request: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let uri = URI(request.path ?? "/")
         let parameters = parseQueryString(uri.query)
         let name = parameters["ns"] ?? database.configuration.defaultNamespace
@@ -34,11 +35,15 @@ struct RealtimeController: Sendable {
         }
         let host = request.authority ?? "\(database.configuration.host):\(database.configuration.port)"
         return .upgrade([:]) { inbound, outbound, _ in
-            try await run(inbound: inbound, outbound: outbound, namespace: name, host: host)
+            try await run(inbound: inbound, outbound: outbound, channel: channel, namespace: name, host: host)
         }
     }
 
-    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, namespace name: String, host: String) async throws {
+    /// Serves one connection. Messages are written straight to `channel` (see ``RealtimeOutbox``);
+    /// `outbound` only closes the connection.
+    func run(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, namespace name: String, host: String
+    ) async throws {
         let namespace: Namespace
         do {
             namespace = try await database.namespace(name)
@@ -48,7 +53,7 @@ struct RealtimeController: Sendable {
             try? await outbound.close(.unexpectedServerError, reason: "Database unavailable")
             return
         }
-        let outbox = RealtimeOutbox(byteLimit: outboxLimit) { [logger] in
+        let outbox = RealtimeOutbox(byteLimit: outboxLimit, channel: channel, drains: drains.queue(for: channel.eventLoop)) { [logger] in
             logger.notice("realtime client too slow; disconnecting")
         }
         let session = RealtimeSession(controller: database, namespace: namespace, outbox: outbox, logger: logger)
@@ -58,19 +63,10 @@ struct RealtimeController: Sendable {
         enum Ended { case reader, writer, deliveries }
         await withTaskGroup(of: Ended.self) { group in
             group.addTask {
-                // The only writer: a split message's frames stay together.
-                for await message in outbox.messages {
-                    guard outbox.take(message) else { break }
-                    do {
-                        for frame in RealtimeOutbox.frames(message) {
-                            try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
-                        }
-                    } catch {
-                        break
-                    }
-                }
                 // The outbox closed (shutdown, a client too slow, or the client left): send the
-                // close frame and give the client a moment to answer it before reading stops.
+                // close frame after what was queued, and give the client a moment to answer it
+                // before reading stops.
+                await outbox.waitUntilClosed()
                 try? await outbound.close(outbox.isOverflowing ? .policyViolation : .goingAway, reason: outbox.isOverflowing ? "Too slow" : nil)
                 try? await Task.sleep(for: .seconds(2))
                 return .writer

@@ -1,55 +1,135 @@
 import HearthWire
 import NIOCore
+import NIOWebSocket
 import Synchronization
 
-/// A realtime connection's outgoing messages: one writer keeps split messages' frames together,
-/// and a byte budget bounds what a slow client can make the server hold.
+/// A realtime connection's outgoing messages, bounded by a byte budget so a slow client cannot
+/// make the server hold more than that for it.
+///
+/// On a connection, ``send(_:)`` frames the message (``WebSocketTextFrame``) into the
+/// connection's pending bytes, and the first message after a drain asks the event loop's
+/// ``EventLoopDrainQueue`` for the next drain, which hands everything pending to the socket as one
+/// buffer and flushes once. Sending never waits for a task to wake up, so one change pushed to
+/// many connections costs a few event-loop jobs and one socket write per connection, and the
+/// event loops never touch the buffer the hub shares between listeners. Split messages' frames
+/// stay together because they are appended together. Without a channel (tests), messages go to
+/// ``messages`` and the reader calls ``take(_:)``.
 final class RealtimeOutbox: Sendable {
     private struct State {
+        /// Framed messages not yet handed to the channel (with a channel), or the bytes of
+        /// messages not yet taken from ``messages``.
+        var pending = ByteBuffer()
         var queuedBytes = 0
+        var drainScheduled = false
         var closed = false
         var overflowing = false
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+
+        mutating func markClosed() -> [CheckedContinuation<Void, Never>] {
+            closed = true
+            defer { closeWaiters = [] }
+            return closeWaiters
+        }
     }
 
-    /// The most bytes queued for one connection before it is closed as too slow.
+    /// The most bytes queued for one connection (here and in the channel's write buffer) before it
+    /// is closed as too slow.
     let byteLimit: Int
     private let state = Mutex(State())
-    private let continuation: AsyncStream<ByteBuffer>.Continuation
+    private let channel: (any Channel)?
+    private let drains: EventLoopDrainQueue?
+    /// The WebSocket frame encoder's context: finished frames are written below the encoder.
+    private let encoder: NIOLoopBoundBox<ChannelHandlerContext?>?
+    private let stream: AsyncStream<ByteBuffer>.Continuation?
+    /// Messages in order when the outbox has no channel; empty otherwise.
     let messages: AsyncStream<ByteBuffer>
-    /// Called once when the budget is exceeded or the outbox is closed.
+    /// Called once when the budget is exceeded.
     private let onOverflow: @Sendable () -> Void
 
+    /// An outbox writing to a WebSocket channel (one whose pipeline has a `WebSocketFrameEncoder`).
+    init(byteLimit: Int, channel: any Channel, drains: EventLoopDrainQueue, onOverflow: @escaping @Sendable () -> Void) {
+        self.byteLimit = byteLimit
+        self.onOverflow = onOverflow
+        self.channel = channel
+        self.drains = drains
+        encoder = .makeEmptyBox(valueType: ChannelHandlerContext.self, eventLoop: channel.eventLoop)
+        stream = nil
+        messages = AsyncStream { $0.finish() }
+    }
+
+    /// An outbox whose messages are read from ``messages``.
     init(byteLimit: Int, onOverflow: @escaping @Sendable () -> Void) {
         self.byteLimit = byteLimit
         self.onOverflow = onOverflow
-        (messages, continuation) = AsyncStream.makeStream()
+        channel = nil
+        drains = nil
+        encoder = nil
+        let (messages, stream) = AsyncStream<ByteBuffer>.makeStream()
+        self.messages = messages
+        self.stream = stream
     }
 
-    /// Queues one protocol message (split into frames by the writer if long).
+    /// Queues one protocol message (split into frames when long).
     func send(_ message: ByteBuffer) {
-        let overflow = state.withLock { s -> Bool in
-            guard !s.closed else { return false }
+        enum Next { case nothing, overflow([CheckedContinuation<Void, Never>]), yield, drain }
+        let next = state.withLock { s -> Next in
+            guard !s.closed else { return .nothing }
             s.queuedBytes += message.readableBytes
             if s.queuedBytes > byteLimit {
-                s.closed = true
                 s.overflowing = true
-                return true
+                return .overflow(s.markClosed())
             }
-            return false
+            guard channel != nil else { return .yield }
+            if message.readableBytes <= RealtimeFraming.maxFrameCharacters {
+                WebSocketTextFrame.append(message, to: &s.pending)
+            } else {
+                for piece in Self.frames(message) { WebSocketTextFrame.append(piece, to: &s.pending) }
+            }
+            if s.drainScheduled { return .nothing }
+            s.drainScheduled = true
+            return .drain
         }
-        if overflow {
-            continuation.finish()
+        switch next {
+        case .nothing:
+            break
+        case .overflow(let waiters):
+            finished(waiters)
             onOverflow()
-            return
+        case .yield:
+            stream?.yield(message)
+        case .drain:
+            drains?.schedule(self)
         }
-        continuation.yield(message)
     }
 
     func send(_ message: RealtimeMessage) { send(ByteBuffer(string: message.text)) }
 
     func send(_ bytes: [UInt8]) { send(ByteBuffer(bytes: bytes)) }
 
-    /// The writer took a message off the queue; false when it must not be sent (the client was
+    /// On the channel's event loop: hands what is pending to the socket and flushes.
+    func drain() {
+        guard let channel, let encoder else { return }
+        let batch = state.withLock { s -> ByteBuffer? in
+            s.drainScheduled = false
+            let batch = s.pending
+            s.pending = ByteBuffer()
+            s.queuedBytes = 0
+            return s.overflowing || batch.readableBytes == 0 ? nil : batch
+        }
+        guard let batch else { return }
+        if encoder.value == nil {
+            encoder.value = try? channel.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+        }
+        // Without an encoder the WebSocket pipeline is gone: the channel is closing.
+        guard let context = encoder.value else { return }
+        context.writeAndFlush(NIOAny(batch), promise: nil)
+        // What the socket has not taken yet counts against the budget too.
+        if !channel.isWritable, let buffered = try? channel.syncOptions?.getOption(.bufferedWritableBytes), buffered > byteLimit {
+            abandon()
+        }
+    }
+
+    /// The reader of ``messages`` took a message; false when it must not be sent (the client was
     /// cut off as too slow).
     func take(_ message: ByteBuffer) -> Bool {
         state.withLock { s in
@@ -65,18 +145,44 @@ final class RealtimeOutbox: Sendable {
 
     /// Closes after what is queued has been written.
     func close() {
-        state.withLock { $0.closed = true }
-        continuation.finish()
+        finished(state.withLock { $0.markClosed() })
     }
 
     /// Closes at once, dropping what is queued (the client is too slow).
     func abandon() {
-        let first = state.withLock { s -> Bool in
-            defer { s.closed = true; s.overflowing = true }
-            return !s.overflowing
+        let (first, waiters) = state.withLock { s -> (Bool, [CheckedContinuation<Void, Never>]) in
+            defer { s.overflowing = true }
+            return (!s.overflowing, s.markClosed())
         }
-        continuation.finish()
+        finished(waiters)
         if first { onOverflow() }
+    }
+
+    private func finished(_ waiters: [CheckedContinuation<Void, Never>]) {
+        stream?.finish()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once the outbox is closed; cancelling the waiting task closes it. On a channel, what
+    /// was queued has been handed to the channel by then, so a close frame written next follows it.
+    func waitUntilClosed() async {
+        await closed()
+        if let channel { try? await channel.eventLoop.submit { self.drain() }.get() }
+    }
+
+    private func closed() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let closed = state.withLock { s -> Bool in
+                    if s.closed { return true }
+                    s.closeWaiters.append(waiter)
+                    return false
+                }
+                if closed { waiter.resume() }
+            }
+        } onCancel: {
+            close()
+        }
     }
 
     /// The frames for one message: itself when short (a UTF-8 message of at most 16,384 bytes has
