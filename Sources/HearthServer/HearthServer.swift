@@ -3,8 +3,8 @@ import HTTPTypes
 import HearthAuth
 import HearthCore
 public import HearthStore
-import HummingbirdWebSocket
 public import Hummingbird
+import HummingbirdCore
 public import Logging
 import NIOCore
 public import ServiceLifecycle
@@ -97,9 +97,7 @@ public struct HearthServer: Sendable {
         appLogger.logLevel = max(logger.logLevel, .notice)
         return Application(
             responder: responder,
-            server: .http1WebSocketUpgrade(configuration: .init(ws: RealtimeController.webSocketConfiguration)) { request, channel, _ in
-                realtime.shouldUpgrade(request, channel: channel)
-            },
+            server: HTTPServerBuilder { responder in RealtimeServerChannel(responder: responder, realtime: realtime) },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: appLogger
@@ -193,5 +191,8 @@ struct StreamKeeper: Service {
         logger.debug("closing streams for shutdown")
         registry.closeStreams()
         connections.closeAll()
+        // Realtime connections are not tasks the HTTP server waits for: wait here until they
+        // answered the close (or timed out) and ran their onDisconnect writes.
+        await connections.waitUntilEmpty(timeout: .seconds(5))
     }
 }

@@ -16,7 +16,6 @@ struct RealtimeSessionTests {
         let outbox: RealtimeOutbox
         let namespace: Namespace
         private let reader: MessageReader
-        private let pump: Task<Void, Never>
 
         init(rules: String? = nil, outboxLimit: Int = 1 << 20, deliveryLimit: Int = 4096) async throws {
             let configuration = ServerConfiguration(port: 0, adminToken: "owner")
@@ -26,14 +25,10 @@ struct RealtimeSessionTests {
             let controller = DatabaseController(configuration: configuration, registry: registry, logger: logger, auth: nil)
             namespace = try await registry.namespace("t")
             if let rules { namespace.replaceRules(try RulesDocument(source: rules)) }
-            outbox = RealtimeOutbox(byteLimit: outboxLimit) {}
+            outbox = RealtimeOutbox(byteLimit: outboxLimit) { _ in }
             session = RealtimeSession(controller: controller, namespace: namespace, outbox: outbox, logger: logger, deliveryLimit: deliveryLimit)
             reader = MessageReader(outbox.messages)
-            let session = self.session
-            pump = Task { for await (id, delivery) in session.deliveries { await session.handleDelivery(id, delivery) } }
         }
-
-        deinit { pump.cancel() }
 
         func send(_ id: Int, _ action: String, _ body: String) async throws {
             await session.receive(#"{"t":"d","d":{"r":\#(id),"a":"\#(action)","b":\#(body)}}"#)

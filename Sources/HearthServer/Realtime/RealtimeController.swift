@@ -1,15 +1,19 @@
-import HTTPTypes
 import HearthCore
 import HearthWire
 import Hummingbird
 import HummingbirdCore
-import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOWebSocket
 import Synchronization
 
 /// Serves the realtime protocol (v5) on WebSocket upgrades (`/.ws?v=5&ns=NAME`).
+///
+/// A connection is a NIO channel handler (``RealtimeChannelHandler``) plus the session behind
+/// it; no task waits on an idle connection. Incoming messages are handled by a task that exists
+/// only while there are messages (``SerialWork``), and pushes are written on the event loop
+/// (``RealtimeOutbox``).
 struct RealtimeController: Sendable {
     let database: DatabaseController
     let logger: Logger
@@ -17,86 +21,132 @@ struct RealtimeController: Sendable {
     let drains = EventLoopDrains()
     /// Bytes queued for one client before it is disconnected as too slow.
     var outboxLimit = 8 << 20
+    /// Largest client message (after joining WebSocket fragments) and largest frame.
+    static let maxMessageBytes = 1 << 20
+    /// Client messages waiting to be handled before the server stops reading from the socket.
+    static let inboundHighWater = 64
+    /// WebSocket pings find dead peers: one every this often, and a peer that has not answered
+    /// the previous one by then is dropped.
+    static let pingInterval = TimeAmount.seconds(30)
+    /// How long a client gets to answer the server's close frame.
+    static let closeTimeout = TimeAmount.seconds(3)
 
-    /// The WebSocket configuration: client messages are at most 16,384 characters per frame (a
-    /// UTF-8 frame can take 4 bytes per character); WebSocket pings every 30 s find dead peers; a
-    /// client that does not answer the close frame within 3 s is dropped (otherwise one such
-    /// client held up a SIGTERM shutdown for 15 s).
-    static let webSocketConfiguration = WebSocketServerConfiguration(
-        maxFrameSize: 1 << 20, autoPing: .enabled(timePeriod: .seconds(30)), closeTimeout: .seconds(3))
-
-    func shouldUpgrade(_ request: HTTPRequest, channel: any Channel) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
-        let uri = URI(request.path ?? "/")
+    /// The namespace an upgrade request asks for, or nil to refuse the upgrade.
+    func namespace(for head: HTTPRequestHead) -> String? {
+        let uri = URI(head.uri)
         let parameters = parseQueryString(uri.query)
         let name = parameters["ns"] ?? database.configuration.defaultNamespace
-        guard NamespaceRegistry.isValid(name) else { return .dontUpgrade }
+        guard NamespaceRegistry.isValid(name) else { return nil }
         if let version = parameters["v"], version != "5" {
             logger.notice("realtime client speaks another protocol version", metadata: ["hearth.version": "\(version)"])
         }
-        let host = request.authority ?? "\(database.configuration.host):\(database.configuration.port)"
-        return .upgrade([:]) { inbound, outbound, _ in
-            try await run(inbound: inbound, outbound: outbound, channel: channel, namespace: name, host: host)
+        return name
+    }
+
+    /// On the event loop, right after the upgrade: serves the realtime protocol on `channel`.
+    func attach(to channel: any Channel, head: HTTPRequestHead, namespace name: String) throws {
+        let host = head.headers.first(name: "host") ?? "\(database.configuration.host):\(database.configuration.port)"
+        // Client messages are small; start the socket's read buffer small as well.
+        try channel.syncOptions?.setOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 1 << 16))
+        let handler = RealtimeChannelHandler(controller: self, namespace: name, host: host)
+        try channel.pipeline.syncOperations.addHandler(handler)
+    }
+
+    /// Starts the session for a connection that just opened (from its first work item).
+    func open(_ connection: RealtimeConnection) async {
+        do {
+            let namespace = try await database.namespace(connection.namespaceName)
+            let session = RealtimeSession(controller: database, namespace: namespace, outbox: connection.outbox, logger: logger)
+            connection.started(session, registration: connections.add(connection.outbox))
+            connection.outbox.send(
+                RealtimeMessage.handshake(timestamp: wallClockMillis(), host: connection.host, session: RealtimeConnections.sessionID()))
+        } catch {
+            connection.outbox.send(RealtimeMessage.error("Database unavailable"))
+            connection.outbox.close()
         }
     }
 
-    /// Serves one connection. Messages are written straight to `channel` (see ``RealtimeOutbox``);
-    /// `outbound` only closes the connection.
-    func run(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, namespace name: String, host: String
-    ) async throws {
-        let namespace: Namespace
-        do {
-            namespace = try await database.namespace(name)
-        } catch {
-            let fatal = RealtimeMessage.error("Database unavailable").text
-            try? await outbound.write(.text(fatal))
-            try? await outbound.close(.unexpectedServerError, reason: "Database unavailable")
-            return
-        }
-        let outbox = RealtimeOutbox(byteLimit: outboxLimit, channel: channel, drains: drains.queue(for: channel.eventLoop)) { [logger] in
-            logger.notice("realtime client too slow; disconnecting")
-        }
-        let session = RealtimeSession(controller: database, namespace: namespace, outbox: outbox, logger: logger)
-        let registration = connections.add(outbox)
-        defer { connections.remove(registration) }
-        outbox.send(RealtimeMessage.handshake(timestamp: wallClockMillis(), host: host, session: RealtimeConnections.sessionID()))
-        enum Ended { case reader, writer, deliveries }
-        await withTaskGroup(of: Ended.self) { group in
-            group.addTask {
-                // The outbox closed (shutdown, a client too slow, or the client left): send the
-                // close frame after what was queued, and give the client a moment to answer it
-                // before reading stops.
-                await outbox.waitUntilClosed()
-                try? await outbound.close(outbox.isOverflowing ? .policyViolation : .goingAway, reason: outbox.isOverflowing ? "Too slow" : nil)
-                try? await Task.sleep(for: .seconds(2))
-                return .writer
-            }
-            group.addTask {
-                for await (id, delivery) in session.deliveries { await session.handleDelivery(id, delivery) }
-                return .deliveries
-            }
-            group.addTask {
-                var assembler = RealtimeFrameAssembler()
-                do {
-                    for try await message in inbound.messages(maxSize: 1 << 20) {
-                        guard case .text(let text) = message else { continue }
-                        if let complete = try assembler.receive(text) { await session.receive(complete) }
-                        if outbox.isClosed { break }
-                    }
-                } catch {
-                    logger.debug("realtime connection ended", metadata: ["hearth.error": "\(error)"])
-                }
-                return .reader
-            }
-            // Until the client stops sending, or the server stopped writing to it.
-            while let ended = await group.next(), ended == .deliveries {}
-            group.cancelAll()
-        }
+    /// The socket closed: runs the session's onDisconnect queue, then forgets the connection.
+    func closed(_ connection: RealtimeConnection) async {
+        guard let (session, registration) = connection.ended() else { return }
         await session.disconnected()
+        connections.remove(registration)
     }
 }
 
-/// Open realtime connections, so a graceful shutdown can close them.
+/// What a realtime connection's work task handles, in order.
+enum RealtimeInput: Sendable {
+    case open
+    case message(String)
+    case closed
+}
+
+/// A realtime connection's state shared between its channel handler (on the event loop) and its
+/// work task.
+final class RealtimeConnection: Sendable {
+    let controller: RealtimeController
+    let namespaceName: String
+    let host: String
+    let outbox: RealtimeOutbox
+    let work: SerialWork<(RealtimeConnection, RealtimeInput)>
+    /// Turns reading from the socket back on (set by the handler; called off the event loop).
+    let resumeReading: @Sendable () -> Void
+    private let state = Mutex<(session: RealtimeSession?, registration: Int, readingPaused: Bool)>((nil, 0, false))
+
+    init(
+        controller: RealtimeController, namespace: String, host: String, outbox: RealtimeOutbox,
+        resumeReading: @escaping @Sendable () -> Void
+    ) {
+        self.controller = controller
+        namespaceName = namespace
+        self.host = host
+        self.outbox = outbox
+        self.resumeReading = resumeReading
+        // Past the high-water mark reading pauses, so the limit is only a backstop.
+        work = SerialWork(limit: 1 << 16) { connection, input in await connection.handle(input) }
+    }
+
+    func started(_ session: RealtimeSession, registration: Int) {
+        state.withLock { $0 = (session, registration, $0.readingPaused) }
+    }
+
+    /// The session and its registration, once (nil if it never started or already ended).
+    func ended() -> (RealtimeSession, Int)? {
+        state.withLock { s in
+            guard let session = s.session else { return nil }
+            s.session = nil
+            return (session, s.registration)
+        }
+    }
+
+    /// On the event loop: whether reading should pause now (and remember that it did).
+    func shouldPauseReading() -> Bool {
+        state.withLock { s in
+            guard !s.readingPaused, work.waiting >= RealtimeController.inboundHighWater else { return false }
+            s.readingPaused = true
+            return true
+        }
+    }
+
+    private func handle(_ input: RealtimeInput) async {
+        switch input {
+        case .open:
+            await controller.open(self)
+        case .message(let text):
+            if let session = state.withLock({ $0.session }), !outbox.isClosed { await session.receive(text) }
+            let resume = state.withLock { s -> Bool in
+                guard s.readingPaused, work.waiting < RealtimeController.inboundHighWater / 4 else { return false }
+                s.readingPaused = false
+                return true
+            }
+            if resume { resumeReading() }
+        case .closed:
+            await controller.closed(self)
+        }
+    }
+}
+
+/// Open realtime connections, so a graceful shutdown can close them and wait for them.
 final class RealtimeConnections: Sendable {
     private let open = Mutex<(next: Int, outboxes: [Int: RealtimeOutbox])>((0, [:]))
 
@@ -114,6 +164,14 @@ final class RealtimeConnections: Sendable {
 
     func closeAll() {
         for outbox in open.withLock({ Array($0.outboxes.values) }) { outbox.close() }
+    }
+
+    /// Waits until every connection has ended (its onDisconnect writes done), at most `timeout`.
+    func waitUntilEmpty(timeout: Duration) async {
+        let deadline = ContinuousClock.now + timeout
+        while count > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     /// A random session id for the handshake (clients send it back as `ls`).

@@ -23,12 +23,11 @@ final class RealtimeOutbox: Sendable {
         var drainScheduled = false
         var closed = false
         var overflowing = false
-        var closeWaiters: [CheckedContinuation<Void, Never>] = []
 
-        mutating func markClosed() -> [CheckedContinuation<Void, Never>] {
-            closed = true
-            defer { closeWaiters = [] }
-            return closeWaiters
+        /// Marks the outbox closed; true the first time.
+        mutating func markClosed() -> Bool {
+            defer { closed = true }
+            return !closed
         }
     }
 
@@ -43,13 +42,13 @@ final class RealtimeOutbox: Sendable {
     private let stream: AsyncStream<ByteBuffer>.Continuation?
     /// Messages in order when the outbox has no channel; empty otherwise.
     let messages: AsyncStream<ByteBuffer>
-    /// Called once when the budget is exceeded.
-    private let onOverflow: @Sendable () -> Void
+    /// Called once, when the outbox closes; the argument says whether the client was too slow.
+    private let onClose: @Sendable (_ tooSlow: Bool) -> Void
 
     /// An outbox writing to a WebSocket channel (one whose pipeline has a `WebSocketFrameEncoder`).
-    init(byteLimit: Int, channel: any Channel, drains: EventLoopDrainQueue, onOverflow: @escaping @Sendable () -> Void) {
+    init(byteLimit: Int, channel: any Channel, drains: EventLoopDrainQueue, onClose: @escaping @Sendable (_ tooSlow: Bool) -> Void) {
         self.byteLimit = byteLimit
-        self.onOverflow = onOverflow
+        self.onClose = onClose
         self.channel = channel
         self.drains = drains
         encoder = .makeEmptyBox(valueType: ChannelHandlerContext.self, eventLoop: channel.eventLoop)
@@ -58,9 +57,9 @@ final class RealtimeOutbox: Sendable {
     }
 
     /// An outbox whose messages are read from ``messages``.
-    init(byteLimit: Int, onOverflow: @escaping @Sendable () -> Void) {
+    init(byteLimit: Int, onClose: @escaping @Sendable (_ tooSlow: Bool) -> Void) {
         self.byteLimit = byteLimit
-        self.onOverflow = onOverflow
+        self.onClose = onClose
         channel = nil
         drains = nil
         encoder = nil
@@ -71,13 +70,13 @@ final class RealtimeOutbox: Sendable {
 
     /// Queues one protocol message (split into frames when long).
     func send(_ message: ByteBuffer) {
-        enum Next { case nothing, overflow([CheckedContinuation<Void, Never>]), yield, drain }
+        enum Next { case nothing, overflow, yield, drain }
         let next = state.withLock { s -> Next in
             guard !s.closed else { return .nothing }
             s.queuedBytes += message.readableBytes
             if s.queuedBytes > byteLimit {
                 s.overflowing = true
-                return .overflow(s.markClosed())
+                return s.markClosed() ? .overflow : .nothing
             }
             guard channel != nil else { return .yield }
             if message.readableBytes <= RealtimeFraming.maxFrameCharacters {
@@ -92,9 +91,8 @@ final class RealtimeOutbox: Sendable {
         switch next {
         case .nothing:
             break
-        case .overflow(let waiters):
-            finished(waiters)
-            onOverflow()
+        case .overflow:
+            closed(tooSlow: true)
         case .yield:
             stream?.yield(message)
         case .drain:
@@ -145,44 +143,21 @@ final class RealtimeOutbox: Sendable {
 
     /// Closes after what is queued has been written.
     func close() {
-        finished(state.withLock { $0.markClosed() })
+        if state.withLock({ $0.markClosed() }) { closed(tooSlow: false) }
     }
 
     /// Closes at once, dropping what is queued (the client is too slow).
     func abandon() {
-        let (first, waiters) = state.withLock { s -> (Bool, [CheckedContinuation<Void, Never>]) in
-            defer { s.overflowing = true }
-            return (!s.overflowing, s.markClosed())
+        let first = state.withLock { s -> Bool in
+            s.overflowing = true
+            return s.markClosed()
         }
-        finished(waiters)
-        if first { onOverflow() }
+        if first { closed(tooSlow: true) }
     }
 
-    private func finished(_ waiters: [CheckedContinuation<Void, Never>]) {
+    private func closed(tooSlow: Bool) {
         stream?.finish()
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Returns once the outbox is closed; cancelling the waiting task closes it. On a channel, what
-    /// was queued has been handed to the channel by then, so a close frame written next follows it.
-    func waitUntilClosed() async {
-        await closed()
-        if let channel { try? await channel.eventLoop.submit { self.drain() }.get() }
-    }
-
-    private func closed() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                let closed = state.withLock { s -> Bool in
-                    if s.closed { return true }
-                    s.closeWaiters.append(waiter)
-                    return false
-                }
-                if closed { waiter.resume() }
-            }
-        } onCancel: {
-            close()
-        }
+        onClose(tooSlow)
     }
 
     /// The frames for one message: itself when short (a UTF-8 message of at most 16,384 bytes has

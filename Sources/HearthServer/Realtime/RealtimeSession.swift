@@ -44,9 +44,9 @@ actor RealtimeSession {
     let namespace: Namespace
     let outbox: RealtimeOutbox
     let logger: Logger
-    /// Ids of this session's hub listeners (`localID`), delivered through `deliveries`.
-    private let deliveryContinuation: AsyncStream<(Int, Delivery)>.Continuation
-    nonisolated let deliveries: AsyncStream<(Int, Delivery)>
+    /// What the hub hands the session (re-queries, re-checks) with the listener's hub id, handled
+    /// in order by a task that runs only while there is something to do.
+    private let deliveries: SerialWork<(RealtimeSession, Int, Delivery)>
 
     private var access: Access = .user(nil)
     /// Seconds since 1970 after which the current ID token no longer counts.
@@ -66,7 +66,7 @@ actor RealtimeSession {
         self.outbox = outbox
         self.logger = logger
         self.deliveryLimit = deliveryLimit
-        (deliveries, deliveryContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(deliveryLimit))
+        deliveries = SerialWork(limit: deliveryLimit) { session, hubID, delivery in await session.handleDelivery(hubID, delivery) }
     }
 
     // MARK: Incoming
@@ -251,17 +251,15 @@ actor RealtimeSession {
     }
 
     private func register(path: Path, isQuery: Bool, checksRules: Bool, rules: RuleSet) -> (Int, ListenGate) {
-        let continuation = deliveryContinuation
+        let deliveries = self.deliveries
         let outbox = self.outbox
         let gate = ListenGate(outbox: outbox, limit: deliveryLimit)
         let localID = Mutex<Int>(0)
         // The hub calls this under its lock: plain events go straight out through the gate;
         // the rest is handed to the session's delivery task.
         let sink = RealtimeHub.Sink(
-            yield: { delivery in
-                if let forward = gate.offer(delivery),
-                    case .dropped = continuation.yield((localID.withLock { $0 }, forward))
-                {
+            yield: { [weak self] delivery in
+                if let forward = gate.offer(delivery), let self, !deliveries.add((self, localID.withLock { $0 }, forward)) {
                     outbox.abandon()
                 }
                 return !outbox.isOverflowing
@@ -490,7 +488,7 @@ actor RealtimeSession {
         ended = true
         expiryTimer?.cancel()
         for key in Array(listens.keys) { drop(key) }
-        deliveryContinuation.finish()
+        deliveries.finish()
         outbox.close()
         let queue = onDisconnect
         onDisconnect = []

@@ -1,0 +1,104 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import NIOWebSocket
+
+/// Each accepted connection: HTTP/1 served by Hummingbird, or — when its first request is a
+/// WebSocket upgrade — the realtime protocol on a plain NIO handler.
+///
+/// Hummingbird's own WebSocket channel keeps a task (and its stack) per connection for as long as
+/// the socket is open, about 25 KB per client; here the connection's task ends as soon as the
+/// upgrade is done, and an idle realtime client costs only its channel and session.
+struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
+    enum Upgrade: Sendable {
+        /// The realtime handler owns the channel.
+        case realtime
+        case http(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        /// An upgrade was asked for and refused.
+        case refused(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+    }
+
+    struct Value: ServerChildChannelValue {
+        let upgrade: EventLoopFuture<Upgrade>
+        let channel: any Channel
+    }
+
+    let responder: Responder
+    let realtime: RealtimeController
+
+    init(responder: @escaping Responder, realtime: RealtimeController) {
+        self.realtime = realtime
+        self.responder = { request, writer, channel in
+            // NIO upgrades only on a connection's first request; a later upgrade request is sent
+            // to a new connection (as Hummingbird's WebSocket channel does).
+            if request.headers[.upgrade]?.lowercased() == "websocket" {
+                let target = request.uri.query.map { "\(request.uri.path)?\($0)" } ?? request.uri.path
+                try await writer.writeResponse(HTTPResponse(status: .temporaryRedirect, headerFields: [.connection: "close", .location: target]))
+                throw RedirectedUpgrade()
+            }
+            try await responder(request, writer, channel)
+        }
+    }
+
+    private struct RedirectedUpgrade: Error {}
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            let realtime = self.realtime
+            let attempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
+            let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
+                maxFrameSize: RealtimeController.maxMessageBytes,
+                shouldUpgrade: { channel, head in
+                    attempted.value = true
+                    return channel.eventLoop.makeSucceededFuture(realtime.namespace(for: head) == nil ? nil : HTTPHeaders())
+                },
+                upgradePipelineHandler: { channel, head in
+                    channel.eventLoop.makeCompletedFuture {
+                        guard let name = realtime.namespace(for: head) else { throw ChannelError.inappropriateOperationForState }
+                        try realtime.attach(to: channel, head: head, namespace: name)
+                        return Upgrade.realtime
+                    }
+                })
+            let configuration = NIOTypedHTTPServerUpgradeConfiguration(
+                upgraders: [upgrader],
+                notUpgradingCompletionHandler: { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(logger: logger))
+                        let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
+                            wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+                        return attempted.value ? Upgrade.refused(http) : Upgrade.http(http)
+                    }
+                })
+            var pipeline = NIOUpgradableHTTPServerPipelineConfiguration<Upgrade>(upgradeConfiguration: configuration)
+            pipeline.enablePipelining = false  // NIOAsyncChannel serves requests one at a time
+            pipeline.enableErrorHandling = false  // Hummingbird answers parse errors
+            pipeline.enableResponseHeaderValidation = false  // HTTPTypes already validated them
+            let upgrade = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: pipeline)
+            return Value(upgrade: upgrade, channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.upgrade.get() {
+            case .realtime:
+                return
+            case .http(let http):
+                await handleHTTP(asyncChannel: http, logger: logger)
+            case .refused(let http):
+                try await http.executeThenClose { _, outbound in
+                    let head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
+                    try await outbound.write(contentsOf: [.head(head), .end(nil)])
+                }
+            }
+        } catch {
+            logger.debug("connection ended during upgrade", metadata: ["hearth.error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Synchronization
+
+/// Items handled one at a time, in order, by a task that exists only while there is work.
+///
+/// A realtime connection is idle almost all of the time; a task parked per connection waiting for
+/// input would keep its stack allocation (about a kilobyte per task) for every idle client. Here
+/// the first item after a quiet spell starts a task, which handles items until the queue is empty
+/// and then ends.
+final class SerialWork<Item: Sendable>: Sendable {
+    private struct State {
+        var queue: [Item] = []
+        /// Index of the next item in `queue`.
+        var head = 0
+        var running = false
+        var finished = false
+
+        var count: Int { queue.count - head }
+
+        mutating func popFirst() -> Item? {
+            guard head < queue.count else {
+                queue.removeAll(keepingCapacity: queue.capacity <= 16)
+                head = 0
+                return nil
+            }
+            defer {
+                head += 1
+                if head >= 64, head * 2 >= queue.count {
+                    queue.removeFirst(head)
+                    head = 0
+                }
+            }
+            return queue[head]
+        }
+    }
+
+    private let state = Mutex(State())
+    private let limit: Int
+    private let handle: @Sendable (Item) async -> Void
+
+    /// - Parameters:
+    ///   - limit: items waiting at most; ``add(_:)`` refuses more.
+    ///   - handle: called for each item, never for two at once.
+    init(limit: Int, handle: @escaping @Sendable (Item) async -> Void) {
+        self.limit = limit
+        self.handle = handle
+    }
+
+    /// Queues `item`; false (and nothing queued) when `limit` items are waiting or after ``finish()``.
+    @discardableResult
+    func add(_ item: Item) -> Bool {
+        let start = state.withLock { s -> Bool? in
+            guard !s.finished, s.count < limit else { return nil }
+            s.queue.append(item)
+            defer { s.running = true }
+            return !s.running
+        }
+        guard let start else { return false }
+        if start { Task { await self.run() } }
+        return true
+    }
+
+    /// Items waiting (not counting one being handled).
+    var waiting: Int { state.withLock { $0.count } }
+
+    /// Accepts nothing more; what is queued is still handled.
+    func finish() {
+        state.withLock { $0.finished = true }
+    }
+
+    private func run() async {
+        while let item = state.withLock({ s -> Item? in
+            if let next = s.popFirst() { return next }
+            s.running = false
+            return nil
+        }) {
+            await handle(item)
+        }
+    }
+}
