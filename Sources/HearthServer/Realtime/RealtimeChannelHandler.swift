@@ -153,8 +153,9 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
     /// The outbox closed (shutdown, the session ended, or the client is too slow): after what was
     /// queued (unless too slow), send a close frame and give the client a moment to answer it.
     private func serverClosed(context: ChannelHandlerContext, tooSlow: Bool) {
-        guard context.channel.isActive, !closing else { return }
-        if !tooSlow { connection?.outbox.drain() }
+        // After `ended()` the connection is gone and the context may be too.
+        guard let connection, !closing, context.channel.isActive else { return }
+        if !tooSlow { connection.outbox.drain() }
         close(context: context, code: tooSlow ? .policyViolation : .goingAway, reason: tooSlow ? "Too slow" : nil)
     }
 
