@@ -33,14 +33,16 @@ struct RealtimeController: Sendable {
 
     /// The namespace an upgrade request asks for, or nil to refuse the upgrade.
     func namespace(for head: HTTPRequestHead) -> String? {
-        let uri = URI(head.uri)
-        let parameters = parseQueryString(uri.query)
-        let name = parameters["ns"] ?? database.configuration.defaultNamespace
-        guard NamespaceRegistry.isValid(name) else { return nil }
-        if let version = parameters["v"], version != "5" {
+        let name = parseQueryString(URI(head.uri).query)["ns"] ?? database.configuration.defaultNamespace
+        return NamespaceRegistry.isValid(name) ? name : nil
+    }
+
+    /// Whether to upgrade (logs a client that asks for another protocol version, once).
+    func shouldUpgrade(_ head: HTTPRequestHead) -> Bool {
+        if let version = parseQueryString(URI(head.uri).query)["v"], version != "5" {
             logger.notice("realtime client speaks another protocol version", metadata: ["hearth.version": "\(version)"])
         }
-        return name
+        return namespace(for: head) != nil
     }
 
     /// On the event loop, right after the upgrade: serves the realtime protocol on `channel`.

@@ -55,7 +55,7 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
                 maxFrameSize: RealtimeController.maxMessageBytes,
                 shouldUpgrade: { channel, head in
                     attempted.value = true
-                    return channel.eventLoop.makeSucceededFuture(realtime.namespace(for: head) == nil ? nil : HTTPHeaders())
+                    return channel.eventLoop.makeSucceededFuture(realtime.shouldUpgrade(head) ? HTTPHeaders() : nil)
                 },
                 upgradePipelineHandler: { channel, head in
                     channel.eventLoop.makeCompletedFuture {
