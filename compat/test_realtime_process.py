@@ -131,6 +131,21 @@ def test_a_close_frame_is_answered_with_the_same_code_and_the_socket_closes(tmp_
         eventually("the server to forget the connection", lambda: realtime_connections(url) == 0, timeout=5)
 
 
+def test_close_frames_without_a_code_or_with_a_reserved_one(tmp_path):
+    with hearth_process(["--dev"], tmp_path / "data", tmp_path / "server.log", probe="/.json", probe_headers=OWNER_HEADERS) as (url, _, _):
+        sock = raw_websocket(url)
+        next_message(sock)
+        sock.sendall(client_frame(b"", opcode=0x8))
+        assert read_frame(sock) == (0x8, b"")  # no code given, none echoed
+        assert read_frame(sock) is None
+        sock = raw_websocket(url)
+        next_message(sock)
+        sock.sendall(client_frame(struct.pack(">H", 1005), opcode=0x8))  # only for reporting, never sent
+        frame = read_frame(sock)
+        assert frame is not None and frame[0] == 0x8 and frame[1][:2] == struct.pack(">H", 1002)
+        assert read_frame(sock) is None
+
+
 def test_fragmented_messages_are_joined_and_pings_answered(tmp_path):
     with hearth_process(["--dev"], tmp_path / "data", tmp_path / "server.log", probe="/.json", probe_headers=OWNER_HEADERS) as (url, _, _):
         sock = raw_websocket(url)
@@ -142,10 +157,17 @@ def test_fragmented_messages_are_joined_and_pings_answered(tmp_path):
         sock.sendall(client_frame(message[20:], opcode=0x0))
         assert read_frame(sock) == (0xA, b"ping!")
         assert next_message(sock)["d"]["b"]["s"] == "ok"
+        assert request(sock, 2, "q", {"p": "/after", "h": ""})["s"] == "ok"
         # A continuation with no message started is a protocol error: close 1002.
         sock.sendall(client_frame(b"{}", opcode=0x0))
         frame = read_frame(sock)
+        while frame is not None and frame[0] == 0x1:  # pushes written before the close frame
+            frame = read_frame(sock)
         assert frame is not None and frame[0] == 0x8 and frame[1][:2] == struct.pack(">H", 1002)
+        # Nothing follows the close frame, not even a change to the listened path; the server
+        # closes the socket when the client does not answer (3 s).
+        requests.put(f"{url}/after.json", headers=OWNER_HEADERS, data='"x"', timeout=5).raise_for_status()
+        assert read_frame(sock) is None
 
 
 def test_refused_and_late_upgrades(tmp_path):

@@ -128,6 +128,10 @@ public struct HearthServer: Sendable {
 
     /// Closes every open store (call after the application stopped).
     public func shutdown() async {
+        // Realtime clients that connected after the stream keeper closed the others (the server
+        // was still accepting): close them too and let their onDisconnect writes finish first.
+        realtime.connections.closeAll()
+        await realtime.connections.waitUntilEmpty(timeout: .seconds(5))
         if let links {
             do {
                 try await links.service.clicks.flush(to: links.service.store)

@@ -81,4 +81,32 @@ struct RealtimeChannelHandlerTests {
         for _ in 0..<500 where controller.connections.count > 0 { try await Task.sleep(for: .milliseconds(2)) }
         #expect(controller.connections.count == 0)
     }
+
+    @Test("the server's quiesce event (shutdown) closes with 1001, and a connection added after closeAll is closed at once")
+    func quiesceAndLateConnections() async throws {
+        let (channel, loop, controller) = try await connected()
+        for _ in 0..<500 where controller.connections.count == 0 { try await Task.sleep(for: .milliseconds(2)) }
+        channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        var close: WebSocketFrame?
+        for _ in 0..<500 where close == nil {
+            await loop.run()
+            close = try await nextFrame(channel)
+            if close == nil { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        var data = try #require(close).data
+        #expect(data.readWebSocketErrorCode() == .goingAway)
+
+        controller.connections.closeAll()
+        let late = RealtimeOutbox(byteLimit: 1 << 20) { _ in }
+        _ = controller.connections.add(late)
+        #expect(late.isClosed)
+    }
+
+    @Test("close codes a client may send", arguments: [
+        (UInt16(1000), true), (1001, true), (1003, true), (1004, false), (1005, false), (1006, false), (1007, true),
+        (1011, true), (1015, false), (2999, false), (3000, true), (4999, true), (5000, false), (999, false),
+    ])
+    func closeCodes(code: UInt16, valid: Bool) {
+        #expect(RealtimeChannelHandler.isValidCloseCode(code) == valid)
+    }
 }

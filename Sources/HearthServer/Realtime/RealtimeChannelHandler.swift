@@ -14,8 +14,8 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
     private let namespace: String
     private let host: String
     private var connection: RealtimeConnection?
-    /// A text message whose WebSocket fragments are still arriving.
-    private var fragments: ByteBuffer?
+    /// A message whose WebSocket fragments are still arriving (binary ones are dropped at the end).
+    private var fragments: (bytes: ByteBuffer, isText: Bool)?
     private var assembler = RealtimeFrameAssembler()
     private var pinger: RepeatedTask?
     private var awaitingPong = false
@@ -66,6 +66,11 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
             context.close(promise: nil)
             return
         }
+        // The server is shutting down: close as the session would, with 1001 after what is queued.
+        if event is ChannelShouldQuiesceEvent {
+            connection?.outbox.close()
+            return
+        }
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -83,13 +88,17 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         switch frame.opcode {
-        case .text where frame.fin && fragments == nil:
-            received(frame.unmaskedData, context: context)
-        case .text:
+        case .text, .binary:
+            // A new message may not start inside a fragmented one (RFC 6455 §5.4).
             guard fragments == nil else { return protocolError(context: context) }
-            fragments = frame.unmaskedData
+            if !frame.fin {
+                fragments = (frame.unmaskedData, frame.opcode == .text)
+            } else if frame.opcode == .text {
+                received(frame.unmaskedData, context: context)
+            }  // Binary messages carry nothing in this protocol.
         case .continuation:
-            guard var joined = fragments else { return protocolError(context: context) }
+            guard let (started, isText) = fragments else { return protocolError(context: context) }
+            var joined = started
             var piece = frame.unmaskedData
             guard joined.readableBytes + piece.readableBytes <= RealtimeController.maxMessageBytes else {
                 return close(context: context, code: .messageTooLarge)
@@ -97,9 +106,9 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
             joined.writeBuffer(&piece)
             if frame.fin {
                 fragments = nil
-                received(joined, context: context)
+                if isText { received(joined, context: context) }
             } else {
-                fragments = joined
+                fragments = (joined, isText)
             }
         case .ping:
             guard !closing else { return }
@@ -110,18 +119,33 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
         case .connectionClose:
             if closing {
                 context.close(promise: nil)
-            } else {
-                // Answer with the client's status code, then close.
-                var data = frame.unmaskedData
-                let code = data.readSlice(length: 2) ?? ByteBuffer()
-                closing = true
-                let answer = WebSocketFrame(fin: true, opcode: .connectionClose, data: code)
-                let channel = context.channel
-                context.writeAndFlush(wrapOutboundOut(answer)).whenComplete { _ in channel.close(promise: nil) }
+                return
+            }
+            // Answer with the client's status code (none if it gave none), then close.
+            var data = frame.unmaskedData
+            switch data.readableBytes {
+            case 0:
+                close(context: context, code: nil, answering: true)
+            case 1:
+                close(context: context, code: .protocolError, answering: true)
+            default:
+                guard let code = data.readInteger(as: UInt16.self), Self.isValidCloseCode(code) else {
+                    return close(context: context, code: .protocolError, answering: true)
+                }
+                close(context: context, code: WebSocketErrorCode(codeNumber: Int(code)), answering: true)
             }
         default:
-            // Binary frames carry nothing in this protocol.
-            break
+            // Reserved opcodes: the connection fails.
+            protocolError(context: context)
+        }
+    }
+
+    /// Close codes a client may send (RFC 6455 §7.4): not the reserved ones nor those only for
+    /// reporting (1005, 1006, 1015).
+    static func isValidCloseCode(_ code: UInt16) -> Bool {
+        switch code {
+        case 1000...1003, 1007...1014, 3000...4999: return true
+        default: return false
         }
     }
 
@@ -143,6 +167,7 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
     private func ping(context: ChannelHandlerContext) {
         guard !closing else { return }
         if awaitingPong {
+            close(context: context, code: .goingAway, reason: "Ping timeout")
             context.close(promise: nil)
             return
         }
@@ -163,15 +188,22 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
         close(context: context, code: .protocolError)
     }
 
-    /// Sends a close frame and closes the socket once the client answers or the timeout passes.
-    private func close(context: ChannelHandlerContext, code: WebSocketErrorCode, reason: String? = nil) {
+    /// Sends a close frame (`code` nil: an empty one) and closes the socket once the client
+    /// answers, once the frame is written when it is the answer (`answering`), or when the
+    /// timeout passes. Nothing is sent after it:
+    /// what the outbox still holds is dropped.
+    private func close(context: ChannelHandlerContext, code: WebSocketErrorCode?, reason: String? = nil, answering: Bool = false) {
         guard !closing else { return }
         closing = true
+        connection?.outbox.discard()
         var data = context.channel.allocator.buffer(capacity: 2 + (reason?.utf8.count ?? 0))
-        data.write(webSocketErrorCode: code)
+        if let code { data.write(webSocketErrorCode: code) }
         if let reason { data.writeString(reason) }
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)), promise: nil)
+        let written = context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)))
         let channel = context.channel
+        if answering {
+            written.whenComplete { _ in channel.close(promise: nil) }
+        }
         context.eventLoop.scheduleTask(in: RealtimeController.closeTimeout) { channel.close(promise: nil) }
     }
 }

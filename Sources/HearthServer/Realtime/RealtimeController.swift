@@ -150,22 +150,31 @@ final class RealtimeConnection: Sendable {
 
 /// Open realtime connections, so a graceful shutdown can close them and wait for them.
 final class RealtimeConnections: Sendable {
-    private let open = Mutex<(next: Int, outboxes: [Int: RealtimeOutbox])>((0, [:]))
+    private let open = Mutex<(next: Int, outboxes: [Int: RealtimeOutbox], closing: Bool)>((0, [:], false))
 
+    /// Registers a connection; after ``closeAll()`` it is closed at once (a client that
+    /// reconnects during shutdown gets its close frame too).
     func add(_ outbox: RealtimeOutbox) -> Int {
-        open.withLock { s in
+        let (id, closing) = open.withLock { s in
             s.next += 1
             s.outboxes[s.next] = outbox
-            return s.next
+            return (s.next, s.closing)
         }
+        if closing { outbox.close() }
+        return id
     }
 
     func remove(_ id: Int) { _ = open.withLock { $0.outboxes.removeValue(forKey: id) } }
 
     var count: Int { open.withLock { $0.outboxes.count } }
 
+    /// Closes every connection, and from now on every new one.
     func closeAll() {
-        for outbox in open.withLock({ Array($0.outboxes.values) }) { outbox.close() }
+        let all = open.withLock { s in
+            s.closing = true
+            return Array(s.outboxes.values)
+        }
+        for outbox in all { outbox.close() }
     }
 
     /// Waits until every connection has ended (its onDisconnect writes done), at most `timeout`.

@@ -23,6 +23,8 @@ final class RealtimeOutbox: Sendable {
         var drainScheduled = false
         var closed = false
         var overflowing = false
+        /// The connection sent its close frame: nothing more may be written.
+        var discarding = false
 
         /// Marks the outbox closed; true the first time.
         mutating func markClosed() -> Bool {
@@ -112,7 +114,7 @@ final class RealtimeOutbox: Sendable {
             let batch = s.pending
             s.pending = ByteBuffer()
             s.queuedBytes = 0
-            return s.overflowing || batch.readableBytes == 0 ? nil : batch
+            return s.overflowing || s.discarding || batch.readableBytes == 0 ? nil : batch
         }
         guard let batch else { return }
         if encoder.value == nil {
@@ -144,6 +146,16 @@ final class RealtimeOutbox: Sendable {
     /// Closes after what is queued has been written.
     func close() {
         if state.withLock({ $0.markClosed() }) { closed(tooSlow: false) }
+    }
+
+    /// Closes at once and drops what is queued: the connection already sent its close frame.
+    func discard() {
+        let first = state.withLock { s -> Bool in
+            s.discarding = true
+            s.pending = ByteBuffer()
+            return s.markClosed()
+        }
+        if first { closed(tooSlow: false) }
     }
 
     /// Closes at once, dropping what is queued (the client is too slow).
