@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// Exit codes that say what went wrong (64 = usage, from ArgumentParser).
 extension ExitCode {
@@ -9,3 +10,12 @@ extension ExitCode {
     /// `hearth rules check|test`: the rules do not compile, or a case did not come out as expected.
     static let rulesFailed = ExitCode(7)
 }
+
+/// Prints `hearth: <message>` to standard error and returns `code` to throw.
+func fail(_ message: String, _ code: ExitCode = .failure) -> ExitCode {
+    FileHandle.standardError.write(Data("hearth: \(message)\n".utf8))
+    return code
+}
+
+/// Prints an error (an auth error as the server would name it) and returns exit code 1.
+func fail(_ error: any Error) -> ExitCode { fail("\(error)") }

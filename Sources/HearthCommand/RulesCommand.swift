@@ -84,10 +84,7 @@ struct RulesCommand: ParsableCommand {
     }
 }
 
-private func failure(_ message: String) -> ExitCode {
-    FileHandle.standardError.write(Data("hearth: \(message)\n".utf8))
-    return .rulesFailed
-}
+private func failure(_ message: String) -> ExitCode { fail(message, .rulesFailed) }
 
 private func loadText(_ path: String) throws -> String {
     guard let data = FileManager.default.contents(atPath: path) else { throw failure("cannot read \(path)") }

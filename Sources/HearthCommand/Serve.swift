@@ -93,14 +93,12 @@ struct Serve: AsyncParsableCommand {
         do {
             settings = try resolve()
         } catch {
-            FileHandle.standardError.write(Data("hearth: \(error)\n".utf8))
-            throw ExitCode.badConfiguration
+            throw fail("\(error)", .badConfiguration)
         }
         guard (0...65535).contains(settings.port), settings.maxBodyBytes > 0,
             let durability = SQLiteStore.Durability(rawValue: settings.durability)
         else {
-            FileHandle.standardError.write(Data("hearth: invalid port, body limit or durability (full|normal)\n".utf8))
-            throw ExitCode.badConfiguration
+            throw fail("invalid port, body limit or durability (full|normal)", .badConfiguration)
         }
         let folder = URL(fileURLWithPath: settings.data).standardizedFileURL.path
         do {
@@ -109,15 +107,13 @@ struct Serve: AsyncParsableCommand {
             guard FileManager.default.createFile(atPath: probe, contents: Data()) else { throw Settings.Failure(description: "") }
             try FileManager.default.removeItem(atPath: probe)
         } catch {
-            FileHandle.standardError.write(Data("hearth: the data folder \(folder) is not writable\n".utf8))
-            throw ExitCode.dataFolderNotWritable
+            throw fail("the data folder \(folder) is not writable", .dataFolderNotWritable)
         }
         let adminToken: String
         do {
             adminToken = try AdminToken.resolve(dev: settings.dev, folder: folder, logger: logger)
         } catch {
-            FileHandle.standardError.write(Data("hearth: cannot create the admin token: \(error)\n".utf8))
-            throw ExitCode.dataFolderNotWritable
+            throw fail("cannot create the admin token: \(error)", .dataFolderNotWritable)
         }
         let factory = SQLiteStoreFactory(folder: folder, durability: durability)
         // Open the default namespace now, so a corrupt file is reported at start, not on first request.
@@ -125,8 +121,7 @@ struct Serve: AsyncParsableCommand {
             let store = try await factory.open(namespace: settings.project)
             try await store.close()
         } catch {
-            FileHandle.standardError.write(Data("hearth: \(folder)/\(settings.project).sqlite is corrupt or not a Hearth database (\(error))\n".utf8))
-            throw ExitCode.corruptDatabase
+            throw fail("\(folder)/\(settings.project).sqlite is corrupt or not a Hearth database (\(error))", .corruptDatabase)
         }
         let auth: AuthService
         let publicURL: String?
@@ -166,14 +161,11 @@ struct Serve: AsyncParsableCommand {
                     deliveryLogger.error("could not send \(channel.rawValue) (\(purpose)): \(error)")
                 })
         } catch let failure as Settings.Failure {
-            FileHandle.standardError.write(Data("hearth: \(failure)\n".utf8))
-            throw ExitCode.badConfiguration
+            throw fail("\(failure)", .badConfiguration)
         } catch let error as MailFormat.InvalidAddress {
-            FileHandle.standardError.write(Data("hearth: the SMTP sender address is \(error)\n".utf8))
-            throw ExitCode.badConfiguration
+            throw fail("the SMTP sender address is \(error)", .badConfiguration)
         } catch {
-            FileHandle.standardError.write(Data("hearth: cannot open the accounts database or signing key in \(folder) (\(error))\n".utf8))
-            throw ExitCode.corruptDatabase
+            throw fail("cannot open the accounts database or signing key in \(folder) (\(error))", .corruptDatabase)
         }
         let configuration = ServerConfiguration(
             host: settings.host, port: settings.port, defaultNamespace: settings.project, adminToken: adminToken,
@@ -191,8 +183,7 @@ struct Serve: AsyncParsableCommand {
                 do {
                     _ = try StorageRules(source: text)
                 } catch {
-                    FileHandle.standardError.write(Data("hearth: \(rulesFile): \(error)\n".utf8))
-                    throw ExitCode.badConfiguration
+                    throw fail("\(rulesFile): \(error)", .badConfiguration)
                 }
             }
             storage = StorageService(
@@ -202,8 +193,7 @@ struct Serve: AsyncParsableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            FileHandle.standardError.write(Data("hearth: cannot open file storage in \(folder) (\(error))\n".utf8))
-            throw ExitCode.corruptDatabase
+            throw fail("cannot open file storage in \(folder) (\(error))", .corruptDatabase)
         }
         let functions = HearthCommand.registered.withLock { $0 }
         let links: LinkService
@@ -214,11 +204,9 @@ struct Serve: AsyncParsableCommand {
                 store: try SQLiteLinkStore(path: "\(folder)/\(settings.project).links.sqlite", durable: durability == .full), domains: domains,
                 appleAppSiteAssociation: settings.links.appleAppSiteAssociation, assetLinks: settings.links.assetLinks)
         } catch let failure as Settings.Failure {
-            FileHandle.standardError.write(Data("hearth: \(failure)\n".utf8))
-            throw ExitCode.badConfiguration
+            throw fail("\(failure)", .badConfiguration)
         } catch {
-            FileHandle.standardError.write(Data("hearth: cannot open \(folder)/\(settings.project).links.sqlite (\(error))\n".utf8))
-            throw ExitCode.corruptDatabase
+            throw fail("cannot open \(folder)/\(settings.project).links.sqlite (\(error))", .corruptDatabase)
         }
         let server = HearthServer(
             configuration: configuration, stores: factory, logger: logger, auth: auth, storage: storage, storageRulesFile: rulesFile,
@@ -234,11 +222,9 @@ struct Serve: AsyncParsableCommand {
         } catch {
             await server.shutdown()
             if "\(error)".contains("Address already in use") || "\(error)".contains("EADDRINUSE") {
-                FileHandle.standardError.write(Data("hearth: port \(settings.port) on \(settings.host) is already in use\n".utf8))
-                throw ExitCode.portInUse
+                throw fail("port \(settings.port) on \(settings.host) is already in use", .portInUse)
             }
-            FileHandle.standardError.write(Data("hearth: \(error)\n".utf8))
-            throw ExitCode.failure
+            throw fail("\(error)")
         }
         await server.shutdown()
         try? await filePool.shutdownGracefully()

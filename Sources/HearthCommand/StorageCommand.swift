@@ -37,8 +37,7 @@ struct StorageCommand: ParsableCommand {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
                 try Data(rules.source.utf8).write(to: URL(fileURLWithPath: folder + "/storage.rules"), options: .atomic)
             } catch {
-                FileHandle.standardError.write(Data("hearth: cannot write \(folder)/storage.rules: \(error)\n".utf8))
-                throw ExitCode.dataFolderNotWritable
+                throw fail("cannot write \(folder)/storage.rules: \(error)", .dataFolderNotWritable)
             }
             print("installed \(file) as \(folder)/storage.rules")
         }
@@ -48,8 +47,7 @@ struct StorageCommand: ParsableCommand {
 /// Compiles a storage rules file or exits 7 with the error's position.
 private func compile(_ file: String) throws -> StorageRules {
     guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-        FileHandle.standardError.write(Data("hearth: cannot read \(file)\n".utf8))
-        throw ExitCode.rulesFailed
+        throw fail("cannot read \(file)", .rulesFailed)
     }
     do {
         return try StorageRules(source: text)

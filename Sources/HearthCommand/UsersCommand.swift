@@ -23,13 +23,6 @@ struct AccountsLocation: ParsableArguments {
     }
 }
 
-/// Prints an error (an auth error as the server would name it) and exits 1.
-func fail(_ error: any Error) -> ExitCode { fail("\(error)") }
-
-func fail(_ message: String) -> ExitCode {
-    FileHandle.standardError.write(Data("hearth: \(message)\n".utf8))
-    return ExitCode.failure
-}
 
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
