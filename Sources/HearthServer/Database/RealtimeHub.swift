@@ -20,6 +20,12 @@ enum Delivery: Sendable {
 ///
 /// Listeners are kept in a trie by location, so a change at W visits only listeners above, at or below W.
 /// Each event is encoded once per (location, format) and the same buffer is handed to every listener there.
+///
+/// The fan-out runs on its own task, in commit order, after the commit: ``didCommit(_:)`` only queues the
+/// changes. A write to a location with 10,000 listeners would otherwise hold the namespace's writer (every
+/// other write, and its own acknowledgement) for the whole fan-out. Whoever must not answer before its change
+/// reached the listeners (a realtime client's own write: its listen sees the data before the `ok`) awaits
+/// ``published()``.
 final class RealtimeHub: ChangeObserver, Sendable {
     /// How a listener's events are encoded.
     enum Encoding: Sendable, Hashable {
@@ -73,9 +79,20 @@ final class RealtimeHub: ChangeObserver, Sendable {
         var dataDependent: [Int: Listener] = [:]
     }
 
+    /// Committed changes waiting for the fan-out, and who waits for them.
+    private struct Publishing {
+        var queue: [[Change]] = []
+        var running = false
+        /// Batches queued and batches fanned out since the start.
+        var queued: UInt64 = 0
+        var published: UInt64 = 0
+        var waiters: [(batch: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
     /// Maximum undelivered events per listener before it is disconnected as too slow.
     let bufferLimit: Int
     private let state = Mutex(State())
+    private let publishing = Mutex(Publishing())
 
     init(bufferLimit: Int = 4096) {
         self.bufferLimit = bufferLimit
@@ -139,7 +156,57 @@ final class RealtimeHub: ChangeObserver, Sendable {
         removed?.sink.finish()
     }
 
+    /// Queues `changes` for the fan-out (called by the writer, in commit order).
     func didCommit(_ changes: [Change]) {
+        // Nobody to tell: a listener registered from now on reads a snapshot that already has these changes.
+        let idle = state.withLock { $0.count == 0 && $0.dataDependent.isEmpty }
+        let start = publishing.withLock { p -> Bool? in
+            if idle && !p.running { return nil }
+            p.queue.append(changes)
+            p.queued += 1
+            defer { p.running = true }
+            return !p.running
+        }
+        if start == true { Task { self.runPublisher() } }
+    }
+
+    /// Returns once every change committed before the call has been handed to the listeners.
+    func published() async {
+        let target = publishing.withLock { $0.queued }
+        guard publishing.withLock({ $0.published < target }) else { return }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let done = publishing.withLock { p -> Bool in
+                guard p.published < target else { return true }
+                p.waiters.append((target, c))
+                return false
+            }
+            if done { c.resume() }
+        }
+    }
+
+    /// Fans out queued batches until none is left.
+    private func runPublisher() {
+        while true {
+            let batches = publishing.withLock { p -> [[Change]] in
+                if p.queue.isEmpty { p.running = false }
+                defer { p.queue = [] }
+                return p.queue
+            }
+            if batches.isEmpty { return }
+            for changes in batches { publish(changes) }
+            let ready = publishing.withLock { p -> [CheckedContinuation<Void, Never>] in
+                p.published += UInt64(batches.count)
+                let published = p.published
+                let ready = p.waiters.filter { $0.batch <= published }.map(\.continuation)
+                p.waiters.removeAll { $0.batch <= published }
+                return ready
+            }
+            for c in ready { c.resume() }
+        }
+    }
+
+    /// Hands one commit's changes to every listener they concern.
+    private func publish(_ changes: [Change]) {
         var slow: [Listener] = []
         state.withLock { s in
             if let last = changes.last?.sequence {

@@ -440,7 +440,11 @@ actor RealtimeSession {
     }
 
     private func write(_ id: Int, _ request: WriteRequest) async throws {
-        switch try await controller.commit(request, namespace: namespace, access: access) {
+        let outcome = try await controller.commit(request, namespace: namespace, access: access)
+        // The client's own listens (and, after a stale hash, its next attempt) must see this write and
+        // everything committed before it before the answer.
+        await namespace.hub.published()
+        switch outcome {
         case .committed:
             respond(id)
         case .preconditionFailed:

@@ -1,0 +1,73 @@
+import Foundation
+import HearthCore
+@testable import HearthServer
+import NIOCore
+import Synchronization
+import Testing
+
+@Suite("Realtime hub fan-out")
+struct RealtimeHubTests {
+    /// What a sink saw: the sequences of the events it got, and whether it had to give up waiting to be let go.
+    final class Recorder: Sendable {
+        let sequences = Mutex<[UInt64]>([])
+        let gaveUp = Mutex(false)
+        let release = DispatchSemaphore(value: 0)
+
+        /// A sink that blocks each delivery until ``release`` is signalled (at most 5 s).
+        var blockingSink: RealtimeHub.Sink {
+            RealtimeHub.Sink(
+                yield: { delivery in
+                    if self.release.wait(timeout: .now() + 5) == .timedOut { self.gaveUp.withLock { $0 = true } }
+                    if case .event(let sequence, _) = delivery { self.sequences.withLock { $0.append(sequence) } }
+                    return true
+                },
+                finish: {})
+        }
+    }
+
+    static func change(_ sequence: UInt64, at path: String) -> Change {
+        Change(sequence: sequence, path: Path(path), kind: .put(.leaf(.int(Int64(sequence)))))
+    }
+
+    @Test("the writer's didCommit returns before the fan-out; published() waits for it, in commit order")
+    func fanOutAfterCommit() async throws {
+        let hub = RealtimeHub()
+        let recorder = Recorder()
+        _ = hub.register(
+            location: Path("a"), encoding: .realtime, isQuery: false, checksRules: false, dataDependent: false,
+            sink: recorder.blockingSink)
+        // The sink blocks until released: a fan-out inside didCommit would hold this call for 5 s and give up.
+        hub.didCommit([Self.change(1, at: "a/x")])
+        hub.didCommit([Self.change(2, at: "a/y"), Self.change(3, at: "b")])
+        let waited = Mutex(false)
+        let waiter = Task {
+            await hub.published()
+            waited.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!waited.withLock { $0 }, "published() returned while the fan-out was still blocked")
+        recorder.release.signal()
+        recorder.release.signal()
+        await waiter.value
+        #expect(waited.withLock { $0 })
+        #expect(!recorder.gaveUp.withLock { $0 })
+        #expect(recorder.sequences.withLock { $0 } == [1, 2])  // `b` is not under `a`
+    }
+
+    @Test("with nobody listening nothing is queued, and published() returns at once")
+    func idle() async {
+        let hub = RealtimeHub()
+        hub.didCommit([Self.change(1, at: "a")])
+        await hub.published()
+        let recorder = Recorder()
+        let id = hub.register(
+            location: Path("a"), encoding: .realtime, isQuery: false, checksRules: false, dataDependent: false,
+            sink: recorder.blockingSink)
+        recorder.release.signal()
+        hub.didCommit([Self.change(2, at: "a")])
+        await hub.published()
+        #expect(recorder.sequences.withLock { $0 } == [2])
+        hub.unregister(id: id, location: Path("a"))
+        #expect(hub.listenerCount == 0)
+    }
+}
