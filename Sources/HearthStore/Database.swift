@@ -3,6 +3,13 @@ public import HearthCore
 /// Receives every committed change, in commit order, before the next batch commits.
 public protocol ChangeObserver: Sendable {
     func didCommit(_ changes: [Change])
+    /// Called by the writer after ``didCommit(_:)``; an observer that handles changes later and
+    /// has fallen too far behind returns only once it caught up, which holds the next commit.
+    func backpressure() async
+}
+
+extension ChangeObserver {
+    public func backpressure() async {}
 }
 
 /// One namespace: a store plus the serial writer that batches concurrent writes into one
@@ -113,7 +120,10 @@ public actor Database {
                 return (results, changes, queued)
             }
             if let last = changes.last { sequence = last.sequence }
-            if !changes.isEmpty { observer.didCommit(changes) }
+            if !changes.isEmpty {
+                observer.didCommit(changes)
+                await observer.backpressure()
+            }
             if queued > 0 { onEventsQueued() }
             return results
         } catch {

@@ -54,6 +54,30 @@ struct RealtimeHubTests {
         #expect(recorder.sequences.withLock { $0 } == [1, 2])  // `b` is not under `a`
     }
 
+    @Test("a writer far ahead of the fan-out waits in backpressure() until it caught up")
+    func backlogBound() async throws {
+        let hub = RealtimeHub()
+        let recorder = Recorder()
+        _ = hub.register(
+            location: Path("a"), encoding: .realtime, isQuery: false, checksRules: false, dataDependent: false,
+            sink: recorder.blockingSink)
+        for seq in 1...RealtimeHub.maxBacklog { hub.didCommit([Self.change(seq, at: "a")]) }
+        await hub.backpressure()  // 64 batches behind at most (the first may already be in the fan-out): no wait
+        hub.didCommit([Self.change(RealtimeHub.maxBacklog + 1, at: "a")])
+        hub.didCommit([Self.change(RealtimeHub.maxBacklog + 2, at: "a")])
+        let waited = Mutex(false)
+        let writer = Task {
+            await hub.backpressure()
+            waited.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!waited.withLock { $0 }, "backpressure() returned while the fan-out was 66 batches behind")
+        for _ in 0..<(RealtimeHub.maxBacklog + 2) { recorder.release.signal() }
+        await writer.value
+        #expect(recorder.sequences.withLock { $0 } == Array(1...(RealtimeHub.maxBacklog + 2)))
+        #expect(!recorder.gaveUp.withLock { $0 })
+    }
+
     @Test("with nobody listening nothing is queued, and published() returns at once")
     func idle() async {
         let hub = RealtimeHub()

@@ -1,3 +1,4 @@
+import Dispatch
 import HearthCore
 import HearthStore
 import HearthWire
@@ -21,7 +22,7 @@ enum Delivery: Sendable {
 /// Listeners are kept in a trie by location, so a change at W visits only listeners above, at or below W.
 /// Each event is encoded once per (location, format) and the same buffer is handed to every listener there.
 ///
-/// The fan-out runs on its own task, in commit order, after the commit: ``didCommit(_:)`` only queues the
+/// The fan-out runs on its own queue, in commit order, after the commit: ``didCommit(_:)`` only queues the
 /// changes. A write to a location with 10,000 listeners would otherwise hold the namespace's writer (every
 /// other write, and its own acknowledgement) for the whole fan-out. Whoever must not answer before its change
 /// reached the listeners (a realtime client's own write: its listen sees the data before the `ok`) awaits
@@ -93,12 +94,18 @@ final class RealtimeHub: ChangeObserver, Sendable {
     let bufferLimit: Int
     private let state = Mutex(State())
     private let publishing = Mutex(Publishing())
+    /// `state.count`, readable without the lock. Data-dependent listeners are among them.
+    private let listeners = Atomic(0)
+    /// Runs the fan-out: a plain thread rather than the tasks' shared pool, which a 10,000-listener fan-out
+    /// (~15 ms of work) would otherwise hold away from request handling.
+    private let publisher = DispatchQueue(label: "hearth.realtime-hub")
 
     init(bufferLimit: Int = 4096) {
         self.bufferLimit = bufferLimit
     }
 
-    var listenerCount: Int { state.withLock { $0.count } }
+    /// Registered listeners.
+    var listenerCount: Int { listeners.load(ordering: .sequentiallyConsistent) }
 
     /// Registers a listener; its stream buffers every change committed from now on.
     func register(
@@ -132,6 +139,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
             node.listeners[s.nextID] = listener
             if checksRules && dataDependent { s.dataDependent[s.nextID] = listener }
             s.count += 1
+            listeners.store(s.count, ordering: .sequentiallyConsistent)
             return s.nextID
         }
     }
@@ -146,6 +154,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
             guard let l = chain.last!.listeners.removeValue(forKey: id) else { return nil }
             s.dataDependent[id] = nil
             s.count -= 1
+            listeners.store(s.count, ordering: .sequentiallyConsistent)
             // Prune empty trie branches.
             for (i, k) in location.keys.enumerated().reversed() {
                 let node = chain[i + 1]
@@ -159,7 +168,8 @@ final class RealtimeHub: ChangeObserver, Sendable {
     /// Queues `changes` for the fan-out (called by the writer, in commit order).
     func didCommit(_ changes: [Change]) {
         // Nobody to tell: a listener registered from now on reads a snapshot that already has these changes.
-        let idle = state.withLock { $0.count == 0 && $0.dataDependent.isEmpty }
+        // (Not `state`'s lock: the fan-out holds it while it runs, and the writer must not wait for that.)
+        let idle = listeners.load(ordering: .sequentiallyConsistent) == 0
         let start = publishing.withLock { p -> Bool? in
             if idle && !p.running { return nil }
             p.queue.append(changes)
@@ -167,7 +177,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
             defer { p.running = true }
             return !p.running
         }
-        if start == true { Task { self.runPublisher() } }
+        if start == true { publisher.async { self.runPublisher() } }
     }
 
     /// Returns once every change committed before the call has been handed to the listeners.
@@ -182,6 +192,14 @@ final class RealtimeHub: ChangeObserver, Sendable {
             }
             if done { c.resume() }
         }
+    }
+
+    /// Commit batches the fan-out may fall behind before the writer waits for it: without a bound, writes
+    /// that come faster than a large fan-out can go out would queue up in memory.
+    static let maxBacklog: UInt64 = 64
+
+    func backpressure() async {
+        if publishing.withLock({ $0.queued - $0.published > Self.maxBacklog }) { await published() }
     }
 
     /// Fans out queued batches until none is left.
@@ -305,6 +323,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
             s.root = TrieNode()
             s.dataDependent = [:]
             s.count = 0
+            listeners.store(0, ordering: .sequentiallyConsistent)
             return out
         }
         for l in all { l.sink.finish() }
