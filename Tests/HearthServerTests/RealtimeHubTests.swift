@@ -13,11 +13,11 @@ struct RealtimeHubTests {
         let gaveUp = Mutex(false)
         let release = DispatchSemaphore(value: 0)
 
-        /// A sink that blocks each delivery until ``release`` is signalled (at most 5 s).
+        /// A sink that blocks each delivery until ``release`` is signalled (at most 30 s: a loaded machine may starve the test for seconds).
         var blockingSink: RealtimeHub.Sink {
             RealtimeHub.Sink(
                 yield: { delivery in
-                    if self.release.wait(timeout: .now() + 5) == .timedOut { self.gaveUp.withLock { $0 = true } }
+                    if self.release.wait(timeout: .now() + 30) == .timedOut { self.gaveUp.withLock { $0 = true } }
                     if case .event(let sequence, _) = delivery { self.sequences.withLock { $0.append(sequence) } }
                     return true
                 },
@@ -44,7 +44,7 @@ struct RealtimeHubTests {
             await hub.published()
             waited.withLock { $0 = true }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        for _ in 0..<6000 where hub.waiting == 0 && !waited.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
         #expect(!waited.withLock { $0 }, "published() returned while the fan-out was still blocked")
         recorder.release.signal()
         recorder.release.signal()
@@ -54,27 +54,39 @@ struct RealtimeHubTests {
         #expect(recorder.sequences.withLock { $0 } == [1, 2])  // `b` is not under `a`
     }
 
-    @Test("a writer far ahead of the fan-out waits in backpressure() until it caught up")
+    @Test("a writer far ahead of the fan-out waits in backpressure() until it is half the limit behind")
     func backlogBound() async throws {
         let hub = RealtimeHub()
         let recorder = Recorder()
         _ = hub.register(
             location: Path("a"), encoding: .realtime, isQuery: false, checksRules: false, dataDependent: false,
             sink: recorder.blockingSink)
-        for seq in 1...RealtimeHub.maxBacklog { hub.didCommit([Self.change(seq, at: "a")]) }
-        await hub.backpressure()  // 64 batches behind at most (the first may already be in the fan-out): no wait
-        hub.didCommit([Self.change(RealtimeHub.maxBacklog + 1, at: "a")])
-        hub.didCommit([Self.change(RealtimeHub.maxBacklog + 2, at: "a")])
+        let limit = RealtimeHub.maxBacklog
+        for seq in 1...limit { hub.didCommit([Self.change(seq, at: "a")]) }
+        await hub.backpressure()  // at most `limit` batches behind: no wait
+        hub.didCommit([Self.change(limit + 1, at: "a")])
+        hub.didCommit([Self.change(limit + 2, at: "a")])
         let waited = Mutex(false)
         let writer = Task {
             await hub.backpressure()
             waited.withLock { $0 = true }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        for _ in 0..<6000 where hub.waiting == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(hub.waiting == 1)
         #expect(!waited.withLock { $0 }, "backpressure() returned while the fan-out was 66 batches behind")
-        for _ in 0..<(RealtimeHub.maxBacklog + 2) { recorder.release.signal() }
+        // 66 queued: the writer may go on once 66 - 32 = 34 are out. 33 are not enough.
+        for _ in 0..<(limit / 2 + 1) { recorder.release.signal() }
+        for _ in 0..<6000 where recorder.sequences.withLock({ $0.count }) < Int(limit / 2 + 1) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try await Task.sleep(for: .milliseconds(20))  // room for a wrongly early resume to show
+        #expect(recorder.sequences.withLock { $0.count } == Int(limit / 2 + 1))
+        #expect(!waited.withLock { $0 }, "backpressure() returned while the fan-out was 33 batches behind")
+        recorder.release.signal()
         await writer.value
-        #expect(recorder.sequences.withLock { $0 } == Array(1...(RealtimeHub.maxBacklog + 2)))
+        for _ in 0..<(limit / 2) { recorder.release.signal() }
+        await hub.published()
+        #expect(recorder.sequences.withLock { $0 } == Array(1...(limit + 2)))
         #expect(!recorder.gaveUp.withLock { $0 })
     }
 

@@ -167,8 +167,9 @@ final class RealtimeHub: ChangeObserver, Sendable {
 
     /// Queues `changes` for the fan-out (called by the writer, in commit order).
     func didCommit(_ changes: [Change]) {
-        // Nobody to tell: a listener registered from now on reads a snapshot that already has these changes.
-        // (Not `state`'s lock: the fan-out holds it while it runs, and the writer must not wait for that.)
+        // Nobody to tell: a listener registered from now on reads a snapshot that already has these changes
+        // (the writer calls this after the commit is visible to new snapshots, which both stores order with
+        // their reads). Not `state`'s lock: the fan-out holds it while it runs, and the writer must not wait.
         let idle = listeners.load(ordering: .sequentiallyConsistent) == 0
         let start = publishing.withLock { p -> Bool? in
             if idle && !p.running { return nil }
@@ -182,7 +183,14 @@ final class RealtimeHub: ChangeObserver, Sendable {
 
     /// Returns once every change committed before the call has been handed to the listeners.
     func published() async {
-        let target = publishing.withLock { $0.queued }
+        await waitUntilPublished(publishing.withLock { $0.queued })
+    }
+
+    /// Callers waiting in ``published()`` or ``backpressure()``.
+    var waiting: Int { publishing.withLock { $0.waiters.count } }
+
+    /// Returns once `target` batches have been fanned out.
+    private func waitUntilPublished(_ target: UInt64) async {
         guard publishing.withLock({ $0.published < target }) else { return }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             let done = publishing.withLock { p -> Bool in
@@ -198,8 +206,13 @@ final class RealtimeHub: ChangeObserver, Sendable {
     /// that come faster than a large fan-out can go out would queue up in memory.
     static let maxBacklog: UInt64 = 64
 
+    /// More than ``maxBacklog`` batches behind: waits until the fan-out is back to half of that, so writes
+    /// slow down to its pace instead of stopping until it is idle.
     func backpressure() async {
-        if publishing.withLock({ $0.queued - $0.published > Self.maxBacklog }) { await published() }
+        let target = publishing.withLock { p -> UInt64? in
+            p.queued - p.published > Self.maxBacklog ? p.queued - Self.maxBacklog / 2 : nil
+        }
+        if let target { await waitUntilPublished(target) }
     }
 
     /// Fans out queued batches until none is left.
@@ -211,15 +224,18 @@ final class RealtimeHub: ChangeObserver, Sendable {
                 return p.queue
             }
             if batches.isEmpty { return }
-            for changes in batches { publish(changes) }
-            let ready = publishing.withLock { p -> [CheckedContinuation<Void, Never>] in
-                p.published += UInt64(batches.count)
-                let published = p.published
-                let ready = p.waiters.filter { $0.batch <= published }.map(\.continuation)
-                p.waiters.removeAll { $0.batch <= published }
-                return ready
+            for changes in batches {
+                publish(changes)
+                let ready = publishing.withLock { p -> [CheckedContinuation<Void, Never>] in
+                    p.published += 1
+                    guard !p.waiters.isEmpty else { return [] }
+                    let published = p.published
+                    let ready = p.waiters.filter { $0.batch <= published }.map(\.continuation)
+                    p.waiters.removeAll { $0.batch <= published }
+                    return ready
+                }
+                for c in ready { c.resume() }
             }
-            for c in ready { c.resume() }
         }
     }
 

@@ -44,6 +44,10 @@ final class EventLoopDrainQueue: Sendable {
             if q.start == q.outboxes.count {
                 q.outboxes.removeAll(keepingCapacity: q.outboxes.count <= 4 * Self.sliceSize)
                 q.start = 0
+            } else if q.start >= 4 * Self.sliceSize, 2 * q.start >= q.outboxes.count {
+                // Under steady load the queue may never run empty: drop the drained front now and then.
+                q.outboxes.removeFirst(q.start)
+                q.start = 0
             }
             return batch
         }
