@@ -76,6 +76,20 @@ final class ListenGate: Sendable {
         }
     }
 
+    /// Continues where `old` left off: `old` is the same listen's previous hub listener, already unregistered
+    /// (it receives nothing more). What the client has from it counts as seen here, and what it still held goes
+    /// out first, ahead of this gate's own held deliveries; events both hold are sent once.
+    func takeOver(from old: ListenGate) {
+        let (seen, held) = old.state.withLock { s -> (UInt64, [Delivery]) in
+            defer { s.held = [] }
+            return (s.seen, s.held ?? [])
+        }
+        state.withLock { s in
+            s.seen = max(s.seen, seen)
+            s.held = held + (s.held ?? [])
+        }
+    }
+
     /// The commit sequence the client's data reflects.
     var seen: UInt64 { state.withLock { $0.seen } }
 

@@ -385,13 +385,15 @@ actor RealtimeSession {
             if await mayRead(key, query: listen.query) {
                 // Re-register only when the hub must start or stop checking rules (admin ↔ user);
                 // a refreshed token for the same kind of identity keeps the registration. The new
-                // listener starts before the old one ends, and the gate skips what was sent.
+                // listener starts before the old one ends; once the old one receives nothing more,
+                // the new gate takes over what it sent and what it still held, so nothing is sent
+                // twice or lost in between.
                 let checks = access.userAuth != nil
                 guard checks != listen.checksRules else { continue }
                 let old = listen
                 let (hubID, gate) = register(path: key.path, isQuery: listen.query != nil, checksRules: checks, rules: namespace.rules.ruleSet)
-                gate.advance(to: old.gate.seen)
                 namespace.hub.unregister(id: old.hubID, location: key.path)
+                gate.takeOver(from: old.gate)
                 keysByHubID[old.hubID] = nil
                 listen.hubID = hubID
                 listen.checksRules = checks
@@ -442,8 +444,8 @@ actor RealtimeSession {
     private func write(_ id: Int, _ request: WriteRequest) async throws {
         let outcome = try await controller.commit(request, namespace: namespace, access: access)
         // The client's own listens (and, after a stale hash, its next attempt) must see this write and
-        // everything committed before it before the answer.
-        await namespace.hub.published()
+        // everything committed before it before the answer. Without listens there is nothing to wait for.
+        if !listens.isEmpty { await namespace.hub.published() }
         switch outcome {
         case .committed:
             respond(id)
