@@ -355,11 +355,12 @@ def test_on_disconnect_runs_when_the_socket_closes(clients, http, base_url, ns):
     assert c.request("oc", {"p": "/cancelled", "d": None})["s"] == "ok"
     assert rest(http, base_url, ns, "GET", "/presence/me") is True
     c.close()
+    # The operations run one after another, each its own write: wait for the last one.
     deadline = time.monotonic() + WAIT
-    while rest(http, base_url, ns, "GET", "/presence/me") is not None:
-        assert time.monotonic() < deadline, "onDisconnect put did not run"
+    while (status := rest(http, base_url, ns, "GET", "/status/me")) is None:
+        assert time.monotonic() < deadline, "onDisconnect merge did not run"
         time.sleep(0.05)
-    status = rest(http, base_url, ns, "GET", "/status/me")
+    assert rest(http, base_url, ns, "GET", "/presence/me") is None, "the put registered first ran first"
     assert status["online"] is False and abs(status["seen"] - time.time() * 1000) < 60_000
     assert rest(http, base_url, ns, "GET", "/cancelled") is None
 
