@@ -44,6 +44,12 @@ public final class HearthProcess: @unchecked Sendable {
         try stderr.fileHandleForWriting.close()
     }
 
+    /// A test that fails before it stopped its server must not leave the server running (it would keep
+    /// its port, data folder and CPU after the test run ends).
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     /// Starts `hearth serve` on a free port and waits for its "listening" line.
     public static func serve(data: String, extra: [String] = []) async throws -> HearthProcess {
         let p = try HearthProcess(["serve", "--port", "0", "--data", data, "--dev"] + extra)

@@ -12,6 +12,18 @@ import Glibc
 /// The real binary: restart, `kill -9`, signals and start-up errors with their exit codes.
 @Suite("hearth process", .serialized)
 struct ProcessTests {
+    @Test("a server whose test dropped it without stopping it is killed, not left running")
+    func droppedServerIsKilled() async throws {
+        var server: HearthProcess? = try await HearthProcess.serve(data: temporaryDataFolder())
+        let pid = try #require(server?.process.processIdentifier)
+        #expect(kill(pid, 0) == 0)
+        server = nil
+        var status: Int32 = 0
+        // The child is ours: reap it (bounded), then it no longer exists.
+        for _ in 0..<500 where waitpid(pid, &status, WNOHANG) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(kill(pid, 0) == -1)
+    }
+
     @Test func acknowledgedWritesSurviveKill9() async throws {
         let data = temporaryDataFolder()
         let server = try await HearthProcess.serve(data: data)
