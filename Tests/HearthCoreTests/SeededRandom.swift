@@ -39,7 +39,7 @@ enum Gen {
     static func finiteDouble(_ r: inout SplitMix64) -> Double {
         switch r.below(6) {
         case 0: return Double(r.below(2_000_001) - 1_000_000) / 1000  // short decimals
-        case 1: return r.pick([0.1, -0.0, 0.5, 1e-7, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 9007199254740992, 9007199254740993, -9007199254740991, 1e21, 123456789.125])
+        case 1: return r.pick([0.1, -0.0, 0.5, 1e-7, .leastNonzeroMagnitude, 2.2250738585072014e-308, 1.7976931348623157e308, 9007199254740992, 9007199254740994, -9007199254740991, 1e21, 123456789.125])
         case 2: return Double(Int64(bitPattern: r.next()))
         default:
             while true {

@@ -25,6 +25,14 @@ struct RealtimeHubTests {
         }
     }
 
+    /// A plain realtime listener at `path` that delivers into `recorder`'s blocking sink.
+    @discardableResult
+    static func listen(_ hub: RealtimeHub, at path: String, _ recorder: Recorder) -> Int {
+        hub.register(
+            location: Path(path), encoding: .realtime, isQuery: false, checksRules: false, dataDependent: false,
+            sink: recorder.blockingSink)
+    }
+
     static func change(_ sequence: UInt64, at path: String) -> Change {
         Change(sequence: sequence, path: Path(path), kind: .put(.leaf(.int(Int64(sequence)))))
     }
@@ -33,9 +41,7 @@ struct RealtimeHubTests {
     func fanOutAfterCommit() async throws {
         let hub = RealtimeHub()
         let recorder = Recorder()
-        _ = hub.register(
-            location: Path("a"), encoding: .realtime, isQuery: false, checksRules: false, dataDependent: false,
-            sink: recorder.blockingSink)
+        Self.listen(hub, at: "a", recorder)
         // The sink blocks until released: a fan-out inside didCommit would hold this call for 5 s and give up.
         hub.didCommit([Self.change(1, at: "a/x")])
         hub.didCommit([Self.change(2, at: "a/y"), Self.change(3, at: "b")])
@@ -58,9 +64,7 @@ struct RealtimeHubTests {
     func backlogBound() async throws {
         let hub = RealtimeHub()
         let recorder = Recorder()
-        _ = hub.register(
-            location: Path("a"), encoding: .realtime, isQuery: false, checksRules: false, dataDependent: false,
-            sink: recorder.blockingSink)
+        Self.listen(hub, at: "a", recorder)
         let limit = RealtimeHub.maxBacklog
         for seq in 1...limit { hub.didCommit([Self.change(seq, at: "a")]) }
         await hub.backpressure()  // at most `limit` batches behind: no wait
@@ -96,9 +100,7 @@ struct RealtimeHubTests {
         hub.didCommit([Self.change(1, at: "a")])
         await hub.published()
         let recorder = Recorder()
-        let id = hub.register(
-            location: Path("a"), encoding: .realtime, isQuery: false, checksRules: false, dataDependent: false,
-            sink: recorder.blockingSink)
+        let id = Self.listen(hub, at: "a", recorder)
         recorder.release.signal()
         hub.didCommit([Self.change(2, at: "a")])
         await hub.published()
