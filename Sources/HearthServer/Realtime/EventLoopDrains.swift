@@ -1,3 +1,4 @@
+import DequeModule
 import NIOCore
 import Synchronization
 
@@ -7,9 +8,8 @@ import Synchronization
 final class EventLoopDrainQueue: Sendable {
     private struct Queue {
         var scheduled = false
-        /// Outboxes waiting for a drain; `outboxes[start...]` are still to do.
-        var outboxes: [RealtimeOutbox] = []
-        var start = 0
+        /// Outboxes waiting for a drain, in order.
+        var outboxes: Deque<RealtimeOutbox> = []
     }
 
     /// Outboxes drained per turn of the loop. One write to 10,000 listeners queues ~5,000 outboxes per loop; drained
@@ -38,22 +38,13 @@ final class EventLoopDrainQueue: Sendable {
     /// itself again behind whatever else the loop has to do (other channels' I/O and tasks run in between).
     private func run() {
         let batch = queue.withLock { q -> [RealtimeOutbox] in
-            let end = min(q.outboxes.count, q.start + Self.sliceSize)
-            let batch = Array(q.outboxes[q.start..<end])
-            q.start = end
-            if q.start == q.outboxes.count {
-                q.outboxes.removeAll(keepingCapacity: q.outboxes.count <= 4 * Self.sliceSize)
-                q.start = 0
-            } else if q.start >= 4 * Self.sliceSize, 2 * q.start >= q.outboxes.count {
-                // Under steady load the queue may never run empty: drop the drained front now and then.
-                q.outboxes.removeFirst(q.start)
-                q.start = 0
-            }
-            return batch
+            let count = min(q.outboxes.count, Self.sliceSize)
+            defer { q.outboxes.removeFirst(count) }
+            return Array(q.outboxes.prefix(count))
         }
         for outbox in batch { outbox.drain() }
         let more = queue.withLock { q -> Bool in
-            q.scheduled = q.start < q.outboxes.count
+            q.scheduled = !q.outboxes.isEmpty
             return q.scheduled
         }
         if more { eventLoop.execute { self.run() } }

@@ -1,3 +1,4 @@
+import DequeModule
 import Synchronization
 
 /// Items handled one at a time, in order, by a task that exists only while there is work.
@@ -8,29 +9,9 @@ import Synchronization
 /// and then ends.
 final class SerialWork<Item: Sendable>: Sendable {
     private struct State {
-        var queue: [Item] = []
-        /// Index of the next item in `queue`.
-        var head = 0
+        var queue: Deque<Item> = []
         var running = false
         var finished = false
-
-        var count: Int { queue.count - head }
-
-        mutating func popFirst() -> Item? {
-            guard head < queue.count else {
-                queue.removeAll(keepingCapacity: queue.capacity <= 16)
-                head = 0
-                return nil
-            }
-            defer {
-                head += 1
-                if head >= 64, head * 2 >= queue.count {
-                    queue.removeFirst(head)
-                    head = 0
-                }
-            }
-            return queue[head]
-        }
     }
 
     private let state = Mutex(State())
@@ -49,7 +30,7 @@ final class SerialWork<Item: Sendable>: Sendable {
     @discardableResult
     func add(_ item: Item) -> Bool {
         let start = state.withLock { s -> Bool? in
-            guard !s.finished, s.count < limit else { return nil }
+            guard !s.finished, s.queue.count < limit else { return nil }
             s.queue.append(item)
             defer { s.running = true }
             return !s.running
@@ -60,7 +41,7 @@ final class SerialWork<Item: Sendable>: Sendable {
     }
 
     /// Items waiting (not counting one being handled).
-    var waiting: Int { state.withLock { $0.count } }
+    var waiting: Int { state.withLock { $0.queue.count } }
 
     /// Accepts nothing more; what is queued is still handled.
     func finish() {
@@ -69,7 +50,7 @@ final class SerialWork<Item: Sendable>: Sendable {
 
     private func run() async {
         while let item = state.withLock({ s -> Item? in
-            if let next = s.popFirst() { return next }
+            if let next = s.queue.popFirst() { return next }
             s.running = false
             return nil
         }) {
