@@ -84,6 +84,35 @@ struct LocalDiskBlobStoreTests {
         #expect(error?.code == .writerClosed)
     }
 
+    /// Buffers are hashed on the thread pool beside their writes; the digests asked mid-upload
+    /// still cover exactly the bytes written so far, buffered or not, and writing goes on after.
+    @Test func digestsMidUploadCoverEveryByteWritten() async throws {
+        let folder = temporaryFolder()
+        defer { removeFolder(folder) }
+        let store = try await Self.open(folder, bufferSize: 64)
+        var random = SeededGenerator(seed: 11)
+        let data = random.bytes(5_000)
+        let writer = try await store.makeWriter()
+        var checked = 0
+        for (index, range) in random.pieces(of: data.count, maxPiece: 150).enumerated() {
+            try await writer.write(ByteBuffer(bytes: data[range]))
+            let written = range.upperBound
+            if index % 4 == 0 {
+                checked += 1
+                let digests = await writer.digests
+                #expect(digests.size == Int64(written))
+                #expect(digests.md5 == Array(Insecure.MD5.hash(data: data[..<written])))
+                #expect(digests.crc32c == CRC32C.checksum(data[..<written]))
+            }
+        }
+        #expect(checked >= 10)
+        let blob = try await writer.commit()
+        #expect(blob.digests.md5 == Array(Insecure.MD5.hash(data: data)))
+        #expect(blob.digests.crc32c == CRC32C.checksum(data))
+        #expect(await writer.digests == blob.digests)
+        #expect(try await store.bytes(of: blob.id).bytes == data)
+    }
+
     @Test func writerCannotBeUsedAfterCommit() async throws {
         let folder = temporaryFolder()
         defer { removeFolder(folder) }

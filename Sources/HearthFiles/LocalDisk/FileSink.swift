@@ -1,17 +1,22 @@
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// Appends bytes to one file through fixed-size buffers, so that many small chunks become a few
-/// large writes and memory stays bounded whatever the total.
+/// large writes and memory stays bounded whatever the total, and digests every byte appended.
 ///
-/// Double-buffered: while one full buffer is written on the thread pool, the next one fills
-/// (and the caller hashes it), so disk and CPU work overlap. At most two buffers exist.
+/// Double-buffered: while one full buffer is written and hashed on the thread pool (two jobs
+/// side by side), the next one fills, so the copy, the hashing and the disk overlap. At most two
+/// buffers exist. Hashing used to happen on the appending task, in line with the copy; MD5 alone
+/// runs at ~550 MB/s per core here, so it capped a single upload well below the disk's speed.
 /// The file is opened lazily: a blob smaller than a buffer is written, synced and renamed in a
 /// single trip to the thread pool at the end.
 struct FileSink {
     let pool: NIOThreadPool
     let path: String
     let bufferSize: Int
+    /// Digests of the bytes handed to the pool so far (the buffered ones are not in it yet).
+    private let hashed: HashedBytes
     /// The open file, or nil until the first write (a new file is then created at `path`).
     private(set) var descriptor: FileDescriptor?
     /// File offset where the first buffered byte will go.
@@ -20,8 +25,14 @@ struct FileSink {
     /// The buffer being written, and its write.
     private var inFlight: (buffer: ByteBuffer, write: PendingWrite)?
 
-    init(pool: NIOThreadPool, path: String, bufferSize: Int, descriptor: Int32? = nil, offset: Int64 = 0) {
+    /// A sink appending at `offset` of `descriptor` (or to a new file at `path`), whose digests
+    /// continue from `digester` (the digests of the file's first `offset` bytes).
+    init(
+        pool: NIOThreadPool, path: String, bufferSize: Int, descriptor: Int32? = nil, offset: Int64 = 0,
+        digester: BlobDigester = BlobDigester()
+    ) {
         self.pool = pool
+        self.hashed = HashedBytes(digester)
         self.path = path
         self.bufferSize = max(bufferSize, 1)
         self.descriptor = descriptor.map(FileDescriptor.init)
@@ -43,23 +54,35 @@ struct FileSink {
         }
     }
 
-    /// Writes what is buffered, syncs the file if asked, then runs `then` in the same job on the
-    /// thread pool (one trip for the whole commit). Releases the file afterwards, even on failure.
-    mutating func finish(sync: Bool, then: @escaping @Sendable () throws -> Void = {}) async throws {
+    /// Digests of everything appended so far, written or still buffered (appending may go on).
+    mutating func digests() async throws -> BlobDigester {
+        try await waitForWrite()
+        var digester = hashed.value
+        digester.update(buffer)
+        return digester
+    }
+
+    /// Writes and hashes what is buffered, syncs the file if asked, then runs `then` in the same
+    /// job on the thread pool (one trip for the whole commit), and returns the digests of
+    /// everything appended. Releases the file afterwards, even on failure.
+    @discardableResult
+    mutating func finish(sync: Bool, then: @escaping @Sendable () throws -> Void = {}) async throws -> BlobDigester {
         defer { close() }
         try await waitForWrite()
         let pending = buffer
         buffer = ByteBuffer()
-        let (existing, path, offset) = (descriptor, self.path, flushed)
+        let (existing, path, offset, hashed) = (descriptor, self.path, flushed, hashed)
         try await pool.runIfActive {
             let file = try existing ?? FileDescriptor(Posix.create(path))
             if pending.readableBytes > 0 {
                 try pending.withUnsafeReadableBytes { try Posix.writeAll(file.value, $0, at: offset) }
+                hashed.update(pending)
             }
             if sync { try Posix.sync(file.value) }
             try then()
         }
         flushed += Int64(pending.readableBytes)
+        return hashed.value
     }
 
     /// Lets go of the file; it closes once a write still in flight (if any) is done with it.
@@ -68,8 +91,8 @@ struct FileSink {
         inFlight = nil
     }
 
-    /// Starts writing `bytes` once the previous write has finished; the buffer that write used
-    /// becomes the next one to fill, so a long upload cycles through two buffers.
+    /// Starts writing and hashing `bytes` once the previous buffer is done; the buffer that
+    /// write used becomes the next one to fill, so a long upload cycles through two buffers.
     private mutating func submit(_ bytes: ByteBuffer) async throws {
         let recycled = try await waitForWrite()
         let file: FileDescriptor
@@ -80,10 +103,12 @@ struct FileSink {
             file = try await pool.runIfActive { try FileDescriptor(Posix.create(path)) }
             descriptor = file
         }
-        let offset = flushed
-        let write = PendingWrite.start(on: pool) {
-            try bytes.withUnsafeReadableBytes { try Posix.writeAll(file.value, $0, at: offset) }
-        }
+        let (offset, hashed) = (flushed, hashed)
+        // Hashing waits for the previous buffer's (above), so the digests see bytes in order.
+        let write = PendingWrite.start(on: pool, [
+            { try bytes.withUnsafeReadableBytes { try Posix.writeAll(file.value, $0, at: offset) } },
+            { hashed.update(bytes) },
+        ])
         flushed += Int64(bytes.readableBytes)
         inFlight = (bytes, write)
         buffer = recycled ?? ByteBuffer()
@@ -100,5 +125,22 @@ struct FileSink {
         var reusable = written
         reusable.clear()
         return reusable
+    }
+}
+
+/// The running digests of a sink, updated by the pool job hashing each buffer. Jobs never
+/// overlap (each starts after the previous buffer's jobs ended); the lock only hands the value
+/// safely from one pool thread to the next and back to the sink.
+final class HashedBytes: Sendable {
+    private let digester: Mutex<BlobDigester>
+
+    init(_ digester: BlobDigester) {
+        self.digester = Mutex(digester)
+    }
+
+    var value: BlobDigester { digester.withLock { $0 } }
+
+    func update(_ bytes: ByteBuffer) {
+        digester.withLock { $0.update(bytes) }
     }
 }

@@ -3,15 +3,16 @@ import NIOPosix
 
 /// Writes one blob to `<folder>/tmp/<id>` and renames it into `<folder>/blobs/` on commit.
 ///
-/// An actor because it owns mutable state (the open file, the buffer, the running digests) for
-/// the life of one upload. The sink is moved out while an operation is in flight, so a second
+/// An actor because it owns mutable state (the open file, the buffer and, through the sink, the
+/// running digests) for the life of one upload. The sink is moved out while an operation is in flight, so a second
 /// concurrent call fails with `writerClosed` instead of interleaving bytes.
 actor LocalBlobWriter: BlobWriter {
     let id: BlobID
     private let layout: DiskLayout
     private let durable: Bool
     private var sink: FileSink?
-    private var digester = BlobDigester()
+    /// The blob's digests, once committed.
+    private var committed: BlobDigests?
     /// True once committed or aborted (or broken by a failed write).
     private var finished = false
 
@@ -30,12 +31,25 @@ actor LocalBlobWriter: BlobWriter {
         }
     }
 
-    var digests: BlobDigests { digester.digests }
+    /// The digests of everything written so far: of the blob once committed, empty ones if
+    /// aborted (or asked while a write is in flight, which the protocol rules out).
+    var digests: BlobDigests {
+        get async {
+            if let committed { return committed }
+            guard var sink = try? takeSink() else { return .empty }
+            let digester = try? await sink.digests()
+            if finished {
+                discard(&sink)
+            } else {
+                self.sink = sink
+            }
+            return digester?.digests ?? .empty
+        }
+    }
 
     func write(_ chunk: ByteBuffer) async throws {
         var sink = try takeSink()
         do {
-            digester.update(chunk)
             try await sink.append(chunk)
         } catch {
             discard(&sink)
@@ -53,14 +67,16 @@ actor LocalBlobWriter: BlobWriter {
         var sink = try takeSink()
         finished = true
         let (layout, id, source, durable) = (layout, id, sink.path, durable)
+        let digester: BlobDigester
         do {
-            try await sink.finish(sync: durable) {
+            digester = try await sink.finish(sync: durable) {
                 try layout.place(id, durable: durable) { try Posix.renameItem(source, to: layout.blob(id)) }
             }
         } catch {
             discard(&sink)
             throw error
         }
+        committed = digester.digests
         return BlobInfo(id: id, digests: digester.digests)
     }
 

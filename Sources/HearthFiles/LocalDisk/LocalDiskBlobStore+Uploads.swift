@@ -39,26 +39,31 @@ extension LocalDiskBlobStore {
     ) async throws -> Int64 where Chunks.Element == ByteBuffer {
         let path = layout.upload(upload)
         let (fd, size) = try await openWithSize(path, writing: true, missing: "no such upload session")
+        let running: BlobDigester
+        do {
+            running = try await cached?.size == size ? cached! : digestFile(path, size: size)
+        } catch {
+            Posix.closeFile(fd)
+            throw error
+        }
         var sink = FileSink(
-            pool: threadPool, path: path, bufferSize: configuration.writeBufferSize, descriptor: fd, offset: size
+            pool: threadPool, path: path, bufferSize: configuration.writeBufferSize, descriptor: fd, offset: size,
+            digester: running
         )
         defer { sink.close() }
-        var running = try await cached?.size == size ? cached! : digestFile(path, size: size)
         guard offset <= size else {
             digester = running
             throw BlobStoreError(.offsetGap, "the upload has \(size) bytes; an append cannot start at \(offset)")
         }
         var skip = size - offset
         var iterator = chunks.makeAsyncIterator()
-        // From here until the file is finished, `running` may be ahead of the file.
         while true {
             let next: ByteBuffer?
             do {
                 next = try await iterator.next()
             } catch {
                 // The client went away mid-request: what arrived is valid data at a known offset.
-                try await sink.finish(sync: configuration.durable)
-                digester = running
+                digester = try await sink.finish(sync: configuration.durable)
                 throw error
             }
             guard var chunk = next else { break }
@@ -68,11 +73,9 @@ extension LocalDiskBlobStore {
                 skip -= Int64(resent)
             }
             guard chunk.readableBytes > 0 else { continue }
-            running.update(chunk)
             try await sink.append(chunk)
         }
-        try await sink.finish(sync: configuration.durable)
-        digester = running
+        digester = try await sink.finish(sync: configuration.durable)
         return sink.size
     }
 
