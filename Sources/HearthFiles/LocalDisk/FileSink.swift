@@ -11,25 +11,36 @@ import Synchronization
 /// runs at ~550 MB/s per core here, so it capped a single upload well below the disk's speed.
 /// The file is opened lazily: a blob smaller than a buffer is written, synced and renamed in a
 /// single trip to the thread pool at the end.
+///
+/// Past `directThreshold` bytes the sink switches to direct I/O (`O_DIRECT`, no page cache):
+/// page-aligned buffers written at page-aligned offsets, the unaligned tail through the page
+/// cache at the end. See `LocalDiskBlobStore.Configuration.directIOThreshold` for why.
 struct FileSink {
     let pool: NIOThreadPool
     let path: String
     let bufferSize: Int
     /// Digests of the bytes handed to the pool so far (the buffered ones are not in it yet).
     private let hashed: HashedBytes
+    /// The file size past which writes go direct; nil once switched (or never to switch).
+    private var directThreshold: Int64?
+    /// The size of the aligned buffers once direct (whole pages).
+    let directBufferSize: Int
     /// The open file, or nil until the first write (a new file is then created at `path`).
     private(set) var descriptor: FileDescriptor?
     /// File offset where the first buffered byte will go.
     private var flushed: Int64
+    /// The buffer filling, before the switch to direct I/O.
     private var buffer = ByteBuffer()
+    /// The buffer filling after it, and how many of its bytes are filled.
+    private var direct: (buffer: AlignedBuffer, used: Int, turnedOn: Bool)?
     /// The buffer being written, and its write.
-    private var inFlight: (buffer: ByteBuffer, write: PendingWrite)?
+    private var inFlight: (write: PendingWrite, bytes: ByteBuffer?, aligned: AlignedBuffer?)?
 
     /// A sink appending at `offset` of `descriptor` (or to a new file at `path`), whose digests
     /// continue from `digester` (the digests of the file's first `offset` bytes).
     init(
         pool: NIOThreadPool, path: String, bufferSize: Int, descriptor: Int32? = nil, offset: Int64 = 0,
-        digester: BlobDigester = BlobDigester()
+        digester: BlobDigester = BlobDigester(), directThreshold: Int64? = nil, directBufferSize: Int = 4 << 20
     ) {
         self.pool = pool
         self.hashed = HashedBytes(digester)
@@ -37,12 +48,21 @@ struct FileSink {
         self.bufferSize = max(bufferSize, 1)
         self.descriptor = descriptor.map(FileDescriptor.init)
         self.flushed = offset
+        self.directThreshold = Posix.directFlag == nil ? nil : directThreshold
+        self.directBufferSize = Posix.wholePages(directBufferSize)
     }
 
     /// Everything appended so far, written or still buffered.
-    var size: Int64 { flushed + Int64(buffer.readableBytes) }
+    var size: Int64 { flushed + Int64(direct?.used ?? buffer.readableBytes) }
+
+    /// True once writes go direct (tests).
+    var isDirect: Bool { direct != nil }
 
     mutating func append(_ chunk: ByteBuffer) async throws {
+        if direct != nil {
+            try await appendDirect(chunk)
+            return
+        }
         if buffer.readableBytes == 0 && chunk.readableBytes >= bufferSize {
             try await submit(chunk)
             return
@@ -58,7 +78,11 @@ struct FileSink {
     mutating func digests() async throws -> BlobDigester {
         try await waitForWrite()
         var digester = hashed.value
-        digester.update(buffer)
+        if let direct {
+            digester.update(direct.buffer.bytes(direct.used))
+        } else {
+            digester.update(buffer)
+        }
         return digester
     }
 
@@ -71,17 +95,23 @@ struct FileSink {
         try await waitForWrite()
         let pending = buffer
         buffer = ByteBuffer()
+        let tail = direct.map { ($0.buffer, $0.used) }
         let (existing, path, offset, hashed) = (descriptor, self.path, flushed, hashed)
         try await pool.runIfActive {
             let file = try existing ?? FileDescriptor(Posix.create(path))
-            if pending.readableBytes > 0 {
+            if let (aligned, used) = tail {
+                // The tail is not a whole number of pages: it goes through the page cache.
+                _ = Posix.setDirect(file.value, false)
+                try Posix.writeAll(file.value, aligned.bytes(used), at: offset)
+                hashed.update(aligned.bytes(used))
+            } else if pending.readableBytes > 0 {
                 try pending.withUnsafeReadableBytes { try Posix.writeAll(file.value, $0, at: offset) }
                 hashed.update(pending)
             }
             if sync { try Posix.sync(file.value) }
             try then()
         }
-        flushed += Int64(pending.readableBytes)
+        flushed += Int64(tail?.1 ?? pending.readableBytes)
         return hashed.value
     }
 
@@ -89,42 +119,97 @@ struct FileSink {
     mutating func close() {
         descriptor = nil
         inFlight = nil
+        direct = nil
     }
 
     /// Starts writing and hashing `bytes` once the previous buffer is done; the buffer that
     /// write used becomes the next one to fill, so a long upload cycles through two buffers.
     private mutating func submit(_ bytes: ByteBuffer) async throws {
-        let recycled = try await waitForWrite()
-        let file: FileDescriptor
-        if let descriptor {
-            file = descriptor
-        } else {
-            let path = self.path
-            file = try await pool.runIfActive { try FileDescriptor(Posix.create(path)) }
-            descriptor = file
+        let recycled = try await waitForWrite()?.bytes
+        let file = try await openFile()
+        var bytes = bytes
+        var carried: ByteBuffer?
+        if let threshold = directThreshold, flushed + Int64(bytes.readableBytes) >= threshold {
+            // Write up to a page boundary through the page cache; the rest starts the first
+            // aligned buffer, and every later write is whole pages at page offsets.
+            let boundary = (flushed + Int64(bytes.readableBytes)) / Int64(Posix.directAlignment) * Int64(Posix.directAlignment)
+            let cut = Int(boundary - flushed)
+            if cut > 0 {
+                directThreshold = nil
+                carried = bytes.getSlice(at: bytes.readerIndex + cut, length: bytes.readableBytes - cut)
+                bytes = bytes.getSlice(at: bytes.readerIndex, length: cut)!
+            }
         }
-        let (offset, hashed) = (flushed, hashed)
+        let (offset, hashed, written) = (flushed, hashed, bytes)
         // Hashing waits for the previous buffer's (above), so the digests see bytes in order.
         let write = PendingWrite.start(on: pool, [
-            { try bytes.withUnsafeReadableBytes { try Posix.writeAll(file.value, $0, at: offset) } },
-            { hashed.update(bytes) },
+            { try written.withUnsafeReadableBytes { try Posix.writeAll(file.value, $0, at: offset) } },
+            { hashed.update(written) },
         ])
         flushed += Int64(bytes.readableBytes)
-        inFlight = (bytes, write)
-        buffer = recycled ?? ByteBuffer()
+        inFlight = (write, bytes, nil)
+        guard let carried else {
+            buffer = recycled ?? ByteBuffer()
+            return
+        }
+        buffer = ByteBuffer()
+        direct = (AlignedBuffer(capacity: directBufferSize), 0, false)
+        try await appendDirect(carried)
     }
 
-    /// Waits for the write in flight, if any, and returns its buffer emptied for reuse (its
-    /// memory is ours alone again once the job has let go of it; if not yet, the next write
-    /// into it simply allocates).
+    /// Copies `chunk` into the aligned buffer, writing each buffer as it fills.
+    private mutating func appendDirect(_ chunk: ByteBuffer) async throws {
+        var chunk = chunk
+        while chunk.readableBytes > 0, let (aligned, used, _) = direct {
+            let count = min(chunk.readableBytes, aligned.capacity - used)
+            chunk.readWithUnsafeReadableBytes { source in
+                aligned.copy(from: UnsafeRawBufferPointer(rebasing: source[..<count]), at: used)
+                return count
+            }
+            direct?.used = used + count
+            if used + count == aligned.capacity {
+                try await submitDirect()
+            }
+        }
+    }
+
+    /// Starts the direct write of the full aligned buffer (and its hashing) and fills the other.
+    private mutating func submitDirect() async throws {
+        guard let (full, used, turnedOn) = direct else { return }
+        let recycled = try await waitForWrite()?.aligned
+        let file = try await openFile()
+        let (offset, hashed) = (flushed, hashed)
+        let write = PendingWrite.start(on: pool, [
+            {
+                if !turnedOn { _ = Posix.setDirect(file.value, true) }
+                try Posix.writeAllDirect(file.value, full.bytes(used), at: offset)
+            },
+            { hashed.update(full.bytes(used)) },
+        ])
+        flushed += Int64(used)
+        inFlight = (write, nil, full)
+        direct = (recycled ?? AlignedBuffer(capacity: full.capacity), 0, true)
+    }
+
+    private mutating func openFile() async throws -> FileDescriptor {
+        if let descriptor { return descriptor }
+        let path = self.path
+        let file = try await pool.runIfActive { try FileDescriptor(Posix.create(path)) }
+        descriptor = file
+        return file
+    }
+
+    /// Waits for the write in flight, if any, and returns its buffer for reuse: a ByteBuffer
+    /// emptied (its memory is ours alone again once the job has let go of it; if not yet, the
+    /// next write into it simply allocates), or the aligned buffer, which the jobs only read.
     @discardableResult
-    private mutating func waitForWrite() async throws -> ByteBuffer? {
-        guard let (written, write) = inFlight else { return nil }
+    private mutating func waitForWrite() async throws -> (bytes: ByteBuffer?, aligned: AlignedBuffer?)? {
+        guard let (write, bytes, aligned) = inFlight else { return nil }
         inFlight = nil
         try await write.wait()
-        var reusable = written
-        reusable.clear()
-        return reusable
+        var reusable = bytes
+        reusable?.clear()
+        return (reusable, aligned)
     }
 }
 
@@ -142,5 +227,37 @@ final class HashedBytes: Sendable {
 
     func update(_ bytes: ByteBuffer) {
         digester.withLock { $0.update(bytes) }
+    }
+
+    func update(_ bytes: UnsafeRawBufferPointer) {
+        digester.withLock { $0.update(bytes) }
+    }
+}
+
+/// Page-aligned memory for direct I/O, freed with the last reference.
+///
+/// Unchecked Sendable because ownership passes hands rather than being shared: the sink fills
+/// it, then hands it to the pool jobs that write and hash it, and fills it again only after
+/// both ended (`PendingWrite.wait`, whose lock orders the accesses).
+final class AlignedBuffer: @unchecked Sendable {
+    let capacity: Int
+    private let memory: UnsafeMutableRawBufferPointer
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        memory = .allocate(byteCount: capacity, alignment: Posix.directAlignment)
+    }
+
+    deinit {
+        memory.deallocate()
+    }
+
+    /// The first `count` bytes.
+    func bytes(_ count: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: memory[..<count])
+    }
+
+    func copy(from source: UnsafeRawBufferPointer, at offset: Int) {
+        (memory.baseAddress! + offset).copyMemory(from: source.baseAddress!, byteCount: source.count)
     }
 }

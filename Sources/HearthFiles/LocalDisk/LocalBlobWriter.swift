@@ -16,11 +16,17 @@ actor LocalBlobWriter: BlobWriter {
     /// True once committed or aborted (or broken by a failed write).
     private var finished = false
 
-    init(id: BlobID, layout: DiskLayout, pool: NIOThreadPool, bufferSize: Int, durable: Bool) {
+    init(
+        id: BlobID, layout: DiskLayout, pool: NIOThreadPool, bufferSize: Int, durable: Bool,
+        directThreshold: Int64?, directBufferSize: Int
+    ) {
         self.id = id
         self.layout = layout
         self.durable = durable
-        self.sink = FileSink(pool: pool, path: layout.temporary(id), bufferSize: bufferSize)
+        self.sink = FileSink(
+            pool: pool, path: layout.temporary(id), bufferSize: bufferSize, directThreshold: directThreshold,
+            directBufferSize: directBufferSize
+        )
     }
 
     deinit {

@@ -23,7 +23,8 @@ extension LocalDiskBlobStore {
     }
 
     /// Reads a file in chunks of `readChunkSize`, one thread-pool trip per chunk, each chunk
-    /// handed to `body` before the next is read.
+    /// handed to `body` before the next is read. A range of at least `directIOThreshold` bytes
+    /// is read with direct I/O where the file system allows it.
     func streamFile(_ path: String, range: Range<Int64>?, chunk body: (ByteBuffer) async throws -> Void) async throws {
         let (fd, size) = try await openWithSize(path, writing: false, missing: "no such blob")
         defer { Posix.closeFile(fd) }
@@ -31,23 +32,67 @@ extension LocalDiskBlobStore {
         guard range.lowerBound >= 0, range.upperBound <= size else {
             throw BlobStoreError(.invalidRange, "range \(range) is outside a blob of \(size) bytes")
         }
-        let chunkSize = Int64(max(configuration.readChunkSize, 1))
-        var offset = range.lowerBound
-        while offset < range.upperBound {
-            let (count, at) = (Int(min(chunkSize, range.upperBound - offset)), offset)
-            let chunk = try await threadPool.runIfActive {
-                var buffer = ByteBufferAllocator().buffer(capacity: count)
-                let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { space in
-                    try Posix.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: space[..<count]), at: at)
-                }
-                guard read == count else {
-                    throw BlobStoreError(.io, "the file ended \(count - read) bytes early")
-                }
-                return buffer
-            }
-            offset += Int64(count)
-            try await body(chunk)
+        var direct = false
+        if let threshold = configuration.directIOThreshold, Int64(range.count) >= threshold {
+            direct = try await threadPool.runIfActive { Posix.setDirect(fd, true) }
         }
+        guard !range.isEmpty else { return }
+        let chunkSize = Int64(direct ? Posix.wholePages(configuration.directIOBufferSize) : max(configuration.readChunkSize, 1))
+        let (pool, isDirect) = (threadPool, direct)
+        func count(at offset: Int64) -> Int { Int(min(chunkSize, range.upperBound - offset)) }
+        // One chunk ahead: the next read runs while `body` sends the current chunk (direct
+        // reads get no read-ahead from the kernel, so without this the disk would wait on
+        // the network and back).
+        var current = try await Self.readChunk(pool, fd, count: count(at: range.lowerBound), at: range.lowerBound, direct: isDirect)
+        var offset = range.lowerBound + Int64(current.readableBytes)
+        while offset < range.upperBound {
+            let (nextCount, nextOffset) = (count(at: offset), offset)
+            async let next = Self.readChunk(pool, fd, count: nextCount, at: nextOffset, direct: isDirect)
+            try await body(current)
+            current = try await next
+            offset += Int64(current.readableBytes)
+        }
+        try await body(current)
+    }
+
+    private static func readChunk(_ pool: NIOThreadPool, _ fd: Int32, count: Int, at offset: Int64, direct: Bool) async throws -> ByteBuffer {
+        try await pool.runIfActive {
+            try direct ? readDirect(fd, count: count, at: offset) : read(fd, count: count, at: offset)
+        }
+    }
+
+    /// Exactly `count` bytes at `offset` (the file must have them).
+    private static func read(_ fd: Int32, count: Int, at offset: Int64) throws -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: count)
+        let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { space in
+            try Posix.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: space[..<count]), at: offset)
+        }
+        guard read == count else {
+            throw BlobStoreError(.io, "the file ended \(count - read) bytes early")
+        }
+        return buffer
+    }
+
+    /// `read` for a file with direct I/O on: reads whole pages from a page boundary into a
+    /// page-aligned part of the buffer and returns a view of the bytes asked for.
+    private static func readDirect(_ fd: Int32, count: Int, at offset: Int64) throws -> ByteBuffer {
+        let page = Posix.directAlignment
+        let start = offset / Int64(page) * Int64(page)
+        let skip = Int(offset - start)
+        let span = (skip + count + page - 1) / page * page
+        var buffer = ByteBufferAllocator().buffer(capacity: span + page)
+        var lead = 0
+        let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: span + page) { space in
+            let address = Int(bitPattern: space.baseAddress!)
+            lead = (page - address % page) % page
+            let read = try Posix.readDirect(fd, into: UnsafeMutableRawBufferPointer(rebasing: space[lead..<lead + span]), at: start)
+            return lead + min(read, skip + count)
+        }
+        guard read == lead + skip + count else {
+            throw BlobStoreError(.io, "the file ended \(lead + skip + count - read) bytes early")
+        }
+        buffer.moveReaderIndex(forwardBy: lead + skip)
+        return buffer
     }
 
     /// Digests of a file's first `size` bytes, read back from disk.

@@ -48,7 +48,8 @@ extension LocalDiskBlobStore {
         }
         var sink = FileSink(
             pool: threadPool, path: path, bufferSize: configuration.writeBufferSize, descriptor: fd, offset: size,
-            digester: running
+            digester: running, directThreshold: configuration.directIOThreshold,
+            directBufferSize: configuration.directIOBufferSize
         )
         defer { sink.close() }
         guard offset <= size else {

@@ -93,6 +93,67 @@ enum Posix {
         return done
     }
 
+    /// Linux's `O_DIRECT`, which Swift's Glibc module does not export (its value differs by
+    /// architecture); nil where direct I/O is not used.
+    #if os(Linux) && arch(x86_64)
+    static let directFlag: Int32? = 0o40000
+    #elseif os(Linux) && arch(arm64)
+    static let directFlag: Int32? = 0o200000
+    #else
+    static let directFlag: Int32? = nil
+    #endif
+
+    /// The alignment direct I/O needs for buffer addresses, file offsets and lengths (4 KiB
+    /// covers every logical block size Linux file systems use).
+    static let directAlignment = 4096
+
+    /// `count` rounded up to whole pages of `directAlignment` (at least one).
+    static func wholePages(_ count: Int) -> Int {
+        max((count + directAlignment - 1) / directAlignment, 1) * directAlignment
+    }
+
+    /// Turns direct I/O (no page cache) on or off for an open file. False if the platform or
+    /// the file system does not support it (tmpfs, for one); the file is then unchanged.
+    static func setDirect(_ fd: Int32, _ on: Bool) -> Bool {
+        guard let flag = directFlag else { return false }
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0 else { return false }
+        return fcntl(fd, F_SETFL, on ? flags | flag : flags & ~flag) == 0
+    }
+
+    /// `writeAll` for a file with direct I/O on: if the kernel refuses the direct write (EINVAL:
+    /// an alignment the device does not accept), turns direct I/O off and writes through the
+    /// page cache instead, so a surprise costs speed, never data.
+    static func writeAllDirect(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        do {
+            try writeAll(fd, bytes, at: offset)
+        } catch let error as BlobStoreError where (error.cause as? PosixFailure)?.code == EINVAL {
+            guard setDirect(fd, false) else { throw error }
+            try writeAll(fd, bytes, at: offset)
+        }
+    }
+
+    /// `read` for a file with direct I/O on, into a page-aligned buffer of whole pages from a
+    /// page-aligned offset: stops at the first short read (the end of the file, after which an
+    /// unaligned offset would be refused). If the kernel refuses the direct read (EINVAL),
+    /// turns direct I/O off and reads through the page cache.
+    static func readDirect(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        var done = 0
+        while done < buffer.count {
+            let (n, code) = retrying {
+                pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + Int64(done)))
+            }
+            if n < 0, code == EINVAL, setDirect(fd, false) {
+                return try done + read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + Int64(done))
+            }
+            guard n >= 0 else { throw failure("pread", code) }
+            if n == 0 { break }
+            done += n
+            if done % directAlignment != 0 { break }
+        }
+        return done
+    }
+
     static func sync(_ fd: Int32) throws {
         let (result, code) = retrying { fsync(fd) }
         guard result == 0 else { throw failure("fsync", code) }
