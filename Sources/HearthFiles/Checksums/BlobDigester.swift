@@ -9,10 +9,11 @@ public import NIOCore
 /// let digests = digester.digests   // size, md5, crc32c
 /// ```
 public struct BlobDigester {
-    private var md5 = Insecure.MD5()
-    private var crc = CRC32C()
+    // Internal so that a file sink can run the two on different threads (`HashedBytes`).
+    var md5 = Insecure.MD5()
+    var crc = CRC32C()
     /// Bytes fed so far.
-    public private(set) var size: Int64 = 0
+    public internal(set) var size: Int64 = 0
 
     /// A digester that has seen no bytes.
     public init() {}

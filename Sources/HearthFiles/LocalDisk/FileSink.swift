@@ -1,3 +1,4 @@
+import Crypto
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -5,8 +6,8 @@ import Synchronization
 /// Appends bytes to one file through fixed-size buffers, so that many small chunks become a few
 /// large writes and memory stays bounded whatever the total, and digests every byte appended.
 ///
-/// Double-buffered: while one full buffer is written and hashed on the thread pool (two jobs
-/// side by side), the next one fills, so the copy, the hashing and the disk overlap. At most two
+/// Double-buffered: while one full buffer is written and hashed on the thread pool (three jobs
+/// side by side: the write, MD5, CRC-32C), the next one fills, so the copy, the hashing and the disk overlap. At most two
 /// buffers exist. Hashing used to happen on the appending task, in line with the copy; MD5 alone
 /// runs at ~550 MB/s per core here, so it capped a single upload well below the disk's speed.
 /// The file is opened lazily: a blob smaller than a buffer is written, synced and renamed in a
@@ -142,10 +143,11 @@ struct FileSink {
         }
         let (offset, hashed, written) = (flushed, hashed, bytes)
         // Hashing waits for the previous buffer's (above), so the digests see bytes in order.
-        let write = PendingWrite.start(on: pool, [
-            { try written.withUnsafeReadableBytes { try Posix.writeAll(file.value, $0, at: offset) } },
-            { hashed.update(written) },
-        ])
+        let write = PendingWrite.start(
+            on: pool,
+            [{ try written.withUnsafeReadableBytes { try Posix.writeAll(file.value, $0, at: offset) } }]
+                + hashed.jobs(written)
+        )
         flushed += Int64(bytes.readableBytes)
         inFlight = (write, bytes, nil)
         guard let carried else {
@@ -179,13 +181,15 @@ struct FileSink {
         let recycled = try await waitForWrite()?.aligned
         let file = try await openFile()
         let (offset, hashed) = (flushed, hashed)
-        let write = PendingWrite.start(on: pool, [
-            {
-                if !turnedOn { _ = Posix.setDirect(file.value, true) }
-                try Posix.writeAllDirect(file.value, full.bytes(used), at: offset)
-            },
-            { hashed.update(full.bytes(used)) },
-        ])
+        let write = PendingWrite.start(
+            on: pool,
+            [
+                {
+                    if !turnedOn { _ = Posix.setDirect(file.value, true) }
+                    try Posix.writeAllDirect(file.value, full.bytes(used), at: offset)
+                }
+            ] + hashed.jobs { full.bytes(used) }
+        )
         flushed += Int64(used)
         inFlight = (write, nil, full)
         direct = (recycled ?? AlignedBuffer(capacity: full.capacity), 0, true)
@@ -213,24 +217,56 @@ struct FileSink {
     }
 }
 
-/// The running digests of a sink, updated by the pool job hashing each buffer. Jobs never
-/// overlap (each starts after the previous buffer's jobs ended); the lock only hands the value
-/// safely from one pool thread to the next and back to the sink.
+/// The running digests of a sink, MD5 and CRC-32C apart so that the two hash each buffer on
+/// different pool threads (MD5 alone runs at ~550 MB/s per core here, CRC-32C about four times
+/// faster; in one job they ran one after the other). Jobs for one buffer start only after the
+/// previous buffer's ended; the locks hand the values safely from thread to thread.
 final class HashedBytes: Sendable {
-    private let digester: Mutex<BlobDigester>
+    /// Its MD5 and size are current; its CRC-32C is not used.
+    private let md5: Mutex<BlobDigester>
+    private let crc: Mutex<CRC32C>
 
     init(_ digester: BlobDigester) {
-        self.digester = Mutex(digester)
+        md5 = Mutex(digester)
+        crc = Mutex(digester.crc)
     }
 
-    var value: BlobDigester { digester.withLock { $0 } }
+    var value: BlobDigester {
+        var digester = md5.withLock { $0 }
+        digester.crc = crc.withLock { $0 }
+        return digester
+    }
 
-    func update(_ bytes: ByteBuffer) {
-        digester.withLock { $0.update(bytes) }
+    /// The two jobs that hash `bytes` (the buffer must stay unchanged until both ended).
+    func jobs(_ bytes: @escaping @Sendable () -> UnsafeRawBufferPointer) -> [@Sendable () throws -> Void] {
+        [{ self.updateMD5(bytes()) }, { self.updateCRC(bytes()) }]
+    }
+
+    func jobs(_ buffer: ByteBuffer) -> [@Sendable () throws -> Void] {
+        [
+            { buffer.withUnsafeReadableBytes { self.updateMD5($0) } },
+            { buffer.withUnsafeReadableBytes { self.updateCRC($0) } },
+        ]
     }
 
     func update(_ bytes: UnsafeRawBufferPointer) {
-        digester.withLock { $0.update(bytes) }
+        updateMD5(bytes)
+        updateCRC(bytes)
+    }
+
+    func update(_ buffer: ByteBuffer) {
+        buffer.withUnsafeReadableBytes { update($0) }
+    }
+
+    private func updateMD5(_ bytes: UnsafeRawBufferPointer) {
+        md5.withLock {
+            $0.md5.update(bufferPointer: bytes)
+            $0.size += Int64(bytes.count)
+        }
+    }
+
+    private func updateCRC(_ bytes: UnsafeRawBufferPointer) {
+        crc.withLock { $0.update(bytes) }
     }
 }
 
