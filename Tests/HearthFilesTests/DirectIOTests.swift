@@ -16,9 +16,11 @@ import Glibc
 @Suite("Direct I/O for large blobs")
 struct DirectIOTests {
     static func open(
-        _ folder: String, threshold: Int64?, bufferSize: Int, chunkSize: Int, directBufferSize: Int = 8192
+        _ folder: String, threshold: Int64?, bufferSize: Int, chunkSize: Int, directBufferSize: Int = 8192,
+        cachedDigests: Int = 256
     ) async throws -> LocalDiskBlobStore {
         var configuration = LocalDiskBlobStore.Configuration()
+        configuration.cachedUploadDigests = cachedDigests
         configuration.writeBufferSize = bufferSize
         configuration.readChunkSize = chunkSize
         configuration.directIOBufferSize = directBufferSize
@@ -51,9 +53,12 @@ struct DirectIOTests {
         let writer = try await store.makeWriter()
         for (index, piece) in pieces.enumerated() {
             try await writer.write(piece)
-            if index == pieces.count / 2 {
+            if index == pieces.count / 2 || index == pieces.count - 2 {
                 let written = pieces[...index].reduce(0) { $0 + $1.readableBytes }
-                #expect(await writer.digests.md5 == Array(Insecure.MD5.hash(data: data[..<written])))
+                let digests = await writer.digests
+                #expect(digests.size == Int64(written))
+                #expect(digests.md5 == Array(Insecure.MD5.hash(data: data[..<written])))
+                #expect(digests.crc32c == CRC32C.checksum(data[..<written]))
             }
         }
         let blob = try await writer.commit()
@@ -79,10 +84,15 @@ struct DirectIOTests {
         #expect(try await store.bytes(of: blob.id, range: 100..<200).bytes == Array(data[100..<200]))
     }
 
-    @Test func resumableAppendsCrossTheThresholdMidRequest() async throws {
+    /// With no digests cached, every append and the finalize re-read the session file, through
+    /// the direct reads once it is past the threshold.
+    @Test(arguments: [256, 0])
+    func resumableAppendsCrossTheThresholdMidRequest(cachedDigests: Int) async throws {
         let folder = temporaryFolder()
         defer { removeFolder(folder) }
-        let store = try await Self.open(folder, threshold: 20_000, bufferSize: 4096, chunkSize: 7000)
+        let store = try await Self.open(
+            folder, threshold: 20_000, bufferSize: 4096, chunkSize: 7000, cachedDigests: cachedDigests
+        )
         var random = SeededGenerator(seed: 32)
         let data = random.bytes(90_017)
         let upload = try await store.startUpload()
@@ -116,7 +126,7 @@ struct DirectIOTests {
         try await sink.append(ByteBuffer(bytes: data[5000..<10_000]))
         #expect(!sink.isDirect)
         try await sink.append(ByteBuffer(bytes: data[10_000..<20_000]))
-        #expect(sink.isDirect)
+        #expect(sink.isDirect == (Posix.directFlag != nil))
         try await sink.append(ByteBuffer(bytes: data[20_000...]))
         _ = try await sink.digests()  // waits for the write in flight, which turns direct I/O on
         if Self.supportsDirectIO(folder), let flag = Posix.directFlag, let fd = sink.descriptor?.value {
@@ -125,6 +135,46 @@ struct DirectIOTests {
         let digester = try await sink.finish(sync: false)
         #expect(digester.digests.md5 == Array(Insecure.MD5.hash(data: data)))
         #expect(FileManager.default.contents(atPath: folder + "/file") == Data(data))
+    }
+
+    /// One chunk far larger than the buffers (`store.write(_:)` of a whole ByteBuffer) still
+    /// switches at the first page past the threshold rather than going through the page cache.
+    @Test func oneLargeChunkSwitchesAtTheThreshold() async throws {
+        let folder = temporaryFolder()
+        defer { removeFolder(folder) }
+        var sink = FileSink(
+            pool: NIOThreadPool.singleton, path: folder + "/file", bufferSize: 4096, directThreshold: 10_000,
+            directBufferSize: 8192
+        )
+        var random = SeededGenerator(seed: 34)
+        let data = random.bytes(100_001)
+        try await sink.append(ByteBuffer(bytes: data))
+        #expect(sink.isDirect == (Posix.directFlag != nil))
+        #expect(sink.size == 100_001)
+        let digester = try await sink.finish(sync: false)
+        #expect(digester.digests.crc32c == CRC32C.checksum(data))
+        #expect(FileManager.default.contents(atPath: folder + "/file") == Data(data))
+    }
+
+    /// A reader that stops mid-blob (a client gone) ends the read with its error while the next
+    /// chunk is being read ahead; the store reads on normally afterwards.
+    @Test func readerThrowingMidStream() async throws {
+        struct Gone: Error {}
+        let folder = temporaryFolder()
+        defer { removeFolder(folder) }
+        let store = try await Self.open(folder, threshold: 4096, bufferSize: 4096, chunkSize: 4096)
+        var random = SeededGenerator(seed: 35)
+        let data = random.bytes(60_000)
+        let blob = try await store.write(contentsOf: stream([ByteBuffer(bytes: data)]))
+        var delivered = 0
+        await #expect(throws: Gone.self) {
+            try await store.read(blob.id, range: nil) { chunk in
+                delivered += chunk.readableBytes
+                if delivered > 20_000 { throw Gone() }
+            }
+        }
+        #expect(delivered > 20_000 && delivered < 60_000)
+        #expect(try await store.bytes(of: blob.id).bytes == data)
     }
 
     @Test func thresholdOffKeepsThePageCache() async throws {

@@ -16,6 +16,8 @@ import Synchronization
 /// Past `directThreshold` bytes the sink switches to direct I/O (`O_DIRECT`, no page cache):
 /// page-aligned buffers written at page-aligned offsets, the unaligned tail through the page
 /// cache at the end. See `LocalDiskBlobStore.Configuration.directIOThreshold` for why.
+///
+/// Move a sink, never copy one that goes on appending: copies share the running digests.
 struct FileSink {
     let pool: NIOThreadPool
     let path: String
@@ -130,16 +132,18 @@ struct FileSink {
         let file = try await openFile()
         var bytes = bytes
         var carried: ByteBuffer?
-        if let threshold = directThreshold, flushed + Int64(bytes.readableBytes) >= threshold {
-            // Write up to a page boundary through the page cache; the rest starts the first
-            // aligned buffer, and every later write is whole pages at page offsets.
-            let boundary = (flushed + Int64(bytes.readableBytes)) / Int64(Posix.directAlignment) * Int64(Posix.directAlignment)
+        let page = Int64(Posix.directAlignment)
+        if let threshold = directThreshold,
+            case let boundary = (max(flushed, threshold) + page - 1) / page * page,
+            boundary < flushed + Int64(bytes.readableBytes)
+        {
+            // Write up to the first page boundary past the threshold through the page cache;
+            // the rest (however large this one chunk is) goes through aligned buffers, so
+            // every later write is whole pages at page offsets.
             let cut = Int(boundary - flushed)
-            if cut > 0 {
-                directThreshold = nil
-                carried = bytes.getSlice(at: bytes.readerIndex + cut, length: bytes.readableBytes - cut)
-                bytes = bytes.getSlice(at: bytes.readerIndex, length: cut)!
-            }
+            directThreshold = nil
+            carried = bytes.getSlice(at: bytes.readerIndex + cut, length: bytes.readableBytes - cut)
+            bytes = bytes.getSlice(at: bytes.readerIndex, length: cut)!
         }
         let (offset, hashed, written) = (flushed, hashed, bytes)
         // Hashing waits for the previous buffer's (above), so the digests see bytes in order.

@@ -37,19 +37,25 @@ actor LocalBlobWriter: BlobWriter {
         }
     }
 
-    /// The digests of everything written so far: of the blob once committed, empty ones if
-    /// aborted (or asked while a write is in flight, which the protocol rules out).
+    /// The digests of everything written so far: of the blob once committed; empty ones if
+    /// aborted, if a write failed (the writer is then closed), or if asked while a write call is
+    /// in progress (which the protocol rules out).
     var digests: BlobDigests {
         get async {
             if let committed { return committed }
             guard var sink = try? takeSink() else { return .empty }
-            let digester = try? await sink.digests()
+            guard let digester = try? await sink.digests() else {
+                // A write in flight failed: the file has a hole, so the writer is done for
+                // (the next write or commit throws `writerClosed`).
+                discard(&sink)
+                return .empty
+            }
             if finished {
                 discard(&sink)
             } else {
                 self.sink = sink
             }
-            return digester?.digests ?? .empty
+            return digester.digests
         }
     }
 

@@ -39,7 +39,9 @@ extension LocalDiskBlobStore {
         guard !range.isEmpty else { return }
         let chunkSize = Int64(direct ? Posix.wholePages(configuration.directIOBufferSize) : max(configuration.readChunkSize, 1))
         let (pool, isDirect) = (threadPool, direct)
-        func count(at offset: Int64) -> Int { Int(min(chunkSize, range.upperBound - offset)) }
+        // Direct chunks end on page boundaries even when the range starts mid-page.
+        let page = Int64(isDirect ? Posix.directAlignment : 1)
+        func count(at offset: Int64) -> Int { Int(min(chunkSize - offset % page, range.upperBound - offset)) }
         // One chunk ahead: the next read runs while `body` sends the current chunk (direct
         // reads get no read-ahead from the kernel, so without this the disk would wait on
         // the network and back).

@@ -64,7 +64,9 @@ extension LocalDiskBlobStore {
                 next = try await iterator.next()
             } catch {
                 // The client went away mid-request: what arrived is valid data at a known offset.
-                digester = try await sink.finish(sync: configuration.durable)
+                // (If finishing fails too, the digests are recomputed from the file next time;
+                // the error to report is still the request's.)
+                digester = try? await sink.finish(sync: configuration.durable)
                 throw error
             }
             guard var chunk = next else { break }

@@ -134,9 +134,9 @@ enum Posix {
     }
 
     /// `read` for a file with direct I/O on, into a page-aligned buffer of whole pages from a
-    /// page-aligned offset: stops at the first short read (the end of the file, after which an
-    /// unaligned offset would be refused). If the kernel refuses the direct read (EINVAL),
-    /// turns direct I/O off and reads through the page cache.
+    /// page-aligned offset. After a short read (the end of the file, usually) or if the kernel
+    /// refuses the direct read (EINVAL), turns direct I/O off and reads the rest through the
+    /// page cache, which the unaligned offset then needs.
     static func readDirect(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         var done = 0
         while done < buffer.count {
@@ -149,7 +149,12 @@ enum Posix {
             guard n >= 0 else { throw failure("pread", code) }
             if n == 0 { break }
             done += n
-            if done % directAlignment != 0 { break }
+            if done % directAlignment != 0, done < buffer.count {
+                // Usually the end of the file; where a file system returns short direct reads
+                // mid-file, the rest comes through the page cache (an unaligned offset).
+                _ = setDirect(fd, false)
+                return try done + read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + Int64(done))
+            }
         }
         return done
     }
