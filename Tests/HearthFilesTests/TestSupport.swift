@@ -1,6 +1,8 @@
+import Crypto
 import Foundation
 import HearthFiles
 import NIOCore
+import Testing
 
 /// A small deterministic generator (SplitMix64) so random tests repeat exactly.
 struct SeededGenerator: RandomNumberGenerator {
@@ -90,4 +92,11 @@ func buffers(_ bytes: [UInt8], cuts: [Int]) -> [ByteBuffer] {
         start = cut
     }
     return result
+}
+
+/// Expects `digests` to be the size, MD5 and CRC-32C of `bytes`.
+func expectDigests(_ digests: BlobDigests, of bytes: ArraySlice<UInt8>, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(digests.size == Int64(bytes.count), sourceLocation: sourceLocation)
+    #expect(digests.md5 == Array(Insecure.MD5.hash(data: bytes)), sourceLocation: sourceLocation)
+    #expect(digests.crc32c == CRC32C.checksum(bytes), sourceLocation: sourceLocation)
 }
