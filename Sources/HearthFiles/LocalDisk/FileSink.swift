@@ -7,9 +7,9 @@ import Synchronization
 /// large writes and memory stays bounded whatever the total, and digests every byte appended.
 ///
 /// Double-buffered: while one full buffer is written and hashed on the thread pool (three jobs
-/// side by side: the write, MD5, CRC-32C), the next one fills, so the copy, the hashing and the disk overlap. At most two
-/// buffers exist. Hashing used to happen on the appending task, in line with the copy; MD5 alone
-/// runs at ~550 MB/s per core here, so it capped a single upload well below the disk's speed.
+/// side by side: the write, MD5, CRC-32C), the next one fills, so the copy, the hashing and the
+/// disk overlap. At most two buffers exist. (Hashing on the appending task, in line with the
+/// copy, capped one upload at about MD5's speed, ~550 MB/s per core here.)
 /// The file is opened lazily: a blob smaller than a buffer is written, synced and renamed in a
 /// single trip to the thread pool at the end.
 ///
@@ -278,7 +278,7 @@ final class HashedBytes: Sendable {
 ///
 /// Unchecked Sendable because ownership passes hands rather than being shared: the sink fills
 /// it, then hands it to the pool jobs that write and hash it, and fills it again only after
-/// both ended (`PendingWrite.wait`, whose lock orders the accesses).
+/// all of them ended (`PendingWrite.wait`, whose lock orders the accesses).
 final class AlignedBuffer: @unchecked Sendable {
     let capacity: Int
     private let memory: UnsafeMutableRawBufferPointer

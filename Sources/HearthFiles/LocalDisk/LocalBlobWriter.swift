@@ -4,8 +4,8 @@ import NIOPosix
 /// Writes one blob to `<folder>/tmp/<id>` and renames it into `<folder>/blobs/` on commit.
 ///
 /// An actor because it owns mutable state (the open file, the buffer and, through the sink, the
-/// running digests) for the life of one upload. The sink is moved out while an operation is in flight, so a second
-/// concurrent call fails with `writerClosed` instead of interleaving bytes.
+/// running digests) for the life of one upload. The sink is moved out while an operation is in
+/// flight, so a second concurrent call fails with `writerClosed` instead of interleaving bytes.
 actor LocalBlobWriter: BlobWriter {
     let id: BlobID
     private let layout: DiskLayout
