@@ -88,8 +88,9 @@ actor LocalBlobWriter: BlobWriter {
             discard(&sink)
             throw error
         }
-        committed = digester.digests
-        return BlobInfo(id: id, digests: digester.digests)
+        let digests = digester.digests
+        committed = digests
+        return BlobInfo(id: id, digests: digests)
     }
 
     func abort() async {
