@@ -87,7 +87,7 @@ struct Serve: AsyncParsableCommand {
         // idle RSS grew from ~40 MB to ~130 MB after a few sign-ins (measured).
         _ = glibcMallopt(glibcMMapThreshold, 128 * 1024)
         #endif
-        var logger = Logger(label: "hearth")
+        var logger = Logger(label: "hearth", factory: { LineLogHandler(label: $0) })
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let settings: Settings
         do {
