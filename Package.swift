@@ -59,7 +59,10 @@ let package = Package(
         .target(name: "HearthStore", dependencies: ["HearthCore"], swiftSettings: strict),
         .target(
             name: "HearthSQLite",
-            dependencies: ["HearthCore", "HearthStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "HearthCore", "HearthStore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strict
         ),
         .target(

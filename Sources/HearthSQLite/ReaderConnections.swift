@@ -23,8 +23,8 @@ final class ReaderConnections: Sendable {
         defer { free.withLock { $0.append(connection) } }
         return try connection.inDatabase { db in
             // Cached statements: parsing BEGIN/COMMIT text on every read cost ~5 % of a GET.
-            try db.cachedStatement(sql: "BEGIN DEFERRED").execute()
-            defer { try? db.cachedStatement(sql: "COMMIT").execute() }
+            try RawStatement(db.cachedStatement(sql: "BEGIN DEFERRED"), in: db).execute()
+            defer { _ = try? RawStatement(db.cachedStatement(sql: "COMMIT"), in: db).execute() }
             return try body(db)
         }
     }

@@ -34,6 +34,11 @@ final class SQLiteTransaction: StoreTransaction {
         return Leaf(json: json)
     }
 
+    static func leaf(from bytes: UnsafeRawBufferPointer?) throws -> Leaf? {
+        guard let bytes else { return nil }
+        return Leaf(json: try JSONValue.parse(bytes))
+    }
+
     static func bytes(_ leaf: Leaf) -> Data {
         var w = JSONWriter()
         w.write(leaf)
@@ -43,12 +48,10 @@ final class SQLiteTransaction: StoreTransaction {
     func read(_ path: Path) throws -> Node {
         let start = PathEncoding.encode(path)
         let statement = try db.cachedStatement(sql: "SELECT p, v, pr FROM tree WHERE p >= ? AND p < ? ORDER BY p")
-        let rows = try Row.fetchCursor(statement, arguments: [blob(start), blob(PathEncoding.subtreeEnd(start))])
         var builder = NodeBuilder()
-        while let row = try rows.next() {
-            let p: Data = row[0]
-            let keys = PathEncoding.decode(p, from: start.count)
-            builder.add(keys, leaf: try Self.leaf(from: row[1]), priority: try Self.leaf(from: row[2]))
+        try RawStatement(statement, in: db).forEachRow(blobs: [start, PathEncoding.subtreeEnd(start)]) { row in
+            let keys = row.blob(0).map { PathEncoding.decode($0, from: start.count) } ?? []
+            builder.add(keys, leaf: try Self.leaf(from: row.blob(1)), priority: try Self.leaf(from: row.blob(2)))
         }
         return builder.finish()
     }
