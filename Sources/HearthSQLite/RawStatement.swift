@@ -16,31 +16,47 @@ struct RawStatement {
         self.db = db
     }
 
-    /// Runs a statement that returns no rows (`BEGIN`, `COMMIT`).
-    func execute() throws {
-        defer { sqlite3_reset(handle) }
-        let code = sqlite3_step(handle)
-        guard code == SQLITE_DONE || code == SQLITE_ROW else { throw error(code) }
-    }
-
-    /// Binds `blobs` to the parameters in order, then calls `body` for every result row.
-    func forEachRow(blobs: [[UInt8]], _ body: (RawRow) throws -> Void) throws {
+    /// Binds `blobs` (nil binds NULL) and runs a statement that returns no rows (`BEGIN`, `INSERT`, …).
+    func execute(_ blobs: [[UInt8]?] = []) throws {
         defer {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
         }
-        for (index, blob) in blobs.enumerated() {
-            let code = blob.withUnsafeBytes { raw in
-                // SQLITE_TRANSIENT: SQLite copies the bytes, so the array may go away before the step.
-                sqlite3_bind_blob(handle, Int32(index + 1), raw.baseAddress, Int32(raw.count), Self.transient)
-            }
-            guard code == SQLITE_OK else { throw error(code) }
+        try bind(blobs)
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE || code == SQLITE_ROW else { throw error(code) }
+    }
+
+    /// Binds `blobs` (nil binds NULL), then calls `body` for every result row.
+    func forEachRow(_ blobs: [[UInt8]?], _ body: (RawRow) throws -> Void) throws {
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
         }
+        try bind(blobs)
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else { throw error(code) }
             try body(RawRow(handle: handle))
+        }
+    }
+
+    private func bind(_ blobs: [[UInt8]?]) throws {
+        for (index, blob) in blobs.enumerated() {
+            let code: Int32
+            if let blob {
+                code = blob.withUnsafeBytes { raw in
+                    // SQLITE_TRANSIENT: SQLite copies the bytes, so the array may go away before the step. An empty
+                    // array has no base address, which would bind NULL; bind a zero-length blob instead.
+                    raw.baseAddress == nil
+                        ? sqlite3_bind_zeroblob(handle, Int32(index + 1), 0)
+                        : sqlite3_bind_blob(handle, Int32(index + 1), raw.baseAddress, Int32(raw.count), Self.transient)
+                }
+            } else {
+                code = sqlite3_bind_null(handle, Int32(index + 1))
+            }
+            guard code == SQLITE_OK else { throw error(code) }
         }
     }
 

@@ -40,16 +40,25 @@ final class SQLiteTransaction: StoreTransaction {
     }
 
     static func bytes(_ leaf: Leaf) -> Data {
+        Data(jsonBytes(leaf))
+    }
+
+    static func jsonBytes(_ leaf: Leaf) -> [UInt8] {
         var w = JSONWriter()
         w.write(leaf)
-        return Data(w.bytes)
+        return w.bytes
+    }
+
+    /// One of the connection's cached statements, stepped through SQLite's C API (see `RawStatement`).
+    func raw(_ sql: String) throws -> RawStatement {
+        RawStatement(try db.cachedStatement(sql: sql), in: db)
     }
 
     func read(_ path: Path) throws -> Node {
         let start = PathEncoding.encode(path)
         let statement = try db.cachedStatement(sql: "SELECT p, v, pr FROM tree WHERE p >= ? AND p < ? ORDER BY p")
         var builder = NodeBuilder()
-        try RawStatement(statement, in: db).forEachRow(blobs: [start, PathEncoding.subtreeEnd(start)]) { row in
+        try RawStatement(statement, in: db).forEachRow([start, PathEncoding.subtreeEnd(start)]) { row in
             let keys = row.blob(0).map { PathEncoding.decode($0, from: start.count) } ?? []
             builder.add(keys, leaf: try Self.leaf(from: row.blob(1)), priority: try Self.leaf(from: row.blob(2)))
         }
@@ -109,8 +118,7 @@ final class SQLiteTransaction: StoreTransaction {
 
     func set(_ path: Path, _ node: Node) throws {
         let encoded = PathEncoding.encode(path)
-        try db.cachedStatement(sql: "DELETE FROM tree WHERE p >= ? AND p < ?")
-            .execute(arguments: [blob(encoded), blob(PathEncoding.subtreeEnd(encoded))])
+        try raw("DELETE FROM tree WHERE p >= ? AND p < ?").execute([encoded, PathEncoding.subtreeEnd(encoded)])
         var ancestors: [[UInt8]] = []
         var prefix: [UInt8] = []
         ancestors.append(prefix)
@@ -128,27 +136,29 @@ final class SQLiteTransaction: StoreTransaction {
         // almost always there is none.
         if !ancestors.isEmpty {
             let marks = Array(repeating: "?", count: ancestors.count).joined(separator: ",")
-            let find = try db.cachedStatement(sql: "SELECT p FROM tree WHERE p IN (\(marks)) AND v IS NOT NULL")
-            let leaves = try Data.fetchAll(find, arguments: StatementArguments(ancestors.map(blob)))
+            var leaves: [[UInt8]] = []
+            try raw("SELECT p FROM tree WHERE p IN (\(marks)) AND v IS NOT NULL").forEachRow(ancestors) { row in
+                leaves.append(row.blob(0).map { Array($0) } ?? [])
+            }
             for leaf in leaves {
-                try db.cachedStatement(sql: "DELETE FROM tree WHERE p = ? AND pr IS NULL").execute(arguments: [leaf])
-                try db.cachedStatement(sql: "UPDATE tree SET v = NULL WHERE p = ?").execute(arguments: [leaf])
+                try raw("DELETE FROM tree WHERE p = ? AND pr IS NULL").execute([leaf])
+                try raw("UPDATE tree SET v = NULL WHERE p = ?").execute([leaf])
             }
         }
-        let insert = try db.cachedStatement(sql: "INSERT INTO tree(p, v, pr) VALUES(?, ?, ?)")
+        let insert = try raw("INSERT INTO tree(p, v, pr) VALUES(?, ?, ?)")
         var key = encoded
         try insertRows(node, key: &key, statement: insert)
         try maintainIndexes(after: path, node: node)
     }
 
-    private func insertRows(_ node: Node, key: inout [UInt8], statement: Statement) throws {
-        let priority = node.priority.map(Self.bytes)
+    private func insertRows(_ node: Node, key: inout [UInt8], statement: RawStatement) throws {
+        let priority = node.priority.map(Self.jsonBytes)
         switch node.content {
         case .empty: return
         case .leaf(let l):
-            try statement.execute(arguments: [blob(key), Self.bytes(l), priority])
+            try statement.execute([key, Self.jsonBytes(l), priority])
         case .children(let c):
-            if let priority { try statement.execute(arguments: [blob(key), nil, priority]) }
+            if let priority { try statement.execute([key, nil, priority]) }
             let base = key.count
             for (k, child) in c {
                 PathEncoding.append(k, to: &key)
