@@ -11,10 +11,17 @@ public struct SigningKey: Sendable {
     let publicKey: _RSA.Signing.PublicKey
     /// Key id: the first 20 base64url characters of the SHA-256 of the public key's DER.
     public let kid: String
+    #if canImport(CLibCrypto)
+    /// The same key in the system's OpenSSL, which signs about twice as fast here (see `SystemRSASigner`).
+    let systemSigner: SystemRSASigner?
+    #endif
 
     public init(privateKey: _RSA.Signing.PrivateKey) {
         self.privateKey = privateKey
         publicKey = privateKey.publicKey
+        #if canImport(CLibCrypto)
+        systemSigner = SystemRSASigner(der: Array(privateKey.derRepresentation))
+        #endif
         kid = String(Base64URL.encode(Array(SHA256.hash(data: privateKey.publicKey.derRepresentation))).prefix(20))
     }
 
@@ -41,8 +48,20 @@ public struct SigningKey: Sendable {
             JSONMember("alg", .string("RS256")), JSONMember("kid", .string(kid)), JSONMember("typ", .string("JWT")),
         ])
         let input = Base64URL.encode(header.jsonBytes) + "." + Base64URL.encode(payload.jsonBytes)
-        let signature = try privateKey.signature(for: SHA256.hash(data: Array(input.utf8)), padding: .insecurePKCS1v1_5)
-        return input + "." + Base64URL.encode(Array(signature.rawRepresentation))
+        return input + "." + Base64URL.encode(try signature(Array(input.utf8)))
+    }
+
+    /// The RS256 signature of `input`: OpenSSL's where available, otherwise swift-crypto's (the same bytes).
+    func signature(_ input: [UInt8]) throws -> [UInt8] {
+        #if canImport(CLibCrypto)
+        if let systemSigner, let signature = systemSigner.sign(input) { return signature }
+        #endif
+        return try portableSignature(input)
+    }
+
+    /// The RS256 signature of `input` through swift-crypto (BoringSSL).
+    func portableSignature(_ input: [UInt8]) throws -> [UInt8] {
+        Array(try privateKey.signature(for: SHA256.hash(data: input), padding: .insecurePKCS1v1_5).rawRepresentation)
     }
 
     /// Checks an RS256 token's signature against this key; returns the payload, or nil if the token

@@ -1,0 +1,43 @@
+import Foundation
+import HearthCore
+import Testing
+import _CryptoExtras
+
+@testable import HearthAuth
+
+@Suite("Signing key")
+struct SigningKeyTests {
+    static let key = try! SigningKey.generate()
+
+    @Test("signatures are the RS256 bytes swift-crypto computes, for inputs of several lengths")
+    func signaturesMatchSwiftCrypto() throws {
+        for length in [0, 1, 55, 64, 1_000, 70_000] {
+            let input = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+            let signature = try Self.key.signature(input)
+            #expect(signature.count == 256)
+            // PKCS#1 v1.5 is deterministic: whichever library signed, the bytes must be identical.
+            #expect(signature == (try Self.key.portableSignature(input)), "input of \(length) bytes")
+        }
+    }
+
+    @Test("a signed token verifies, and a token with one signature bit flipped does not")
+    func signedTokensVerify() throws {
+        let token = try Self.key.sign(.object([JSONMember("sub", .string("u1")), JSONMember("n", .int(7))]))
+        let payload = try #require(Self.key.verifiedPayload(token))
+        #expect(payload["sub"]?.stringValue == "u1")
+        var bytes = Array(token.utf8)
+        let dot = try #require(bytes.lastIndex(of: 0x2E))
+        bytes[dot + 5] = bytes[dot + 5] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(Self.key.verifiedPayload(String(decoding: bytes, as: UTF8.self)) == nil)
+    }
+
+    #if canImport(CLibCrypto)
+    @Test("on Linux the system's OpenSSL reads the key and does the signing")
+    func systemSignerIsUsed() throws {
+        let signer = try #require(Self.key.systemSigner)
+        let input = Array("header.payload".utf8)
+        #expect(signer.sign(input) == (try Self.key.portableSignature(input)))
+        #expect(SystemRSASigner(der: [0x30, 0x03, 0x02, 0x01, 0x00]) == nil)
+    }
+    #endif
+}
