@@ -39,7 +39,11 @@ public final class SQLiteAccountStore: AccountStore {
         let db: GRDB.Database
 
         private func row(_ sql: String, _ argument: String) throws -> AccountRow? {
-            try Row.fetchOne(db, sql: "SELECT uid, email, phone, record FROM accounts WHERE \(sql) = ?", arguments: [argument]).map(Self.account)
+            // Cached statements: every refresh and sign-in looks an account up, and parsing the SQL each time showed
+            // in a profile of refreshes.
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT uid, email, phone, record FROM accounts WHERE \(sql) = ?"), arguments: [argument]
+            ).map(Self.account)
         }
 
         static func account(_ r: Row) -> AccountRow {
@@ -54,9 +58,8 @@ public final class SQLiteAccountStore: AccountStore {
             if mustBeNew, try account(uid: row.uid) != nil { throw AccountConflict.uid }
             if let e = row.email, let other = try account(email: e), other.uid != row.uid { throw AccountConflict.email }
             if let p = row.phoneNumber, let other = try account(phoneNumber: p), other.uid != row.uid { throw AccountConflict.phoneNumber }
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO accounts(uid, email, phone, record) VALUES(?, ?, ?, ?)",
-                arguments: [row.uid, row.email, row.phoneNumber, row.record])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO accounts(uid, email, phone, record) VALUES(?, ?, ?, ?)")
+                .execute(arguments: [row.uid, row.email, row.phoneNumber, row.record])
         }
 
         func deleteAccount(uid: String) throws -> Bool {
@@ -78,11 +81,12 @@ public final class SQLiteAccountStore: AccountStore {
         func accountCount() throws -> Int { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accounts") ?? 0 }
 
         func saveRefreshToken(_ row: RefreshTokenRow) throws {
-            try db.execute(sql: "INSERT OR REPLACE INTO refresh_tokens(hash, uid, data) VALUES(?, ?, ?)", arguments: [row.hash, row.uid, row.data])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO refresh_tokens(hash, uid, data) VALUES(?, ?, ?)")
+                .execute(arguments: [row.hash, row.uid, row.data])
         }
 
         func refreshToken(hash: Data) throws -> RefreshTokenRow? {
-            try Row.fetchOne(db, sql: "SELECT hash, uid, data FROM refresh_tokens WHERE hash = ?", arguments: [hash]).map {
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT hash, uid, data FROM refresh_tokens WHERE hash = ?"), arguments: [hash]).map {
                 RefreshTokenRow(hash: $0[0], uid: $0[1], data: $0[2])
             }
         }
