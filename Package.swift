@@ -45,7 +45,6 @@ let package = Package(
             swiftSettings: strict),
         // The system zlib, to serve gzip-encoded objects to clients that do not accept gzip.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", providers: [.apt(["libssl-dev"])]),
         .target(
             name: "HearthAuth",
             dependencies: [
@@ -53,7 +52,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
-                .target(name: "CLibCrypto", condition: .when(platforms: [.linux])),
             ],
             swiftSettings: strict
         ),

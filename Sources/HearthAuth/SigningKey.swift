@@ -11,15 +11,15 @@ public struct SigningKey: Sendable {
     let publicKey: _RSA.Signing.PublicKey
     /// Key id: the first 20 base64url characters of the SHA-256 of the public key's DER.
     public let kid: String
-    #if canImport(CLibCrypto)
+    #if os(Linux)
     /// The same key in the system's OpenSSL, which signs about twice as fast here (see `SystemRSASigner`).
-    let systemSigner: SystemRSASigner?
+    let systemSigner: SystemRSASigner
     #endif
 
     public init(privateKey: _RSA.Signing.PrivateKey) {
         self.privateKey = privateKey
         publicKey = privateKey.publicKey
-        #if canImport(CLibCrypto)
+        #if os(Linux)
         systemSigner = SystemRSASigner(der: Array(privateKey.derRepresentation))
         #endif
         kid = String(Base64URL.encode(Array(SHA256.hash(data: privateKey.publicKey.derRepresentation))).prefix(20))
@@ -53,8 +53,8 @@ public struct SigningKey: Sendable {
 
     /// The RS256 signature of `input`: OpenSSL's where available, otherwise swift-crypto's (the same bytes).
     func signature(_ input: [UInt8]) throws -> [UInt8] {
-        #if canImport(CLibCrypto)
-        if let systemSigner, let signature = systemSigner.sign(input) { return signature }
+        #if os(Linux)
+        if let signature = systemSigner.sign(input) { return signature }
         #endif
         return try portableSignature(input)
     }
