@@ -62,7 +62,8 @@ struct RawStatement {
 
     private func error(_ code: Int32) -> DatabaseError {
         let message = sqlite3_errmsg(db.sqliteConnection).map { String(cString: $0) }
-        return DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sqlite3_sql(handle).map { String(cString: $0) })
+        let sql = sqlite3_sql(handle).map { String(cString: $0) }
+        return DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
     }
 
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

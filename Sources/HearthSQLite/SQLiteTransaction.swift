@@ -56,9 +56,9 @@ final class SQLiteTransaction: StoreTransaction {
 
     func read(_ path: Path) throws -> Node {
         let start = PathEncoding.encode(path)
-        let statement = try db.cachedStatement(sql: "SELECT p, v, pr FROM tree WHERE p >= ? AND p < ? ORDER BY p")
         var builder = NodeBuilder()
-        try RawStatement(statement, in: db).forEachRow([start, PathEncoding.subtreeEnd(start)]) { row in
+        let rows = try raw("SELECT p, v, pr FROM tree WHERE p >= ? AND p < ? ORDER BY p")
+        try rows.forEachRow([start, PathEncoding.subtreeEnd(start)]) { row in
             let keys = row.blob(0).map { PathEncoding.decode($0, from: start.count) } ?? []
             builder.add(keys, leaf: try Self.leaf(from: row.blob(1)), priority: try Self.leaf(from: row.blob(2)))
         }
