@@ -62,6 +62,13 @@ public final class HearthProcess: @unchecked Sendable {
         var text = ""
         let handle = stderr.fileHandleForReading
         while ContinuousClock.now < deadline {
+            // `availableData` blocks until the child writes or exits; a child that stays up silently would
+            // otherwise hang the test past its deadline (it did once, while logs went to the wrong stream).
+            guard Self.hasInput(handle) else {
+                if !process.isRunning { break }
+                try await Task.sleep(for: .milliseconds(20))
+                continue
+            }
             let chunk = handle.availableData
             if chunk.isEmpty {
                 if !process.isRunning { break }
@@ -76,6 +83,12 @@ public final class HearthProcess: @unchecked Sendable {
             }
         }
         throw HearthProcessError(message: "hearth did not start: \(text)")
+    }
+
+    /// True when a read of `handle` would not block: bytes are waiting, or the writer closed its end.
+    private static func hasInput(_ handle: FileHandle) -> Bool {
+        var descriptor = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) > 0
     }
 
     public func signal(_ sig: Int32) {
