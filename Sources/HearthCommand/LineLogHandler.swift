@@ -57,9 +57,9 @@ struct LineLogHandler: LogHandler {
 
     /// One `write` per record keeps lines from concurrent tasks whole; retries on partial writes and EINTR.
     static func writeAll(_ descriptor: Int32, _ text: String) {
-        var bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
         var offset = 0
-        bytes.withUnsafeMutableBytes { raw in
+        bytes.withUnsafeBytes { raw in
             while offset < raw.count {
                 let n = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
                 if n > 0 {

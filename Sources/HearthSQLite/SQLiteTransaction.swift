@@ -30,8 +30,7 @@ final class SQLiteTransaction: StoreTransaction {
 
     static func leaf(from data: Data?) throws -> Leaf? {
         guard let data else { return nil }
-        let json = try JSONValue.parse(data)
-        return Leaf(json: json)
+        return try data.withUnsafeBytes { try leaf(from: $0) }
     }
 
     static func leaf(from bytes: UnsafeRawBufferPointer?) throws -> Leaf? {
