@@ -222,7 +222,8 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthFiles", "HearthServer", "HearthStore", "HearthSQLite", "HearthTesting", "HearthWire",
+                "HearthAuth", "HearthCommand", "HearthCore", "HearthFiles", "HearthServer", "HearthStore", "HearthSQLite",
+                "HearthTesting", "HearthWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
