@@ -13,7 +13,9 @@ public final class AuthService: Sendable {
     let store: any AccountStore
     /// Signs with `keys.current`; verifies with any key of the ring.
     public let keys: KeyRing
-    var key: SigningKey { keys.current }
+    var key: SigningKey {
+        get throws { try keys.current }
+    }
     let hasher: PasswordHasher
     /// Milliseconds since 1970.
     let clock: @Sendable () -> Int64
@@ -259,7 +261,9 @@ public final class AuthService: Sendable {
     // MARK: Public keys
 
     /// The JWKS that verifies Hearth's ID tokens.
-    public var jwks: JSONValue { keys.jwks }
+    public var jwks: JSONValue {
+        get throws { try keys.jwks }
+    }
 }
 
 /// Counts events per key (failed sign-ins per email or client address, messages per recipient)

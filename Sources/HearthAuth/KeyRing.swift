@@ -1,28 +1,58 @@
+import Dispatch
 import Foundation
 public import HearthCore
+import Synchronization
 
 /// The signing keys of a project: the newest signs, every key still in the ring verifies.
 ///
 /// Keys live in `<data>/auth-keys/<created-ms>.pem` (mode 0600). `rotate(in:)` adds a key; the
 /// next server start signs with it. A replaced key stays for 15 days after its successor appeared
 /// (the longest session cookie is 14 days; ID tokens live an hour), then it is removed at start.
+///
+/// On a first start the folder is empty and a key must be created: 60–170 ms of RSA key generation
+/// here, most of the server's start-up time. `load(folder:creatingInBackground:)` can create it on
+/// another thread instead; until it exists, signing and the public-key documents wait for it, and
+/// verification answers "not signed by this ring" (nothing can have been signed by a key that does
+/// not exist yet).
 public struct KeyRing: Sendable {
-    public let current: SigningKey
-    public let all: [SigningKey]
+    private let slot: Slot
 
     public init(current: SigningKey, older: [SigningKey] = []) {
-        self.current = current
-        all = [current] + older
+        slot = Slot(ready: [current] + older)
+    }
+
+    private init(slot: Slot) {
+        self.slot = slot
+    }
+
+    /// The key that signs: the newest. Waits for it while it is being created; throws if creating it failed.
+    public var current: SigningKey {
+        get throws { try slot.waitForKeys()[0] }
+    }
+
+    /// Every key that verifies, newest first; empty while the first key is still being created.
+    public var all: [SigningKey] { slot.keysIfReady ?? [] }
+
+    /// Returns once the keys exist (at once unless the first key is still being created); throws if creating it failed.
+    public func waitUntilReady() async throws {
+        try await slot.ready()
     }
 
     static let retention: Int64 = 15 * 24 * 3600 * 1000
 
     /// Loads the keys in `folder`, creating the first one if there is none, and prunes keys whose
-    /// successor is older than the retention.
-    public static func load(folder: String, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> KeyRing {
+    /// successor is older than the retention. With `creatingInBackground`, a missing first key is
+    /// created on another thread and this returns at once.
+    public static func load(
+        folder: String, creatingInBackground: Bool = false, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)
+    ) throws -> KeyRing {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         var files = try stamps(in: folder)
         if files.isEmpty {
+            if creatingInBackground {
+                let slot = Slot(creating: { [try SigningKey.loadOrCreate(at: "\(folder)/\(now).pem")] })
+                return KeyRing(slot: slot)
+            }
             _ = try rotate(in: folder, now: now)
             files = try stamps(in: folder)
         }
@@ -61,9 +91,48 @@ public struct KeyRing: Sendable {
         return nil
     }
 
-    /// Every public key, for `/.well-known/jwks.json`.
+    /// Every public key, for `/.well-known/jwks.json`. Waits for the first key while it is being created.
     public var jwks: JSONValue {
-        .object([JSONMember("keys", .array(all.compactMap { $0.jwks["keys"]?[first: ()] }))])
+        get throws {
+            .object([JSONMember("keys", .array(try slot.waitForKeys().compactMap { $0.jwks["keys"]?[first: ()] }))])
+        }
+    }
+
+    /// The keys, or the work that creates the first of them.
+    private final class Slot: Sendable {
+        private let keys: Mutex<Result<[SigningKey], any Error>?>
+        /// Entered while the first key is being created.
+        private let creation = DispatchGroup()
+
+        init(ready: [SigningKey]) {
+            keys = Mutex(.success(ready))
+        }
+
+        init(creating create: @escaping @Sendable () throws -> [SigningKey]) {
+            keys = Mutex(nil)
+            creation.enter()
+            DispatchQueue.global(qos: .userInitiated).async { [self] in
+                let result = Result { try create() }
+                keys.withLock { $0 = result }
+                creation.leave()
+            }
+        }
+
+        var keysIfReady: [SigningKey]? {
+            keys.withLock { try? $0?.get() }
+        }
+
+        func waitForKeys() throws -> [SigningKey] {
+            creation.wait()
+            return try keys.withLock { $0! }.get()
+        }
+
+        func ready() async throws {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                creation.notify(queue: .global()) { done.resume() }
+            }
+            _ = try keys.withLock { $0! }.get()
+        }
     }
 }
 
@@ -78,8 +147,8 @@ extension JSONValue {
 extension KeyRing {
     /// `{kid: "-----BEGIN CERTIFICATE-----…"}` for every key: the x509 form Google publishes for
     /// ID-token keys (self-signed certificates that carry the public keys).
-    public func x509Certificates(now: Date = Date()) -> JSONValue {
-        .object(all.compactMap { key in
+    public func x509Certificates(now: Date = Date()) throws -> JSONValue {
+        .object(try slot.waitForKeys().compactMap { key in
             (try? key.selfSignedCertificatePEM(now: now)).map { JSONMember(key.kid, .string($0)) }
         })
     }

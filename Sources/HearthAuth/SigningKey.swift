@@ -36,9 +36,12 @@ public struct SigningKey: Sendable {
             return SigningKey(privateKey: try _RSA.Signing.PrivateKey(pemRepresentation: pem))
         }
         let key = try generate()
+        // Written aside and renamed into place, so a crash mid-write never leaves a truncated key
+        // that the next start would refuse (the key folder only reads `*.pem`).
+        let partial = path + ".partial"
         let created = FileManager.default.createFile(
-            atPath: path, contents: Data(key.privateKey.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
-        if !created { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+            atPath: partial, contents: Data(key.privateKey.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
+        if !created || rename(partial, path) != 0 { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
         return key
     }
 

@@ -153,7 +153,12 @@ struct Serve: AsyncParsableCommand {
                 ? AuthService.Options(emailPrivacy: settings.emailPrivacy)
                 : .production(authorizedDomains: settings.continueDomains(), emailPrivacy: settings.emailPrivacy)
             let accounts = try SQLiteAccountStore(path: "\(folder)/\(settings.project).auth.sqlite")
-            let keys = try KeyRing.load(folder: folder + "/auth-keys")
+            // A first start creates the signing key on another thread; the server listens meanwhile.
+            let keys = try KeyRing.load(folder: folder + "/auth-keys", creatingInBackground: true)
+            let keyLogger = logger
+            Task {
+                do { try await keys.waitUntilReady() } catch { keyLogger.error("cannot create the ID-token signing key in \(folder)/auth-keys: \(error)") }
+            }
             let deliveryLogger = logger
             auth = AuthService(
                 projectID: settings.project, store: accounts, keys: keys, options: options, sender: sender,

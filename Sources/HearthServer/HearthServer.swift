@@ -79,11 +79,12 @@ public struct HearthServer: Sendable {
         }
         if let service = auth?.service {
             // The public keys that verify Hearth's ID tokens, at Hearth's and Google's paths.
-            let jwks = AuthController.json(service.jwks)
-            router.get("/.well-known/jwks.json") { _, _ in jwks }
-            router.get("/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com") { _, _ in jwks }
-            let certificates = AuthController.json(service.keys.x509Certificates())
-            router.get("/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com") { _, _ in certificates }
+            let documents = PublicKeyDocuments(keys: service.keys)
+            router.get("/.well-known/jwks.json") { _, _ in try await documents.responses().jwks }
+            router.get("/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com") { _, _ in try await documents.responses().jwks }
+            router.get("/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com") { _, _ in
+                try await documents.responses().certificates
+            }
         }
         if let links {
             for path in ["/.well-known/apple-app-site-association", "/.well-known/assetlinks.json"] {
