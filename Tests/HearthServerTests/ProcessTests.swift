@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HearthAuth
 import NIOCore
 import NIOHTTP1
 import HearthTesting
@@ -188,6 +189,52 @@ struct ProcessTests {
         #expect(body.contains(#""localId":"fb1""#))
         server.signal(SIGTERM)
         #expect(try await server.exitCode() == 0)
+    }
+    @Test("the first start creates the signing key while listening; after `hearth auth rotate-key` and a restart the new key signs and old tokens still verify")
+    func signingKeyCreationAndRotation() async throws {
+        let folder = temporaryDataFolder()
+        let signUp = "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k"
+        let jwksPath = "/.well-known/jwks.json"
+        func kids(_ server: HearthProcess) async throws -> [String] {
+            let (status, body) = try await server.request(.GET, jwksPath, token: nil)
+            #expect(status == 200)
+            let keys = (try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["keys"] as? [[String: Any]]
+            return keys?.compactMap { $0["kid"] as? String } ?? []
+        }
+        func kid(ofToken token: String) throws -> String {
+            let header = try #require(token.split(separator: ".").first.flatMap { Base64URL.decode($0) })
+            return try #require((try JSONSerialization.jsonObject(with: Data(header)) as? [String: Any])?["kid"] as? String)
+        }
+        func idToken(_ body: String) throws -> String {
+            try #require((try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["idToken"] as? String)
+        }
+
+        // Requested as soon as the server listens: the sign-up waits for the key being created, if it still is.
+        let first = try await HearthProcess.serve(data: folder)
+        let (status, body) = try await first.request(.POST, signUp, body: "{}", token: nil)
+        #expect(status == 200, "\(body)")
+        let oldToken = try idToken(body)
+        let oldKid = try kid(ofToken: oldToken)
+        #expect(try await kids(first) == [oldKid])
+        first.signal(SIGTERM)
+        #expect(try await first.exitCode() == 0)
+
+        let rotate = try HearthProcess(["auth", "rotate-key", "--data", folder])
+        #expect(try await rotate.exitCode() == 0)
+        let newKid = try #require(rotate.stdoutText.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(newKid != oldKid)
+
+        let second = try await HearthProcess.serve(data: folder)
+        #expect(try await kids(second) == [newKid, oldKid])
+        // The token signed before the rotation is still accepted.
+        let (lookupStatus, lookup) = try await second.request(
+            .POST, "/identitytoolkit.googleapis.com/v1/accounts:lookup?key=k", body: "{\"idToken\":\"\(oldToken)\"}", token: nil)
+        #expect(lookupStatus == 200, "\(lookup)")
+        let (again, signedUp) = try await second.request(.POST, signUp, body: "{}", token: nil)
+        #expect(again == 200)
+        #expect(try kid(ofToken: try idToken(signedUp)) == newKid)
+        second.signal(SIGTERM)
+        #expect(try await second.exitCode() == 0)
     }
 }
 
