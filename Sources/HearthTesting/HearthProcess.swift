@@ -29,8 +29,13 @@ public final class HearthProcess: @unchecked Sendable {
         }
     }
 
-    public init(_ arguments: [String]) throws {
-        process.executableURL = try Self.binary
+    public convenience init(_ arguments: [String]) throws {
+        try self.init(executable: try Self.binary, arguments: arguments)
+    }
+
+    /// Runs another executable the same way (for testing this type against a child that is not `hearth`).
+    public init(executable: URL, arguments: [String]) throws {
+        process.executableURL = executable
         process.arguments = arguments
         process.standardError = stderr
         process.standardOutput = stdout
@@ -57,8 +62,9 @@ public final class HearthProcess: @unchecked Sendable {
         return p
     }
 
-    public func waitForPort() async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+    /// Waits until the child logs its "listening on" line; throws if it exits first or stays silent for `seconds`.
+    public func waitForPort(within seconds: Double = 30) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
         var text = ""
         let handle = stderr.fileHandleForReading
         while ContinuousClock.now < deadline {

@@ -25,6 +25,17 @@ struct ProcessTests {
         #expect(kill(pid, 0) == -1)
     }
 
+    @Test("waiting for the port gives up at its deadline when the child stays up without writing anything")
+    func waitForPortHasADeadline() async throws {
+        let silent = try HearthProcess(executable: URL(fileURLWithPath: "/bin/sleep"), arguments: ["30"])
+        let start = ContinuousClock.now
+        await #expect(throws: HearthProcessError.self) { try await silent.waitForPort(within: 0.5) }
+        #expect(ContinuousClock.now - start < .seconds(10))
+        #expect(silent.process.isRunning)
+        silent.signal(SIGKILL)
+        _ = try await silent.exitCode()
+    }
+
     @Test func acknowledgedWritesSurviveKill9() async throws {
         let data = temporaryDataFolder()
         let server = try await HearthProcess.serve(data: data)
