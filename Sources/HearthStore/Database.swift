@@ -167,17 +167,22 @@ public actor Database {
             return (.committed(body: echo.jsonBytes, etag: nil), change)
         }
         let path = request.path
-        if let expected = request.ifMatch {
+        /// A failed `if-match` answers with the current value and its ETag. Checked after the write
+        /// is authorized, and only answered to a writer who may also read the location: otherwise
+        /// the answer would leak data (and the ETag would let anyone test guesses of it).
+        func failedPrecondition() throws -> WriteOutcome? {
+            guard let expected = request.ifMatch else { return nil }
             let current = try tx.read(path)
             let etag = current.etag
-            if etag != expected && "\"\(etag)\"" != expected {
-                return (.preconditionFailed(current: current, etag: etag), nil)
-            }
+            if etag == expected || "\"\(etag)\"" == expected { return nil }
+            if let reason = request.authorizer?.readDenial(at: path, data: tx, now: now) { throw PermissionDenied(reason: reason) }
+            return .preconditionFailed(current: current, etag: etag)
         }
         switch request.operation {
         case .set(let parsed):
             let node = try parsed.resolved(now: now) { try tx.read(path.appending($0)) }
             try authorize(request, [(path, node)], tx: tx, now: now)
+            if let failed = try failedPrecondition() { return (failed, nil) }
             try tx.set(path, node)
             let etag = request.wantsETag ? node.etag : nil
             return (.committed(body: node.jsonBytes(), etag: etag), Change(sequence: sequence, path: path, kind: .put(node)))
@@ -196,6 +201,7 @@ public actor Database {
                 }
                 try authorize(request, writes, tx: tx, now: now)
             }
+            if let failed = try failedPrecondition() { return (failed, nil) }
             for entry in resolved { try tx.set(path.appending(entry.path), entry.node) }
             var w = JSONWriter()
             w.beginObject()
@@ -223,6 +229,7 @@ public actor Database {
             if request.authorizer != nil {
                 try authorize(request, [(path, try tx.read(path).withPriority(p))], tx: tx, now: now)
             }
+            if let failed = try failedPrecondition() { return (failed, nil) }
             try tx.setPriority(path, p)
             let node = try tx.read(path)
             let echo: JSONValue = p?.json ?? .null

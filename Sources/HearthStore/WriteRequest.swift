@@ -48,6 +48,10 @@ public protocol WriteAuthorizer: Sendable {
     /// - Parameter writes: absolute paths with their new values (empty = delete); for a multi-path
     ///   update, every path, all-or-nothing.
     func denial(for writes: [(path: Path, node: Node)], data: any StoreReader, now: Int64) -> String?
+
+    /// Returns nil when the writer may read `path` (its value goes back in a failed `if-match`'s
+    /// answer), or the reason it may not.
+    func readDenial(at path: Path, data: any StoreReader, now: Int64) -> String?
 }
 
 /// A write refused by the security rules. Nothing of the request was written.

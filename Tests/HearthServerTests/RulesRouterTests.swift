@@ -55,6 +55,40 @@ struct RulesRouterTests {
         }
     }
 
+    @Test("a failed if-match answers the current value and ETag only to a caller who may write and read there")
+    func failedPreconditionsLeakNothing() async throws {
+        try await withRouterClient { client in
+            let rules = #"{"rules":{"wo":{".write":true,".read":false},"rw":{".write":true,".read":true}}}"#
+            #expect(try await client.send(.put, "/.settings/rules.json", rules).0 == .ok)
+            for path in ["/hidden", "/wo", "/rw"] {
+                #expect(try await client.send(.put, "\(path).json", #"{"pw":"hunter2"}"#).0 == .ok)
+            }
+            let wrong: HTTPFields = [HTTPField.Name("if-match")!: "bogus"]
+            // No write access (and no read access): denied before the precondition is looked at.
+            for method in [HTTPRequest.Method.put, .delete] {
+                let (status, body, headers) = try await client.send(method, "/hidden.json", method == .put ? "1" : nil, headers: wrong)
+                #expect(status == .unauthorized, "\(method)")
+                #expect(body == #"{"error":"Permission denied"}"#)
+                #expect(headers[.eTag] == nil)
+            }
+            // May write but not read: the mismatch is answered as a denial, without the value or its ETag.
+            let (writeOnly, writeOnlyBody, writeOnlyHeaders) = try await client.send(.put, "/wo.json", "1", headers: wrong)
+            #expect(writeOnly == .unauthorized)
+            #expect(!writeOnlyBody.contains("hunter2"))
+            #expect(writeOnlyHeaders[.eTag] == nil)
+            // May write and read: Firebase's 412 with the current value and its ETag.
+            let (readable, readableBody, readableHeaders) = try await client.send(.put, "/rw.json", "1", headers: wrong)
+            #expect(readable == .preconditionFailed)
+            #expect(readableBody == #"{"pw":"hunter2"}"#)
+            let etag = try #require(readableHeaders[.eTag])
+            // With the right ETag the write goes through, for the write-only caller too.
+            #expect(try await client.send(.put, "/rw.json", "2", headers: [HTTPField.Name("if-match")!: etag]).0 == .ok)
+            // Nothing was changed by the refused requests.
+            #expect(try await client.send(.get, "/hidden.json").1 == #"{"pw":"hunter2"}"#)
+            #expect(try await client.send(.get, "/wo.json").1 == #"{"pw":"hunter2"}"#)
+        }
+    }
+
     @Test func writesAreCheckedAtomicallyWithServerValues() async throws {
         try await withRouterClient { client in
             let rules = """

@@ -39,6 +39,10 @@ struct DenyUnder: WriteAuthorizer {
         }
         return nil
     }
+
+    func readDenial(at path: Path, data: any StoreReader, now: Int64) -> String? {
+        denied.contains { $0.isAncestor(ofOrEqualTo: path) || path.isAncestor(ofOrEqualTo: $0) } ? "denied" : nil
+    }
 }
 
 /// Runs the inner store's transaction, then fails it: nothing of the body may be kept.

@@ -121,6 +121,11 @@ struct RulesAuthorizer: WriteAuthorizer {
         let decision = rules.canWrite(writes, auth: auth, now: now, data: StoreRuleData(reader: data))
         return decision.allowed ? nil : decision.reason
     }
+
+    func readDenial(at path: Path, data: any StoreReader, now: Int64) -> String? {
+        let decision = rules.canRead(path, auth: auth, now: now, data: StoreRuleData(reader: data))
+        return decision.allowed ? nil : decision.reason
+    }
 }
 
 extension RestCall {
