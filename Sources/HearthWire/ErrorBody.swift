@@ -20,6 +20,7 @@ public enum ErrorMessage {
     public static let invalidJSON = "Invalid data; couldn't parse JSON object, array, or value."
     public static let invalidJSONKeys =
         "Invalid data; couldn't parse JSON object, array, or value. Perhaps you're using invalid characters in your key names."
+    public static let priorityPath = "Invalid path: .priority can only be read, set with PUT or cleared with DELETE"
     public static let invalidPatch = "Invalid data; couldn't parse JSON object. Are you sending a JSON object with valid key names?"
 
     public static func indexNotDefined(_ index: String, path: Path) -> String {

@@ -50,6 +50,35 @@ struct RestRouterTests {
         }
     }
 
+    @Test("a .priority path reads the priority, DELETE clears only the priority, and POST/PATCH/streams there are refused")
+    func priorityPaths() async throws {
+        try await withRouterClient { c in
+            _ = try await c.send(.put, "/pd.json", #"{"a":{"x":1,".priority":7},"b":1}"#)
+            let read = try await c.send(.get, "/pd/a/.priority.json")
+            #expect(read.0 == .ok && read.1 == "7")
+            #expect(try await c.send(.get, "/pd/b/.priority.json").1 == "null")
+            #expect(try await c.send(.get, "/pd/a/.priority.json?orderBy=%22x%22").0 == .badRequest)
+            for (method, body) in [(HTTPRequest.Method.post, "1"), (.patch, #"{"z":1}"#)] {
+                let (status, error, _) = try await c.send(method, "/pd/a/.priority.json", body)
+                #expect(status == .badRequest, "\(method)")
+                #expect(error.contains(".priority"))
+            }
+            let stream = try await c.send(.get, "/pd/a/.priority.json", headers: admin + [.accept: "text/event-stream"])
+            #expect(stream.0 == .badRequest)
+            // Nothing above changed the data.
+            #expect(try await c.send(.get, "/pd.json?format=export").1 == #"{"a":{".priority":7,"x":1},"b":1}"#)
+            // DELETE clears the priority and keeps the node (it used to delete the node).
+            let deleted = try await c.send(.delete, "/pd/a/.priority.json")
+            #expect(deleted.0 == .ok && deleted.1 == "null")
+            #expect(try await c.send(.get, "/pd.json?format=export").1 == #"{"a":{"x":1},"b":1}"#)
+            // The same through the method override.
+            _ = try await c.send(.put, "/pd/a/.priority.json", #""s""#)
+            #expect(try await c.send(.get, "/pd/a/.priority.json").1 == #""s""#)
+            _ = try await c.send(.post, "/pd/a/.priority.json", headers: admin + [HTTPField(name: .init("X-HTTP-Method-Override")!, value: "DELETE")])
+            #expect(try await c.send(.get, "/pd.json?format=export").1 == #"{"a":{"x":1},"b":1}"#)
+        }
+    }
+
     @Test func etagsAndConditionalWrites() async throws {
         try await withRouterClient { c in
             let missing = try await c.send(.get, "/n.json", headers: admin + [HTTPField(name: .init("X-Firebase-ETag")!, value: "true")])

@@ -61,6 +61,21 @@ extension DatabaseController {
         return Responses.json(bytes, headers: headers)
     }
 
+    /// GET of `<path>/.priority`: the node's priority (`null` when it has none), under the node's read rules.
+    func priority(_ call: RestCall) async throws -> Response {
+        for name in ["shallow", "orderBy", "startAt", "startAfter", "endAt", "endBefore", "equalTo", "limitToFirst", "limitToLast"]
+        where call.parameters[name] != nil {
+            throw RestError.badRequest("\(name) cannot be used on a .priority path")
+        }
+        let path = call.path
+        let check = call.readCheck(query: nil)
+        let priority = try await call.namespace.database.store.snapshot { reader -> Leaf? in
+            try check?(reader)
+            return try reader.read(path).priority
+        }
+        return render(call, (priority?.json ?? .null).jsonBytes)
+    }
+
     /// `shallow=true` may be combined only with key-ordered paging (as firebase-tools does).
     func shallowQuery(_ p: [String: String]) throws -> Query? {
         let allowed: Set<String> = ["limitToFirst", "startAfter", "startAt", "orderBy"]

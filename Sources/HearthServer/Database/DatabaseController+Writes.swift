@@ -82,8 +82,10 @@ extension DatabaseController {
 
     func delete(_ call: RestCall, request: Request) async throws -> Response {
         let ifMatch = request.headers[.ifMatchHeader]
-        let outcome = try await commit(call, WriteRequest(
-            path: call.path, operation: .set(ParsedWrite(node: .empty, placeholders: [])), ifMatch: ifMatch, wantsETag: ifMatch != nil))
+        // DELETE of `<path>/.priority` clears the priority; the node stays.
+        let operation: WriteRequest.Operation = call.isPriority
+            ? .setPriority(nil, placeholder: nil) : .set(ParsedWrite(node: .empty, placeholders: []))
+        let outcome = try await commit(call, WriteRequest(path: call.path, operation: operation, ifMatch: ifMatch, wantsETag: ifMatch != nil))
         if case .committed(_, let etag) = outcome {
             var headers = HTTPFields()
             if let etag { headers[.eTag] = etag }

@@ -119,6 +119,16 @@ struct DatabaseController: Sendable {
             method: method, path: path, isPriority: isPriority, parameters: parameters,
             namespace: try await namespace(nsName), identity: identity, access: try access(identity, override: authOverride),
             pretty: parameters["print"] == "pretty", silent: parameters["print"] == "silent")
+        if isPriority {
+            // `.priority` names a node's priority: it can be read, replaced (PUT) and cleared (DELETE),
+            // but it has no children to push to or merge into, and no stream of its own.
+            let streaming = request.headers[.accept]?.contains("text/event-stream") == true
+            switch method {
+            case .get where !streaming, .head: return try await priority(call)
+            case .put, .delete: break
+            default: throw RestError.badRequest(ErrorMessage.priorityPath)
+            }
+        }
         switch method {
         case .get:
             if let accept = request.headers[.accept], accept.contains("text/event-stream") {
