@@ -1,20 +1,27 @@
 /// The realtime protocol's framing: a message longer than 16,384 characters travels as a frame
 /// holding only the decimal count of chunks, followed by the chunks.
+///
+/// "Characters" are JavaScript's: UTF-16 code units, what the JS SDK's `length` counts. An emoji is
+/// two of them (one Unicode scalar, four UTF-8 bytes).
 public enum RealtimeFraming {
-    /// The longest frame either side sends.
+    /// The longest frame either side sends, in UTF-16 code units.
     public static let maxFrameCharacters = 16384
 
     /// The frames that carry `message`. Short messages travel as themselves; longer ones are split
-    /// on Unicode scalar boundaries (every frame stays valid UTF-8) behind a count frame.
+    /// on Unicode scalar boundaries (every frame stays valid UTF-8, no surrogate pair is cut) into
+    /// chunks of at most `maxFrameCharacters` UTF-16 code units, behind a count frame.
     public static func frames(for message: String, maxFrameCharacters: Int = maxFrameCharacters) -> [String] {
+        let units = message.utf16
+        guard units.count > maxFrameCharacters else { return [message] }
         let scalars = message.unicodeScalars
-        guard scalars.count > maxFrameCharacters else { return [message] }
         var chunks: [String] = []
-        var index = scalars.startIndex
-        while index < scalars.endIndex {
-            let end = scalars.index(index, offsetBy: maxFrameCharacters, limitedBy: scalars.endIndex) ?? scalars.endIndex
-            chunks.append(String(scalars[index..<end]))
-            index = end
+        var start = units.startIndex
+        while start < units.endIndex {
+            var end = units.index(start, offsetBy: maxFrameCharacters, limitedBy: units.endIndex) ?? units.endIndex
+            // Inside a surrogate pair: end the chunk before it.
+            if end < units.endIndex, end.samePosition(in: scalars) == nil { end = units.index(before: end) }
+            chunks.append(String(scalars[start..<end]))
+            start = end
         }
         return [String(chunks.count)] + chunks
     }
