@@ -80,6 +80,27 @@ struct RealtimeSessionTests {
         #expect(h.namespace.hub.listenerCount == 0)
     }
 
+    @Test("an unlisten of a query that is not listened stops nothing; a query spelled differently still matches its listen")
+    func unlistenMatchesExactly() async throws {
+        let h = try await Harness(rules: #"{"rules":{".read":true,".write":true,"items":{".indexOn":["h"]}}}"#)
+        try await h.send(1, "q", #"{"p":"/items","h":""}"#)
+        _ = try await h.next()
+        _ = try await h.next()
+        try await h.send(2, "q", #"{"p":"/items","q":{"i":"h","l":1,"vf":"l"},"t":1,"h":""}"#)
+        _ = try await h.next()
+        _ = try await h.next()
+        // Never listened: the plain listen on /items must keep receiving (it used to be dropped).
+        try await h.send(3, "n", #"{"p":"/items","q":{"i":"h","l":5,"vf":"l"},"t":9}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":3,"b":{"s":"ok","d":""}}}"#))
+        #expect(await h.session.listenCount == 2)
+        // The tagged query again, members in another order and the limit as 1.0: it stops.
+        try await h.send(4, "n", #"{"p":"/items","q":{"vf":"l","l":1.0,"i":"h"},"t":1}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":4,"b":{"s":"ok","d":""}}}"#))
+        #expect(await h.session.listenCount == 1)
+        try await h.write("items/c", #"{"h":3}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"a":"d","b":{"p":"items/c","d":{"h":3}}}}"#))
+    }
+
     @Test("a client's own write reaches its listen before the write's ok")
     func ownWriteBeforeOk() async throws {
         let h = try await Harness()
@@ -221,8 +242,21 @@ struct RealtimeWireTests {
         #expect(throws: RealtimeFramingError.self) { try a.receive("99999") }
         var small = RealtimeFrameAssembler(maxMessageBytes: 10)
         #expect(throws: RealtimeFramingError.self) { try small.receive(String(repeating: "x", count: 11)) }
-        let split = RealtimeFraming.frames(for: String(repeating: "😀", count: 20000))
+        // Frames are counted in UTF-16 code units, as the JS SDK counts them: an emoji is two.
+        let emoji = String(repeating: "😀", count: 16000)
+        let split = RealtimeFraming.frames(for: emoji)
         #expect(split.first == "2")
-        #expect(split.dropFirst().allSatisfy { $0.unicodeScalars.count <= RealtimeFraming.maxFrameCharacters })
+        #expect(split.dropFirst().allSatisfy { $0.utf16.count <= RealtimeFraming.maxFrameCharacters })
+        #expect(split.dropFirst().joined() == emoji)
+        // An odd split point would cut a surrogate pair: the chunk ends before it instead.
+        let shifted = "x" + emoji
+        let shiftedSplit = RealtimeFraming.frames(for: shifted)
+        #expect(shiftedSplit.first == "2")
+        #expect(shiftedSplit[1].utf16.count == RealtimeFraming.maxFrameCharacters - 1)
+        #expect(shiftedSplit.dropFirst().joined() == shifted)
+        // Exactly at the limit: one frame.
+        let atLimit = String(repeating: "é", count: RealtimeFraming.maxFrameCharacters)
+        #expect(RealtimeFraming.frames(for: atLimit) == [atLimit])
+        #expect(RealtimeFraming.frames(for: atLimit + "a").count == 3)
     }
 }

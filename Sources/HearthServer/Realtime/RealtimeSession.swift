@@ -280,7 +280,7 @@ actor RealtimeSession {
     private func requestQuery(_ body: JSONValue) throws -> (Query?, JSONValue?) {
         guard let q = body["q"], q != .null, q != .object([]) else { return (nil, nil) }
         do {
-            return (try Query(wireObject: q), q)
+            return (try Query(wireObject: q), Self.canonicalQuery(q))
         } catch {
             throw RestError.badRequest(error.message)
         }
@@ -301,14 +301,28 @@ actor RealtimeSession {
         }
     }
 
+    /// Stops the listen with exactly this path and query; an unlisten of anything else does nothing.
+    /// (It once fell back to the plain listen on the path, so an unlisten crossing a revoked query's
+    /// `c` silenced the client's other listener there.)
     private func unlisten(_ body: JSONValue) throws {
         let path = try requestPath(body)
-        let wireQuery = body["q"].flatMap { $0 == .null || $0 == .object([]) ? nil : $0 }
-        if listens[ListenKey(path: path, query: wireQuery)] != nil {
-            drop(ListenKey(path: path, query: wireQuery))
-        } else if wireQuery != nil {
-            // An order-only query was served as a plain listen.
-            drop(ListenKey(path: path, query: nil))
+        let wireQuery = body["q"].flatMap { $0 == .null || $0 == .object([]) ? nil : Self.canonicalQuery($0) }
+        drop(ListenKey(path: path, query: wireQuery))
+    }
+
+    /// A listen's query as its identity: members sorted by name and integral numbers as integers, so
+    /// an unlisten that spells the same query differently (`{"l":5.0,"i":"x"}`) still matches.
+    static func canonicalQuery(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let members):
+            return .object(members.map { JSONMember($0.key, canonicalQuery($0.value)) }.sorted { $0.key < $1.key })
+        case .array(let items):
+            return .array(items.map(canonicalQuery))
+        case .double(let d):
+            if let i = Int64(exactly: d) { return .int(i) }
+            return value
+        default:
+            return value
         }
     }
 
