@@ -81,7 +81,7 @@ extension Node {
         guard depth <= Limits.maxDepth else { throw ValidationError("Invalid data; path is too deep (over 32 levels)") }
         switch json {
         case .null: return .empty
-        case .bool, .int, .double, .string: return .leaf(Leaf(json: json)!)
+        case .bool, .int, .double, .string: return .leaf(try checkedLeaf(json))
         case .array(let elements):
             var c = Children()
             for (i, e) in elements.enumerated() {
@@ -124,10 +124,18 @@ extension Node {
                     }
                     return inner.withPriority(p)
                 case .null: return .empty
-                default: return .leaf(Leaf(json: valueJSON)!, priority: p)
+                default: return .leaf(try checkedLeaf(valueJSON), priority: p)
                 }
             }
             return Node(.children(c), priority: p)
         }
+    }
+
+    /// A primitive as a leaf; a string over `Limits.maxStringBytes` is refused.
+    private static func checkedLeaf(_ json: JSONValue) throws(ValidationError) -> Leaf {
+        if case .string(let s) = json, s.utf8.count > Limits.maxStringBytes {
+            throw ValidationError("Invalid data; a string value is over \(Limits.maxStringBytes) bytes (10 MiB)")
+        }
+        return Leaf(json: json)!
     }
 }

@@ -15,6 +15,8 @@ public enum Limits {
     public static let maxKeyBytes = 768
     /// Maximum depth of a path plus the nesting of the value written there.
     public static let maxDepth = 32
+    /// Maximum size of one string value in UTF-8 bytes (Firebase's 10 MiB).
+    public static let maxStringBytes = 10 << 20
 }
 
 extension Key {
