@@ -24,7 +24,7 @@ from hearth_helpers import (
 )
 
 JSON_UTF8 = "application/json;charset=utf-8"
-PARSE_ERROR = "Invalid data; couldn't parse JSON object, array, or value."
+PARSE_ERROR = "Invalid data; couldn't parse JSON object, array, or value. Perhaps you're using invalid characters in your key names."
 PATCH_NOT_OBJECT = (
     "Invalid data; couldn't parse JSON object. Are you sending a JSON object with valid key names?"
 )

@@ -17,8 +17,8 @@ public enum ErrorBody {
 public enum ErrorMessage {
     public static let permissionDenied = "Permission denied"
     public static let noData = "No data supplied."
-    public static let invalidJSON = "Invalid data; couldn't parse JSON object, array, or value."
-    public static let invalidJSONKeys =
+    /// Production's text for every unparseable body, bad keys or not.
+    public static let invalidJSON =
         "Invalid data; couldn't parse JSON object, array, or value. Perhaps you're using invalid characters in your key names."
     public static let priorityPath = "Invalid path: .priority can only be read, set with PUT or cleared with DELETE"
     public static let invalidPatch = "Invalid data; couldn't parse JSON object. Are you sending a JSON object with valid key names?"

@@ -124,6 +124,10 @@ struct RestRouterTests {
             #expect(bad.0 == .badRequest)
             let overlap = try await c.send(.patch, "/u.json", #"{"a":1,"a/b":2}"#)
             #expect(overlap.0 == .badRequest)
+            // One path in two spellings overlaps too.
+            let twice = try await c.send(.patch, "/u.json", #"{"a/b":1,"a//b":2}"#)
+            #expect(twice.0 == .badRequest)
+            #expect(twice.1.contains("twice"))
             #expect(try await c.send(.get, "/u.json").1 == #"{"a":{"x":1,"y":2},"c":3}"#)
             #expect(try await c.send(.patch, "/u.json", "5").1 == #"{"error":"Invalid data; couldn't parse JSON object. Are you sending a JSON object with valid key names?"}"#)
         }
@@ -131,7 +135,8 @@ struct RestRouterTests {
 
     @Test(arguments: [
         (#"{"a.b":1}"#, "Invalid data; couldn't parse JSON object, array, or value. Perhaps you're using invalid characters in your key names."),
-        ("{not json", "Invalid data; couldn't parse JSON object, array, or value."),
+        ("{not json", "Invalid data; couldn't parse JSON object, array, or value. Perhaps you're using invalid characters in your key names."),
+        ("1 2", "Invalid data; couldn't parse JSON object, array, or value. Perhaps you're using invalid characters in your key names."),
         ("", "No data supplied."),
         (#"{".sv":"bogus"}"#, "Invalid data; unrecognized server value"),
     ])
@@ -141,6 +146,32 @@ struct RestRouterTests {
             #expect(r.0 == .badRequest)
             #expect(r.1 == #"{"error":"\#(message)"}"#)
             #expect(try await c.send(.get, "/x.json").1 == "null")
+        }
+    }
+
+    @Test("a string value over 10 MiB is refused and nothing is written; 10 MiB exactly is accepted")
+    func stringSizeLimit() async throws {
+        try await withRouterClient { c in
+            let limit = 10 << 20
+            let over = try await c.send(.put, "/big.json", "\"" + String(repeating: "a", count: limit + 1) + "\"")
+            #expect(over.0 == .badRequest)
+            #expect(over.1.contains("10 MiB"))
+            let nested = try await c.send(.patch, "/big.json", #"{"x":{".value":""# + "\"" + String(repeating: "é", count: limit / 2 + 1) + "\"" + #","".priority":1}}"#)
+            #expect(nested.0 == .badRequest)
+            #expect(try await c.send(.get, "/big.json?shallow=true").1 == "null")
+            #expect(try await c.send(.put, "/big.json?print=silent", "\"" + String(repeating: "a", count: limit) + "\"").0 == .noContent)
+        }
+    }
+
+    @Test("a CORS preflight names the headers it was asked for (a wildcard does not cover Authorization)")
+    func corsPreflightEchoesHeaders() async throws {
+        try await withRouterClient { c in
+            let asked = try await c.send(.options, "/a.json", headers: [
+                .origin: "http://x.com", .accessControlRequestMethod: "PUT", .accessControlRequestHeaders: "authorization,content-type",
+            ])
+            #expect(asked.0 == .ok)
+            #expect(asked.2[.accessControlAllowHeaders] == "authorization,content-type")
+            #expect(asked.2[.accessControlAllowOrigin] == "*")
         }
     }
 

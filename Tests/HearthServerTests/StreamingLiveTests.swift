@@ -27,6 +27,7 @@ struct StreamingLiveTests {
             let client = HTTPClient(eventLoopGroupProvider: .singleton)
             let response = try await client.execute(get(port, "/s.json", accept: "text/event-stream"), timeout: .seconds(30))
             #expect(response.headers.first(name: "Content-Type") == "text/event-stream; charset=utf-8")
+            #expect(response.headers.first(name: "Connection")?.lowercased() == "keep-alive")
             var received = ""
             var body = response.body.makeAsyncIterator()
             received += String(buffer: try #require(try await body.next()))

@@ -42,6 +42,7 @@ extension DatabaseController {
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream; charset=utf-8"
         headers[.cacheControl] = "no-cache"
+        headers[.connection] = "keep-alive"
         headers[.accessControlAllowOrigin] = "*"
         // End the stream as soon as the client goes away, not at the next write.
         let peerClosed = PeerClosedHandler { hub.unregister(id: id, location: path) }

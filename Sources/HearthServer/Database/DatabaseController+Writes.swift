@@ -21,7 +21,7 @@ extension DatabaseController {
             return try Node.parseWrite(json, depth: depth)
         } catch {
             throw RestError.badRequest(
-                error.message.hasPrefix("Invalid key") ? ErrorMessage.invalidJSONKeys : error.message)
+                error.message.hasPrefix("Invalid key") ? ErrorMessage.invalidJSON : error.message)
         }
     }
 
@@ -151,7 +151,12 @@ extension DatabaseController {
             guard target.count <= Limits.maxDepth else { throw RestError.badRequest("Invalid data; path is too deep (over 32 levels)") }
             entries.append((relative, try parseWrite(m.value, at: target)))
         }
-        let all = Set(entries.map(\.path))
+        // Two spellings of one path (`a/b` and `a//b`) overlap as surely as an ancestor does.
+        var seen = Set<Path>()
+        for entry in entries where !seen.insert(entry.path).inserted {
+            throw RestError.badRequest("Invalid data; the update contains the path \(entry.path) twice")
+        }
+        let all = seen
         for p in priorities where all.contains(where: { $0.isAncestor(ofOrEqualTo: p.path) }) {
             throw RestError.badRequest("Invalid data; the update sets \(p.path) and its priority separately")
         }

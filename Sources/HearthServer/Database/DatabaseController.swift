@@ -58,7 +58,8 @@ struct DatabaseController: Sendable {
             var h = HTTPFields()
             h[.accessControlAllowOrigin] = "*"
             h[.accessControlAllowMethods] = "GET, PUT, POST, PATCH, DELETE, OPTIONS"
-            h[.accessControlAllowHeaders] = "*"
+            // Browsers do not let `*` cover Authorization: name what the preflight asked for.
+            h[.accessControlAllowHeaders] = request.headers[.accessControlRequestHeaders] ?? "*"
             return Response(status: .ok, headers: h)
         }
         guard rawPath.hasSuffix(".json") else {
