@@ -1038,6 +1038,17 @@ def test_stream_survives_other_clients_disconnecting(rest, sse, base_url, ns):
     assert second.next_event().summary() == ("put", "/x", 1)
 
 
+def test_query_stream_skips_results_that_read_the_same(rest, sse, base_url, ns):
+    """§4.2: no event when the listened value is unchanged; a priority is invisible in the plain format."""
+    rest.seed("qs", {"a": {"h": 1}, "b": {"h": 2}})
+    stream = sse(stream_url(base_url, ns, "qs", orderBy='"$key"', limitToFirst=2))
+    assert stream.next_event().summary() == ("put", "/", {"a": {"h": 1}, "b": {"h": 2}})
+    assert rest.put("qs/a/.priority", 9).status_code == 200
+    assert rest.put("qs/b/h", 3).status_code == 200
+    # The next event is the real change: nothing was sent for the priority alone.
+    assert stream.next_event().summary() == ("put", "/", {"a": {"h": 1}, "b": {"h": 3}})
+
+
 def test_query_stream_reports_only_its_window(rest, sse, base_url, ns):
     """§4.3: a stream with orderBy="$key"&limitToFirst=2 only ever shows its window."""
     rest.seed("q", {"a": 1, "b": 2, "c": 3})

@@ -54,9 +54,12 @@ extension DatabaseController {
                 hub.unregister(id: id, location: path)
                 if let channel { channel.pipeline.removeHandler(peerClosed, promise: nil) }
             }
-            var (current, seen) = initial
+            var seen = initial.1
             var checkedAt = initial.1
-            try await writer.write(ByteBuffer(bytes: ServerSentEvent.put(path: .root, node: current, format: format)))
+            // What a query stream last sent: a new result goes out only when it reads differently
+            // (a priority change is invisible in the plain format).
+            var lastPut = ServerSentEvent.put(path: .root, node: initial.0, format: format)
+            try await writer.write(ByteBuffer(bytes: lastPut))
             deliveryLoop: for await delivery in deliveries {
                 switch delivery {
                 case .recheck(let sequence):
@@ -82,9 +85,10 @@ extension DatabaseController {
                     guard sequence > seen, let query else { continue }
                     let (node, at) = try await store.snapshot { reader in (try reader.query(path, query), try reader.sequence()) }
                     seen = max(seen, at)
-                    if node != current {
-                        current = node
-                        try await writer.write(ByteBuffer(bytes: ServerSentEvent.put(path: .root, node: node, format: format)))
+                    let put = ServerSentEvent.put(path: .root, node: node, format: format)
+                    if put != lastPut {
+                        lastPut = put
+                        try await writer.write(ByteBuffer(bytes: put))
                     }
                 }
             }
