@@ -114,15 +114,20 @@ struct RealtimeSessionTests {
         }
     }
 
-    @Test("a second identical listen is acknowledged without a second hub listener")
+    @Test("a second identical listen gets the current data, then ok, with still one hub listener that keeps delivering")
     func duplicateListen() async throws {
         let h = try await Harness()
+        try await h.write("a", #"{"x":1}"#)
         try await h.send(1, "q", #"{"p":"/a","h":""}"#)
         _ = try await h.next()
         _ = try await h.next()
         try await h.send(2, "q", #"{"p":"/a","h":""}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"a":"d","b":{"p":"a","d":{"x":1}}}}"#))
         #expect(try await h.next() == json(#"{"t":"d","d":{"r":2,"b":{"s":"ok","d":{}}}}"#))
         #expect(h.namespace.hub.listenerCount == 1)
+        #expect(await h.session.listenCount == 1)
+        try await h.write("a/x", "2")
+        #expect(try await h.next() == json(#"{"t":"d","d":{"a":"d","b":{"p":"a/x","d":2}}}"#))
     }
 
     @Test("a put with a stale hash is refused as datastale and writes nothing")

@@ -223,10 +223,9 @@ actor RealtimeSession {
         // A query without range or limit returns the whole location: served as a plain listen.
         if let q = query, q.isUnfiltered, tag == nil { query = nil }
         let key = ListenKey(path: path, query: wireQuery)
-        if listens[key] != nil {
-            respond(id, RealtimeStatus.ok, .object([]))
-            return
-        }
+        // Listening again to what is already listened starts it over: the client gets the current
+        // data before the `ok`, as for any listen (rtdb.md 6.5), and still one hub listener.
+        if listens[key] != nil { drop(key) }
         var warnings: [JSONValue] = []
         if let query, !isIndexed(query, at: path) { warnings.append(.string("no_index")) }
         let checks = access.userAuth != nil
