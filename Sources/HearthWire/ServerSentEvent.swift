@@ -36,6 +36,9 @@ public enum ServerSentEvent {
 
     public static let keepAlive: [UInt8] = Array("event: keep-alive\ndata: null\n\n".utf8)
 
+    /// The stream's credential expired: the payload is raw text, not JSON (admin-python compares it).
+    public static let authRevoked: [UInt8] = Array("event: auth_revoked\ndata: credential is no longer valid\n\n".utf8)
+
     public static func cancel(_ reason: String) -> [UInt8] {
         var w = JSONWriter()
         w.bytes.append(contentsOf: "event: cancel\ndata: ".utf8)

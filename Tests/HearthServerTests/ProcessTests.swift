@@ -75,6 +75,35 @@ struct ProcessTests {
         #expect(try await server.exitCode() == 0)
     }
 
+    @Test("a stream opened with an ID token ends with auth_revoked once the token has expired")
+    func streamEndsWhenItsTokenExpires() async throws {
+        let server = try await HearthProcess.serve(data: temporaryDataFolder())
+        _ = try await server.request(.PUT, "/s.json", body: "1")
+        // An unsigned emulator-style token (accepted in --dev) that expires in 4 seconds.
+        func b64(_ s: String) -> String { Base64URL.encode(Array(s.utf8)) }
+        let exp = Int(Date().timeIntervalSince1970) + 4
+        let token = b64(#"{"alg":"none","typ":"JWT"}"#) + "." + b64(#"{"sub":"u1","user_id":"u1","exp":\#(exp)}"#) + "."
+        var req = HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/s.json?auth=\(token)")
+        req.headers.add(name: "Accept", value: "text/event-stream")
+        let response = try await HTTPClient.shared.execute(req, timeout: .seconds(30))
+        #expect(response.status == .ok)
+        var iterator = response.body.makeAsyncIterator()
+        var received = ""
+        if let first = try await iterator.next() { received += String(buffer: first) }
+        #expect(received.hasPrefix("event: put\ndata: {\"path\":\"/\",\"data\":1}\n\n"))
+        // Before expiry a change is delivered; after it, the next delivery ends the stream instead.
+        _ = try await server.request(.PUT, "/s.json", body: "2")
+        if let next = try await iterator.next() { received += String(buffer: next) }
+        #expect(received.contains("data: {\"path\":\"/\",\"data\":2}"))
+        try await Task.sleep(for: .milliseconds(Int64(exp) * 1000 - Int64(Date().timeIntervalSince1970 * 1000) + 300))
+        _ = try await server.request(.PUT, "/s.json", body: "3")
+        while let more = try await iterator.next() { received += String(buffer: more) }
+        #expect(received.hasSuffix("event: auth_revoked\ndata: credential is no longer valid\n\n"))
+        #expect(!received.contains("\"data\":3"))
+        server.signal(SIGTERM)
+        #expect(try await server.exitCode() == 0)
+    }
+
     @Test func generatedAdminTokenIsPrintedOnceAndKept() async throws {
         let data = temporaryDataFolder()
         let first = try HearthProcess(["serve", "--port", "0", "--data", data])

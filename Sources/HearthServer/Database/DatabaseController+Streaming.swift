@@ -23,6 +23,9 @@ extension DatabaseController {
         if let query { try checkIndex(query, call: call) }
         let hub = call.namespace.hub
         let store = call.namespace.database.store
+        // A stream opened with an ID token ends with `auth_revoked` once the token expires, checked
+        // at every delivery and keep-alive (so at most one keep-alive interval late).
+        let expiresAt = Self.credentialExpiry(call)
         let path = call.path
         let check = call.readCheck(query: query)
         let (id, deliveries) = hub.register(
@@ -61,6 +64,10 @@ extension DatabaseController {
             var lastPut = ServerSentEvent.put(path: .root, node: initial.0, format: format)
             try await writer.write(ByteBuffer(bytes: lastPut))
             deliveryLoop: for await delivery in deliveries {
+                if let expiresAt, wallClockMillis() >= expiresAt {
+                    try await writer.write(ByteBuffer(bytes: ServerSentEvent.authRevoked))
+                    break deliveryLoop
+                }
                 switch delivery {
                 case .recheck(let sequence):
                     guard sequence > checkedAt, case .user(let auth) = call.access else { continue }
@@ -96,5 +103,16 @@ extension DatabaseController {
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// When the ID token a request came with expires, in milliseconds since 1970 (nil for the admin
+    /// credential, overrides and signed-out requests).
+    static func credentialExpiry(_ call: RestCall) -> Int64? {
+        guard case .token = call.identity, case .object(let claims)? = call.access.auth?["token"] else { return nil }
+        switch claims.first(where: { $0.key == "exp" })?.value {
+        case .int(let seconds)?: return seconds.multipliedReportingOverflow(by: 1000).overflow ? nil : seconds * 1000
+        case .double(let seconds)?: return Int64(exactly: (seconds * 1000).rounded(.down))
+        default: return nil
+        }
     }
 }
