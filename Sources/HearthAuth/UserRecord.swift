@@ -61,10 +61,13 @@ public struct UserRecord: Codable, Sendable, Hashable {
 
     public var isAnonymous: Bool { email == nil && phoneNumber == nil && passwordHash == nil && linkedProviders.isEmpty && customAuth != true }
 
-    /// `providerUserInfo`, with the `password` and `phone` entries derived as Firebase does.
+    /// `providerUserInfo`, with the `password` and `phone` entries derived as Firebase does. An
+    /// email-link user has no password but still signs in through the `password` provider (its
+    /// tokens say so), so Firebase lists that provider for it too; admin SDKs read sign-in methods
+    /// from this list.
     public var providers: [ProviderInfo] {
         var out: [ProviderInfo] = []
-        if let email, passwordHash != nil {
+        if let email, passwordHash != nil || emailLinkSignin == true {
             out.append(ProviderInfo(
                 providerId: "password", rawId: email, federatedId: email, email: email, displayName: displayName, photoUrl: photoUrl))
         }
@@ -100,6 +103,7 @@ public struct UserRecord: Codable, Sendable, Hashable {
         if let lastRefreshAt { m.append(JSONMember("lastRefreshAt", .string(rfc3339(milliseconds: lastRefreshAt)))) }
         if let customAttributes, customAttributes != "{}" { m.append(JSONMember("customAttributes", .string(customAttributes))) }
         if customAuth == true { m.append(JSONMember("customAuth", .bool(true))) }
+        if emailLinkSignin == true { m.append(JSONMember("emailLinkSignin", .bool(true))) }
         m.append(JSONMember("providerUserInfo", .array(providers.map(\.json))))
         return .object(m)
     }

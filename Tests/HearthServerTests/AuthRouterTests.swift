@@ -353,3 +353,25 @@ extension JSONValue {
         return nil
     }
 }
+
+extension AuthRouterTests {
+    @Test func emailLinkSignInListsThePasswordProvider() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            let send = #"{"requestType":"EMAIL_SIGNIN","email":"l@b.c","continueUrl":"http://localhost/done","returnOobLink":true}"#
+            let (_, sent) = try await call(client, Self.adminBase + ":sendOobCode", send, headers: admin)
+            let code = try #require(sent["oobCode"]?.stringValue)
+            let (status, signedIn) = try await call(client, Self.v1 + "signInWithEmailLink?key=k", #"{"email":"l@b.c","oobCode":"\#(code)"}"#)
+            #expect(status == .ok)
+            let uid = try #require(signedIn["localId"]?.stringValue)
+            let (_, looked) = try await call(client, Self.adminBase + ":lookup", #"{"localId":["\#(uid)"]}"#, headers: admin)
+            let user = try #require(looked["users"]?[0])
+            #expect(user["emailLinkSignin"] == .bool(true))
+            #expect(user["emailVerified"] == .bool(true))
+            #expect(user["passwordHash"] == nil, "an email-link user has no password")
+            #expect(user["providerUserInfo"] == .array([.object([
+                JSONMember("providerId", .string("password")), JSONMember("rawId", .string("l@b.c")),
+                JSONMember("federatedId", .string("l@b.c")), JSONMember("email", .string("l@b.c")),
+            ])]))
+        }
+    }
+}
