@@ -375,3 +375,34 @@ extension AuthRouterTests {
         }
     }
 }
+
+extension AuthRouterTests {
+    @Test func projectConfigListsLocalhostAndTheAuthorizedDomains() async throws {
+        let service = AuthService(
+            projectID: "demo", store: MemoryAccountStore(), key: Self.key, hasher: PasswordHasher(rounds: 1 << 4),
+            options: .init(authorizedDomains: ["app.example.com"]))
+        try await withRouterClient(auth: service) { client in
+            for path in ["/identitytoolkit.googleapis.com/v1/projects?key=k", "/www.googleapis.com/identitytoolkit/v3/relyingparty/getProjectConfig?key=k"] {
+                let (status, text, _) = try await client.send(.get, path, headers: [:])
+                #expect(status == .ok, "\(path)")
+                let config = try JSONValue.parse(text)
+                #expect(config["projectId"] == .string("demo"), "\(path)")
+                #expect(config["authorizedDomains"] == .array([.string("localhost"), .string("app.example.com")]), "\(path)")
+            }
+            #expect(try await client.send(.get, "/identitytoolkit.googleapis.com/v1/projects", headers: [:]).0 == .forbidden, "no API key")
+            for path in ["/identitytoolkit.googleapis.com/v1/recaptchaParams?key=k", "/www.googleapis.com/identitytoolkit/v3/relyingparty/getRecaptchaParam?key=k"] {
+                let (status, text, _) = try await client.send(.get, path, headers: [:])
+                #expect(status == .ok, "\(path)")
+                let params = try JSONValue.parse(text)
+                #expect(params["kind"] == .string("identitytoolkit#GetRecaptchaParamResponse"))
+                #expect(params["recaptchaSiteKey"]?.stringValue?.isEmpty == false)
+                #expect(params["recaptchaStoken"]?.stringValue?.isEmpty == false)
+            }
+        }
+        // Without a domain list (any continue URL is accepted), clients are told about localhost only.
+        try await withRouterClient(auth: Self.service()) { client in
+            let (_, text, _) = try await client.send(.get, "/identitytoolkit.googleapis.com/v1/projects?key=k", headers: [:])
+            #expect(try JSONValue.parse(text)["authorizedDomains"] == .array([.string("localhost")]))
+        }
+    }
+}

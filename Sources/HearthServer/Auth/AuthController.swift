@@ -20,6 +20,8 @@ struct AuthController: Sendable {
 
     static func handles(_ path: String) -> Bool { prefixes.contains { path.hasPrefix($0) } }
 
+    static let v3Prefix = "/www.googleapis.com/identitytoolkit/v3/relyingparty/"
+
     /// Legacy v3 names → v1 operations.
     static let v3Aliases: [String: String] = [
         "signupNewUser": "signUp", "verifyPassword": "signInWithPassword", "getAccountInfo": "lookup",
@@ -68,11 +70,22 @@ struct AuthController: Sendable {
             return try await service.refresh(
                 grantType: body["grant_type"] ?? body["grantType"], refreshToken: body["refresh_token"] ?? body["refreshToken"])
         }
+        switch path {
+        case "/identitytoolkit.googleapis.com/v1/projects", Self.v3Prefix + "getProjectConfig":
+            guard request.method == .get else { throw PlatformError.notFound }
+            try requireKey(request, parameters, privileged)
+            return service.projectConfig
+        case "/identitytoolkit.googleapis.com/v1/recaptchaParams", Self.v3Prefix + "getRecaptchaParam":
+            guard request.method == .get else { throw PlatformError.notFound }
+            try requireKey(request, parameters, privileged)
+            return service.recaptchaParams
+        default: break
+        }
         var operation: String
         var admin = false
         if let name = path.dropPrefix("/identitytoolkit.googleapis.com/v1/accounts:") {
             operation = String(name)
-        } else if let name = path.dropPrefix("/www.googleapis.com/identitytoolkit/v3/relyingparty/") {
+        } else if let name = path.dropPrefix(Self.v3Prefix) {
             guard let mapped = Self.v3Aliases[String(name)] else { throw PlatformError.notFound }
             operation = mapped
         } else if let rest = path.dropPrefix("/identitytoolkit.googleapis.com/v1/projects/") {
