@@ -406,3 +406,20 @@ extension AuthRouterTests {
         }
     }
 }
+
+extension AuthRouterTests {
+    @Test func onlyAdminCallsMayNameATargetProject() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            for body in [#"{"targetProjectId":"other"}"#, #"{"target_project_id":"other","email":"t@b.c","password":"secret1"}"#] {
+                let (status, json) = try await call(client, Self.v1 + "signUp?key=k", body)
+                #expect(status == .badRequest, "\(body)")
+                #expect(errorMessage(json) == "INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.", "\(body)")
+            }
+            let (_, lookup) = try await call(client, Self.v1 + "lookup?key=k", #"{"idToken":"x","targetProjectId":"demo"}"#)
+            #expect(errorMessage(lookup) == "INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
+            // No account was created by the refused sign-ups.
+            let (_, counted) = try await call(client, "/identitytoolkit.googleapis.com/v1/projects/demo:queryAccounts", #"{"returnUserInfo":false}"#, headers: admin)
+            #expect(counted["recordsCount"] == .string("0"))
+        }
+    }
+}

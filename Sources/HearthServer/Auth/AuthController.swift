@@ -117,6 +117,11 @@ struct AuthController: Sendable {
         }
         guard request.method == .post else { throw PlatformError.notFound }
         let body = try await jsonBody(request)
+        // Naming another project is for admin callers (admin SDKs' account download and upload
+        // do it); a client holding only the public API key must stay in this server's project.
+        if !privileged, [body["targetProjectId"], body["target_project_id"]].contains(where: { $0 != nil && $0 != .null }) {
+            throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
+        }
         switch operation {
         case "signUp": return try await service.signUp(body, privileged: privileged)
         case "signInWithPassword": return try await service.signInWithPassword(body, clientAddress: clientAddress)
