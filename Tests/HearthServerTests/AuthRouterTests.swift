@@ -423,3 +423,20 @@ extension AuthRouterTests {
         }
     }
 }
+
+extension AuthRouterTests {
+    @Test func unknownOperationsAreNotFoundAndListedOnesNotImplemented() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            for path in [Self.v1 + "nonsense?key=k", Self.adminBase + ":nonsense"] {
+                let (status, json) = try await call(client, path, "{}", headers: path.contains("projects") ? admin : [:])
+                #expect(status == .notFound, "\(path)")
+                #expect(json["error"]?["status"] == .string("NOT_FOUND"), "\(path)")
+            }
+            for path in [Self.v1 + "signInWithIdp?key=k", "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyAssertion?key=k"] {
+                let (status, json) = try await call(client, path, #"{"requestUri":"http://localhost","postBody":"id_token=x&providerId=google.com"}"#)
+                #expect(status == .notImplemented, "\(path)")
+                #expect(json["error"]?["status"] == .string("NOT_IMPLEMENTED"), "\(path)")
+            }
+        }
+    }
+}

@@ -28,7 +28,11 @@ struct AuthController: Sendable {
         "setAccountInfo": "update", "deleteAccount": "delete", "getOobConfirmationCode": "sendOobCode",
         "resetPassword": "resetPassword", "verifyCustomToken": "signInWithCustomToken", "emailLinkSignin": "signInWithEmailLink",
         "verifyPhoneNumber": "signInWithPhoneNumber", "sendVerificationCode": "sendVerificationCode", "createAuthUri": "createAuthUri",
+        "verifyAssertion": "signInWithIdp",
     ]
+
+    /// Identity Toolkit account operations Firebase has and Hearth does not serve yet (501, not 404).
+    static let unimplementedOperations: Set<String> = ["signInWithIdp"]
 
     func respond(to request: Request, clientAddress: String? = nil) async -> Response {
         if request.method == .options { return Self.preflight(request) }
@@ -151,6 +155,9 @@ struct AuthController: Sendable {
             }
             return try await service.signInWithCustomToken(body)
         default:
+            // 501 says "Firebase has this, Hearth does not yet"; a name Firebase does not have is
+            // a wrong URL, and a client should see the same 404 as for any other unknown route.
+            guard Self.unimplementedOperations.contains(operation) else { throw PlatformError.notFound }
             throw PlatformError(status: 501, message: "\(operation) is not implemented yet", reason: "notImplemented", rpcStatus: "NOT_IMPLEMENTED")
         }
     }
