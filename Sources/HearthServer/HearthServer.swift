@@ -77,9 +77,8 @@ public struct HearthServer: Sendable {
                 status: .ok, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(string: "{\"status\":\"ok\",\"listeners\":\(listeners),\"connections\":\(connections)}")))
         }
-        if let service = auth?.service {
+        if let documents = auth?.publicKeys {
             // The public keys that verify Hearth's ID tokens, at Hearth's and Google's paths.
-            let documents = PublicKeyDocuments(keys: service.keys)
             router.get("/.well-known/jwks.json") { _, _ in try await documents.responses().jwks }
             router.get("/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com") { _, _ in try await documents.responses().jwks }
             router.get("/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com") { _, _ in

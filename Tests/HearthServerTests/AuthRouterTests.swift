@@ -440,3 +440,28 @@ extension AuthRouterTests {
         }
     }
 }
+
+extension AuthRouterTests {
+    @Test func sessionCookieKeysArePublishedWithCacheControl() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            let (s1, jwksText, h1) = try await client.send(.get, "/identitytoolkit.googleapis.com/v1/sessionCookiePublicKeys", headers: [:])
+            #expect(s1 == .ok)
+            #expect(try JSONValue.parse(jwksText)["keys"]?[0]?["kid"] == .string(Self.key.kid))
+            #expect(h1[.cacheControl]?.hasPrefix("public, max-age=") == true)
+
+            let (s2, x509Text, h2) = try await client.send(.get, "/www.googleapis.com/identitytoolkit/v3/relyingparty/publicKeys", headers: [:])
+            #expect(s2 == .ok)
+            #expect(try JSONValue.parse(x509Text)[Self.key.kid]?.stringValue?.hasPrefix("-----BEGIN CERTIFICATE-----") == true)
+            #expect(h2[.cacheControl]?.hasPrefix("public, max-age=") == true)
+
+            for path in [
+                "/.well-known/jwks.json", "/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
+                "/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com",
+            ] {
+                let (status, _, headers) = try await client.send(.get, path, headers: [:])
+                #expect(status == .ok, "\(path)")
+                #expect(headers[.cacheControl]?.hasPrefix("public, max-age=") == true, "\(path)")
+            }
+        }
+    }
+}

@@ -12,6 +12,19 @@ struct AuthController: Sendable {
     let service: AuthService
     let configuration: ServerConfiguration
     let logger: Logger
+    /// Served here for session cookies and by the router at the ID-token key paths.
+    let publicKeys: PublicKeyDocuments
+
+    init(service: AuthService, configuration: ServerConfiguration, logger: Logger) {
+        self.service = service
+        self.configuration = configuration
+        self.logger = logger
+        self.publicKeys = PublicKeyDocuments(keys: service.keys)
+    }
+
+    /// Where Google publishes the session-cookie keys (JWKS, and the x509 map at the v3 path).
+    static let sessionCookieJWKSPath = "/identitytoolkit.googleapis.com/v1/sessionCookiePublicKeys"
+    static let sessionCookieCertificatesPath = "/www.googleapis.com/identitytoolkit/v3/relyingparty/publicKeys"
 
     static let prefixes = [
         "/identitytoolkit.googleapis.com/", "/securetoken.googleapis.com/", "/www.googleapis.com/identitytoolkit/v3/relyingparty/",
@@ -38,6 +51,16 @@ struct AuthController: Sendable {
         if request.method == .options { return Self.preflight(request) }
         if request.uri.path == "/emulator/action" { return await action(request) }
         if request.uri.path == ActionPage.path { return await ActionPage(service: service).respond(to: request) }
+        if request.method == .get, [Self.sessionCookieJWKSPath, Self.sessionCookieCertificatesPath].contains(request.uri.path) {
+            // Public documents, like the ID-token keys: no API key needed.
+            do {
+                let documents = try await publicKeys.responses()
+                return request.uri.path == Self.sessionCookieJWKSPath ? documents.jwks : documents.certificates
+            } catch {
+                logger.error("the signing keys are unavailable", metadata: ["hearth.error": "\(error)"])
+                return Self.error(status: 500, message: "Internal error", reason: "backendError", rpcStatus: "INTERNAL")
+            }
+        }
         do {
             return Self.json(try await handle(request, clientAddress: clientAddress))
         } catch let e as AuthError {

@@ -2,12 +2,18 @@ import HearthAuth
 import Hummingbird
 import Synchronization
 
-/// The documents that publish the ID-token public keys (JWKS and Google's x509 map), built once, at
-/// the first request: on a first start the signing key may still be being created when the server
-/// starts listening (see `KeyRing`).
+/// The documents that publish the public keys of ID tokens and session cookies (one key ring signs
+/// both): JWKS and Google's x509 map, built once, at the first request: on a first start the
+/// signing key may still be being created when the server starts listening (see `KeyRing`).
 final class PublicKeyDocuments: Sendable {
     let keys: KeyRing
     private let built = Mutex<(jwks: Response, certificates: Response)?>(nil)
+
+    /// How long verifiers may cache the documents. Google can say hours because it publishes a key
+    /// before signing with it; Hearth's next key signs from the first start after `rotate-key`, so
+    /// a long cache would make verifiers refuse new tokens until it expired. Five minutes keeps
+    /// that window short and still spares verifiers a fetch per token.
+    static let cacheControl = "public, max-age=300"
 
     init(keys: KeyRing) {
         self.keys = keys
@@ -16,7 +22,14 @@ final class PublicKeyDocuments: Sendable {
     func responses() async throws -> (jwks: Response, certificates: Response) {
         if let built = built.withLock({ $0 }) { return built }
         try await keys.waitUntilReady()
-        let documents = (jwks: AuthController.json(try keys.jwks), certificates: AuthController.json(try keys.x509Certificates()))
+        func cached(_ response: Response) -> Response {
+            var response = response
+            response.headers[.cacheControl] = Self.cacheControl
+            return response
+        }
+        let documents = (
+            jwks: cached(AuthController.json(try keys.jwks)), certificates: cached(AuthController.json(try keys.x509Certificates()))
+        )
         built.withLock { $0 = documents }
         return documents
     }
