@@ -151,3 +151,32 @@ struct StorageRouterTests {
         }
     }
 }
+
+extension StorageRouterTests {
+    @Test func aDownloadTokenAlsoOpensTheMetadata() async throws {
+        try await withRouterClient(auth: AuthRouterTests.service(), storage: try await Self.storage()) { client in
+            let rules = """
+                rules_version = '2';
+                service firebase.storage {
+                  match /b/{bucket}/o {
+                    match /{all=**} { allow read: if request.auth != null; }
+                  }
+                }
+                """
+            let setRules = JSONValue.object([JSONMember("rules", .object([JSONMember("files", .array([.object([
+                JSONMember("name", .string("storage.rules")), JSONMember("content", .string(rules)),
+            ])]))]))])
+            #expect(try await client.send(.put, "/internal/setRules", String(decoding: setRules.jsonBytes, as: UTF8.self), headers: Self.admin).0 == .ok)
+            let (uploaded, object) = try await upload(client, "r/p.png", "png", type: "image/png", headers: Self.admin)
+            #expect(uploaded == .ok)
+            let token = try #require(object["downloadTokens"]?.stringValue)
+
+            let path = "/v0/b/demo.appspot.com/o/r%2Fp.png"
+            let (status, text, _) = try await client.send(.get, path + "?token=\(token)", nil, headers: [:])
+            #expect(status == .ok, "\(text)")
+            #expect(try JSONValue.parse(text)["name"] == .string("r/p.png"))
+            #expect(try await client.send(.get, path, nil, headers: [:]).0 == .forbidden, "no token, signed out")
+            #expect(try await client.send(.get, path + "?token=wrong", nil, headers: [:]).0 == .forbidden, "an unknown token falls back to the rules")
+        }
+    }
+}

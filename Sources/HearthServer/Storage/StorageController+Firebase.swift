@@ -35,7 +35,7 @@ extension StorageController {
         switch method {
         case .get, .head:
             if query["alt"] == "media" { return try await firebaseDownload(request, bucket: bucket, name: name, token: query["token"], caller: caller) }
-            return try await firebaseMetadata(bucket: bucket, name: name, caller: caller)
+            return try await firebaseMetadata(bucket: bucket, name: name, token: query["token"], caller: caller)
         case .post:
             if query["create_token"] != nil || query["delete_token"] != nil {
                 guard case .admin = caller else { throw StorageError.forbidden("Missing admin credentials.") }
@@ -191,9 +191,13 @@ extension StorageController {
         }
     }
 
-    private func firebaseMetadata(bucket: String, name: String, caller: Caller) async throws -> Response {
+    /// A valid download token opens the metadata as it opens the bytes: Firebase treats the token
+    /// as read access to the object, and clients holding only a download URL fetch both.
+    private func firebaseMetadata(bucket: String, name: String, token: String?, caller: Caller) async throws -> Response {
         guard let existing = try await service.object(bucket: bucket, name: name) else { throw missing(caller, .get, bucket: bucket, name: name) }
-        try authorize(caller, .get, bucket: bucket, name: name, existing: existing)
+        if !Self.hasDownloadToken(token, existing) {
+            try authorize(caller, .get, bucket: bucket, name: name, existing: existing)
+        }
         var object = existing
         if object.downloadTokens.isEmpty {
             // So getDownloadURL works for files an admin uploaded without a token.
@@ -206,11 +210,16 @@ extension StorageController {
 
     private func firebaseDownload(_ request: Request, bucket: String, name: String, token: String?, caller: Caller) async throws -> Response {
         guard let object = try await service.object(bucket: bucket, name: name) else { throw missing(caller, .get, bucket: bucket, name: name) }
-        // A valid download token stands in for read permission; an unknown one falls back to the rules.
-        if !(token.map { t in object.downloadTokens.contains { constantTimeEquals($0, t) } } ?? false) {
+        if !Self.hasDownloadToken(token, object) {
             try authorize(caller, .get, bucket: bucket, name: name, existing: object)
         }
         return try await download(request, object)
+    }
+
+    /// A valid download token stands in for read permission; an unknown one falls back to the rules.
+    static func hasDownloadToken(_ token: String?, _ object: ObjectRecord) -> Bool {
+        guard let token else { return false }
+        return object.downloadTokens.contains { constantTimeEquals($0, token) }
     }
 
     private func firebaseDelete(bucket: String, name: String, caller: Caller) async throws -> Response {
