@@ -180,3 +180,19 @@ extension StorageRouterTests {
         }
     }
 }
+
+extension StorageRouterTests {
+    @Test func listingLeavesOutPrefixesWithEmptySegments() async throws {
+        try await withRouterClient(storage: try await Self.storage()) { client in
+            for name in ["dir//x", "dir/sub/y", "dir/a"] {
+                #expect(try await upload(client, name, "x", headers: Self.admin).0 == .ok, "\(name)")
+            }
+            let (status, text, _) = try await client.send(.get, "/v0/b/demo.appspot.com/o?prefix=dir%2F&delimiter=%2F", nil, headers: Self.admin)
+            #expect(status == .ok)
+            let listing = try JSONValue.parse(text)
+            #expect(listing["prefixes"] == .array([.string("dir/sub/")]))
+            #expect(listing["items"]?.arrayCount == 1)
+            #expect(listing["items"]?[0]?["name"] == .string("dir/a"))
+        }
+    }
+}

@@ -73,8 +73,10 @@ extension StorageController {
         } catch is InvalidPageToken {
             throw StorageError.badRequest("Invalid page token")
         }
-        // Names with empty segments cannot be addressed by the SDKs' paths; Firebase leaves them out.
-        var items = listing.objects.filter { !$0.name.split(separator: "/", omittingEmptySubsequences: false).contains("") }
+        // Names with empty segments cannot be addressed by the SDKs' paths; Firebase leaves them out,
+        // and so the folders they would make (`dir//` is the folder of `dir//x`).
+        var items = listing.objects.filter { !Self.hasEmptySegment($0.name[...]) }
+        let prefixes = listing.prefixes.filter { !Self.hasEmptySegment($0.hasSuffix("/") ? $0.dropLast() : $0[...]) }
         if query["delimiter"] == nil, case .user = caller {
             // A recursive listing shows an object only if listing its own folder is allowed, so no
             // name below a folder the rules keep closed comes out.
@@ -88,11 +90,15 @@ extension StorageController {
             }
         }
         var m = [
-            JSONMember("prefixes", .array(listing.prefixes.map { .string($0) })),
+            JSONMember("prefixes", .array(prefixes.map { .string($0) })),
             JSONMember("items", .array(items.map { .object([JSONMember("name", .string($0.name)), JSONMember("bucket", .string($0.bucket))]) })),
         ]
         if let token = listing.nextPageToken { m.append(JSONMember("nextPageToken", .string(token))) }
         return Self.json(.object(m))
+    }
+
+    static func hasEmptySegment(_ name: Substring) -> Bool {
+        name.split(separator: "/", omittingEmptySubsequences: false).contains("")
     }
 
     private func firebaseUpload(_ request: Request, bucket: String, name: String, caller: Caller) async throws -> Response {
