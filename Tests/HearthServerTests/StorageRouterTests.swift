@@ -196,3 +196,53 @@ extension StorageRouterTests {
         }
     }
 }
+
+extension StorageRouterTests {
+    /// A gzip member holding `text` in one stored (uncompressed) deflate block.
+    static func gzip(_ text: String) -> [UInt8] {
+        let data = Array(text.utf8)
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in data {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        crc ^= 0xFFFF_FFFF
+        let n = UInt16(data.count)
+        func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+        return [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0xFF, 1, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8(~n >> 8)]
+            + data + le32(crc) + le32(UInt32(data.count))
+    }
+
+    @Test func gzipObjectsAreInflatedUnlessTheClientAcceptsGzip() async throws {
+        try await withRouterClient(storage: try await Self.storage()) { client in
+            let stored = Self.gzip("hello, gzip")
+            var h = Self.admin
+            h[.contentType] = "text/plain"
+            let status = try await client.execute(
+                uri: "/v0/b/demo.appspot.com/o?name=g.txt", method: .post, headers: h, body: ByteBuffer(bytes: stored)
+            ) { $0.status }
+            #expect(status == .ok)
+            #expect(try await client.send(.patch, "/v0/b/demo.appspot.com/o/g.txt", #"{"contentEncoding":"gzip"}"#, headers: Self.admin).0 == .ok)
+
+            let path = "/v0/b/demo.appspot.com/o/g.txt?alt=media"
+            let (plain, plainBody, plainHeaders) = try await client.send(.get, path, nil, headers: Self.admin)
+            #expect(plain == .ok)
+            #expect(plainBody == "hello, gzip", "no Accept-Encoding: inflated")
+            #expect(plainHeaders[.contentEncoding] == nil)
+
+            for accept in ["identity", "*"] {
+                var identity = Self.admin
+                identity[.acceptEncoding] = accept
+                #expect(try await client.send(.get, path, nil, headers: identity).1 == "hello, gzip", "\(accept)")
+            }
+
+            var gzipHeaders = Self.admin
+            gzipHeaders[.acceptEncoding] = "gzip, deflate"
+            let (raw, rawHeaders) = try await client.execute(uri: path, method: .get, headers: gzipHeaders) {
+                (Array($0.body.readableBytesView), $0.headers)
+            }
+            #expect(raw == stored, "the client accepts gzip: the stored bytes")
+            #expect(rawHeaders[.contentEncoding] == "gzip")
+        }
+    }
+}

@@ -53,12 +53,14 @@ extension StorageController {
         })
     }
 
-    /// Whether `Accept-Encoding` lets the client take gzip as stored (absent header: yes, as HTTP says).
+    /// Whether `Accept-Encoding` names gzip (with a non-zero q). Only then are the stored gzip bytes
+    /// sent: Cloud Storage keeps them for requests that say gzip and inflates for the rest, and a
+    /// client that sends no header (curl, many HTTP libraries) cannot undo a Content-Encoding.
     static func acceptsGzip(_ header: String?) -> Bool {
-        guard let header else { return true }
+        guard let header else { return false }
         for item in header.lowercased().split(separator: ",") {
             let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.first == "gzip" || parts.first == "*" else { continue }
+            guard parts.first == "gzip" else { continue }
             let q = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
             if q > 0 { return true }
         }
