@@ -1384,6 +1384,29 @@ def test_sdk_delete_users_and_import_users(api, auth_app):
                "INVALID_PASSWORD")
 
 
+def test_sdk_import_users_keeps_linked_providers(api, auth_app):
+    """import_users with provider_data (a Google-linked user from another project) keeps the linked
+    provider: get_user lists it next to the derived password entry, and tokens carry it in
+    firebase.identities."""
+    uid = unique("fed")
+    email = new_email("fed")
+    google = auth.UserProvider(uid="g-" + uid, provider_id="google.com", email=email,
+                               display_name="Fed User", photo_url="http://x.test/a.png")
+    users = [auth.ImportUserRecord(uid=uid, email=email, provider_data=[google])]
+    imported = auth.import_users(users, app=auth_app)
+    assert imported.success_count == 1, imported.errors
+    user = auth.get_user(uid, app=auth_app)
+    linked = {p.provider_id: p for p in user.provider_data}
+    assert set(linked) == {"google.com"}
+    assert linked["google.com"].uid == "g-" + uid
+    assert linked["google.com"].display_name == "Fed User"
+    token = auth.create_custom_token(uid, app=auth_app)
+    token = token.decode() if isinstance(token, bytes) else token
+    body = api.ok("signInWithCustomToken", {"token": token, "returnSecureToken": True})
+    identities = claims_of(body["idToken"])["firebase"]["identities"]
+    assert identities["google.com"] == ["g-" + uid]
+
+
 def test_sdk_custom_token_exchange(api, auth_app):
     """create_custom_token (unsigned in emulator mode) exchanged at signInWithCustomToken (served
     in --dev) gives an ID token for that uid with the developer claims and provider "custom"."""

@@ -69,6 +69,19 @@ extension AuthService {
                 }
                 user.customAttributes = attributes
             }
+            // Linked identity providers (Google, Apple, …) travel with the user, so tokens keep
+            // listing them in `firebase.identities`. `password` and `phone` are derived from the
+            // email/password and phone fields, never stored as entries.
+            if case .array(let infos)? = u["providerUserInfo"] {
+                for info in infos {
+                    guard let provider = info.string("providerId"), !provider.isEmpty, !["password", "phone"].contains(provider) else { continue }
+                    guard let rawId = info.string("rawId"), !rawId.isEmpty else { continue }
+                    user.linkedProviders.removeAll { $0.providerId == provider }
+                    user.linkedProviders.append(ProviderInfo(
+                        providerId: provider, rawId: rawId, federatedId: info.string("federatedId") ?? rawId, email: info.string("email"),
+                        displayName: info.string("displayName"), photoUrl: info.string("photoUrl"), phoneNumber: info.string("phoneNumber")))
+                }
+            }
             if let raw = u.string("rawPassword") {
                 let credentials = try await hasher.hash(raw)
                 user.setPassword(credentials, at: now)
