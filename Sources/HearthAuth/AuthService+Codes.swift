@@ -34,17 +34,19 @@ struct CodeBook: Sendable {
     static func digest(_ s: String) -> Data { Data(SHA256.hash(data: Array(s.utf8))) }
 
     func add(_ key: String, _ code: OneTimeCode) async throws {
+        try await store.transaction { tx in try self.add(key, code, in: tx) }
+    }
+
+    /// Stores a code in a transaction the caller holds, so it is kept only if that commits.
+    func add(_ key: String, _ code: OneTimeCode, in tx: any AccountTransaction) throws {
         var stored = code
         if readable {
             stored.plainKey = key
         } else {
             (stored.code, stored.oobLink) = (nil, nil)
         }
-        let data = try JSONEncoder().encode(stored)
-        try await store.transaction { tx in
-            try tx.deleteCodes(createdBefore: code.created - Self.lifetime)
-            try tx.saveCode(hash: Self.digest(key), data: data, created: code.created)
-        }
+        try tx.deleteCodes(createdBefore: code.created - Self.lifetime)
+        try tx.saveCode(hash: Self.digest(key), data: try JSONEncoder().encode(stored), created: code.created)
     }
 
     /// Removes and returns a live code (single use: two concurrent takes cannot both succeed).
@@ -295,30 +297,30 @@ extension AuthService {
         s.hasPrefix("+") && s.utf8.count >= 4 && s.utf8.count <= 20 && s.utf8.dropFirst().allSatisfy { (0x30...0x39).contains($0) }
     }
 
+    /// The request type of the proofs a phone-link conflict answers with.
+    static let temporaryProofType = "PHONE_PROOF"
+
     public func signInWithPhoneNumber(_ body: JSONValue) async throws -> JSONValue {
         let now = clock()
-        guard let session = body.string("sessionInfo"), !session.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
-        guard let code = body.string("code"), !code.isEmpty else { throw AuthError("MISSING_CODE") }
-        guard let record = try await codes.peek(session, now: now), record.requestType == "PHONE", let phone = record.phoneNumber,
-            let digest = record.codeDigest.flatMap({ Data(base64Encoded: $0) })
-        else {
-            throw AuthError("INVALID_SESSION_INFO")
+        let phone: String
+        if let proof = body.string("temporaryProof"), !proof.isEmpty {
+            phone = try await redeemTemporaryProof(proof, phoneNumber: body.string("phoneNumber"), now: now)
+        } else {
+            phone = try await verifySMSCode(body, now: now)
         }
-        guard constantTimeEqual(Array(CodeBook.digest(code)), Array(digest)) else {
-            try await codes.recordWrongGuess(session)
-            throw AuthError("INVALID_CODE")
-        }
-        guard try await codes.take(session, now: now) != nil else { throw AuthError("INVALID_SESSION_INFO") }
         return try await store.transaction { tx in
             var user: UserRecord
             var isNew = false
             if let idToken = body.string("idToken") {
                 user = try self.user(forIDToken: idToken, in: tx, now: now)
                 if let other = try tx.account(phoneNumber: phone), other.uid != user.localId {
-                    // The number belongs to someone else: Firebase answers with a temporary proof.
+                    // The number belongs to someone else: Firebase answers with a temporary proof,
+                    // which signs in as that owner (the client's credential-already-in-use path).
+                    let proof = Self.randomCode(bytes: 32)
+                    try self.codes.add(proof, OneTimeCode(requestType: Self.temporaryProofType, phoneNumber: phone, created: now), in: tx)
                     return .object([
-                        JSONMember("temporaryProof", .string(Self.randomCode(bytes: 32))),
-                        JSONMember("temporaryProofExpiresIn", .string("3600")), JSONMember("phoneNumber", .string(phone)),
+                        JSONMember("temporaryProof", .string(proof)),
+                        JSONMember("temporaryProofExpiresIn", .string(String(CodeBook.lifetime / 1000))), JSONMember("phoneNumber", .string(phone)),
                     ])
                 }
                 user.phoneNumber = phone
@@ -338,6 +340,34 @@ extension AuthService {
                 JSONMember("localId", .string(user.localId)),
             ] + self.tokenTrio(tokens))
         }
+    }
+
+    /// A temporary proof stands for a verified SMS code for its number: once, within the hour
+    /// `temporaryProofExpiresIn` announced. A proof for another number is refused and kept.
+    private func redeemTemporaryProof(_ proof: String, phoneNumber: String?, now: Int64) async throws -> String {
+        guard let phone = phoneNumber, !phone.isEmpty else { throw AuthError("MISSING_PHONE_NUMBER") }
+        guard let record = try await codes.peek(proof, now: now), record.requestType == Self.temporaryProofType, record.phoneNumber == phone else {
+            throw AuthError("INVALID_TEMPORARY_PROOF")
+        }
+        guard try await codes.take(proof, now: now) != nil else { throw AuthError("INVALID_TEMPORARY_PROOF") }
+        return phone
+    }
+
+    /// Checks `{sessionInfo, code}` and uses up the session; returns its number.
+    private func verifySMSCode(_ body: JSONValue, now: Int64) async throws -> String {
+        guard let session = body.string("sessionInfo"), !session.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
+        guard let code = body.string("code"), !code.isEmpty else { throw AuthError("MISSING_CODE") }
+        guard let record = try await codes.peek(session, now: now), record.requestType == "PHONE", let phone = record.phoneNumber,
+            let digest = record.codeDigest.flatMap({ Data(base64Encoded: $0) })
+        else {
+            throw AuthError("INVALID_SESSION_INFO")
+        }
+        guard constantTimeEqual(Array(CodeBook.digest(code)), Array(digest)) else {
+            try await codes.recordWrongGuess(session)
+            throw AuthError("INVALID_CODE")
+        }
+        guard try await codes.take(session, now: now) != nil else { throw AuthError("INVALID_SESSION_INFO") }
+        return phone
     }
 
     // MARK: accounts:signInWithCustomToken
@@ -413,7 +443,7 @@ extension AuthService {
     // MARK: Emulator endpoints (`--dev`)
 
     public func pendingOobCodes() async throws -> JSONValue {
-        let all = try await codes.all(now: clock()).filter { $0.requestType != "PHONE" }
+        let all = try await codes.all(now: clock()).filter { $0.requestType != "PHONE" && $0.requestType != Self.temporaryProofType }
         return .object([JSONMember("oobCodes", .array(all.map { c in
             var m = [JSONMember("email", .string(c.email ?? "")), JSONMember("oobCode", .string(c.plainKey ?? "")),
                      JSONMember("oobLink", .string(c.oobLink ?? "")), JSONMember("requestType", .string(c.requestType))]

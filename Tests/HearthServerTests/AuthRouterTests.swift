@@ -465,3 +465,40 @@ extension AuthRouterTests {
         }
     }
 }
+
+extension AuthRouterTests {
+    @Test func aTemporaryProofSignsInAsThePhonesOwnerOnce() async throws {
+        try await withRouterClient(dev: true, auth: Self.service()) { client in
+            func signIn(_ phone: String, idToken: String? = nil) async throws -> JSONValue {
+                let (_, sent) = try await call(client, Self.v1 + "sendVerificationCode?key=k", #"{"phoneNumber":"\#(phone)"}"#)
+                let session = try #require(sent["sessionInfo"]?.stringValue)
+                let (_, text, _) = try await client.send(.get, "/emulator/v1/projects/demo/verificationCodes", headers: [:])
+                guard case .array(let all)? = try JSONValue.parse(text)["verificationCodes"],
+                    let code = all.first(where: { $0["sessionInfo"]?.stringValue == session })?["code"]?.stringValue
+                else { throw AuthError("no code") }
+                let token = idToken.map { #","idToken":"\#($0)""# } ?? ""
+                return try await call(client, Self.v1 + "signInWithPhoneNumber?key=k", #"{"sessionInfo":"\#(session)","code":"\#(code)"\#(token)}"#).1
+            }
+            let owner = try await signIn("+15555550111")
+            let (_, other) = try await call(client, Self.v1 + "signUp?key=k", "{}")
+            let conflict = try await signIn("+15555550111", idToken: other["idToken"]?.stringValue)
+            let proof = try #require(conflict["temporaryProof"]?.stringValue)
+            #expect(conflict["temporaryProofExpiresIn"] == .string("3600"))
+            // The proof is not an OOB code.
+            let (_, oob, _) = try await client.send(.get, "/emulator/v1/projects/demo/oobCodes", headers: [:])
+            #expect(try JSONValue.parse(oob)["oobCodes"] == .array([]))
+
+            let path = Self.v1 + "signInWithPhoneNumber?key=k"
+            #expect(errorMessage(try await call(client, path, #"{"temporaryProof":"\#(proof)"}"#).1) == "MISSING_PHONE_NUMBER")
+            #expect(errorMessage(try await call(client, path, #"{"temporaryProof":"forged","phoneNumber":"+15555550111"}"#).1) == "INVALID_TEMPORARY_PROOF")
+            #expect(errorMessage(try await call(client, path, #"{"temporaryProof":"\#(proof)","phoneNumber":"+15555550122"}"#).1) == "INVALID_TEMPORARY_PROOF")
+            let (status, signedIn) = try await call(client, path, #"{"temporaryProof":"\#(proof)","phoneNumber":"+15555550111"}"#)
+            #expect(status == .ok)
+            #expect(signedIn["localId"] == owner["localId"])
+            #expect(signedIn["isNewUser"] == .bool(false))
+            #expect(Self.key.verifiedPayload(signedIn["idToken"]?.stringValue ?? "")?["firebase"]?["sign_in_provider"] == .string("phone"))
+            // Single use.
+            #expect(errorMessage(try await call(client, path, #"{"temporaryProof":"\#(proof)","phoneNumber":"+15555550111"}"#).1) == "INVALID_TEMPORARY_PROOF")
+        }
+    }
+}
