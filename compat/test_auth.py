@@ -1405,6 +1405,27 @@ def test_sdk_import_users_keeps_linked_providers(api, auth_app):
     body = api.ok("signInWithCustomToken", {"token": token, "returnSecureToken": True})
     identities = claims_of(body["idToken"])["firebase"]["identities"]
     assert identities["google.com"] == ["g-" + uid]
+    # get_users by provider uid finds the user through federatedUserId.
+    found = auth.get_users([auth.ProviderIdentifier("google.com", "g-" + uid)], app=auth_app)
+    assert [u.uid for u in found.users] == [uid]
+
+
+def test_admin_update_links_providers_and_sets_account_history(api, auth_app):
+    """Privileged accounts:update takes linkProviderUserInfo (one provider account per user),
+    createdAt and lastLoginAt, as migrations from another system send them."""
+    first, second = api.admin_create(localId=unique("lnk")), api.admin_create(localId=unique("lnk"))
+    link = {"providerId": "apple.com", "rawId": "a-" + first, "email": "a@x.test"}
+    api.admin_ok("update", {"localId": first, "linkProviderUserInfo": link,
+                            "createdAt": "1000", "lastLoginAt": 2000})
+    user = auth.get_user(first, app=auth_app)
+    assert [(p.provider_id, p.uid) for p in user.provider_data] == [("apple.com", "a-" + first)]
+    assert user.user_metadata.creation_timestamp == 1000
+    assert user.user_metadata.last_sign_in_timestamp == 2000
+    auth_error(api.admin("update", {"localId": second, "linkProviderUserInfo": link}),
+               "FEDERATED_USER_ID_ALREADY_LINKED")
+    resp = api.admin("update", {"localId": second, "linkProviderUserInfo": {"providerId": "phone", "rawId": "+1555"}})
+    assert resp.status_code == 400 and resp.json()["error"]["message"].startswith("INVALID_PROVIDER_ID")
+    assert auth.get_user(second, app=auth_app).provider_data == []
 
 
 def test_sdk_custom_token_exchange(api, auth_app):

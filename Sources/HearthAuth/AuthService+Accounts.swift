@@ -234,6 +234,11 @@ extension AuthService {
             for uid in body.strings("localId") { try add(tx.account(uid: uid)) }
             for email in body.strings("email") { try add(tx.account(email: email.lowercased())) }
             for phone in body.strings("phoneNumber") { try add(tx.account(phoneNumber: phone)) }
+            if case .array(let wanted)? = body["federatedUserId"] {
+                for case let linked? in wanted.map(ProviderInfo.init(request:)) {
+                    if let user = try self.user(linking: linked, except: nil, in: tx), seen.insert(user.localId).inserted { out.append(user) }
+                }
+            }
             return out
         }
         var m = [JSONMember("kind", .string("identitytoolkit#GetAccountInfoResponse"))]

@@ -73,13 +73,9 @@ extension AuthService {
             // listing them in `firebase.identities`. `password` and `phone` are derived from the
             // email/password and phone fields, never stored as entries.
             if case .array(let infos)? = u["providerUserInfo"] {
-                for info in infos {
-                    guard let provider = info.string("providerId"), !provider.isEmpty, !["password", "phone"].contains(provider) else { continue }
-                    guard let rawId = info.string("rawId"), !rawId.isEmpty else { continue }
-                    user.linkedProviders.removeAll { $0.providerId == provider }
-                    user.linkedProviders.append(ProviderInfo(
-                        providerId: provider, rawId: rawId, federatedId: info.string("federatedId") ?? rawId, email: info.string("email"),
-                        displayName: info.string("displayName"), photoUrl: info.string("photoUrl"), phoneNumber: info.string("phoneNumber")))
+                for case let linked? in infos.map(ProviderInfo.init(request:)) where !linked.isDerived {
+                    user.linkedProviders.removeAll { $0.providerId == linked.providerId }
+                    user.linkedProviders.append(linked)
                 }
             }
             if let raw = u.string("rawPassword") {

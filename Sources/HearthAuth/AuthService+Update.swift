@@ -91,6 +91,10 @@ extension AuthService {
                 if let phone = body.string("phoneNumber") { user.phoneNumber = phone }
                 if let attributes = body.string("customAttributes") { user.customAttributes = attributes == "{}" ? nil : attributes }
                 if let validSince = body.int64("validSince") { user.validSince = validSince }
+                // Account history carried over from another system (admin SDKs' migrations).
+                if let created = body.int64("createdAt") { user.createdAt = created }
+                if let lastLogin = body.int64("lastLoginAt") { user.lastLoginAt = lastLogin }
+                if let info = body["linkProviderUserInfo"] { try self.link(info, to: &user, in: tx) }
             } else if let phone = body.string("phoneNumber") {
                 user.phoneNumber = phone
             }
@@ -110,6 +114,37 @@ extension AuthService {
             if user.passwordHash != nil { m.append(JSONMember("passwordHash", .string("UkVEQUNURUQ="))) }
             if let tokens { m += self.tokenTrio(tokens) }
             return .object(m)
+        }
+    }
+}
+
+extension AuthService {
+    /// Links an identity provider (`linkProviderUserInfo`, admin update): `providerId` and `rawId`
+    /// are required, `password` and `phone` are not providers one links this way, and one provider
+    /// account belongs to one user (`FEDERATED_USER_ID_ALREADY_LINKED`).
+    func link(_ info: JSONValue, to user: inout UserRecord, in tx: any AccountTransaction) throws {
+        guard let linked = ProviderInfo(request: info) else {
+            throw AuthError("INVALID_PROVIDER_ID", "linkProviderUserInfo needs providerId and rawId")
+        }
+        guard !linked.isDerived else { throw AuthError("INVALID_PROVIDER_ID", "\(linked.providerId) cannot be linked with linkProviderUserInfo") }
+        if try self.user(linking: linked, except: user.localId, in: tx) != nil { throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED") }
+        user.linkedProviders.removeAll { $0.providerId == linked.providerId }
+        user.linkedProviders.append(linked)
+    }
+
+    /// The user (other than `except`) with this provider account linked. Linked providers have no
+    /// index: this scans every account, acceptable for the admin calls that use it.
+    func user(linking linked: ProviderInfo, except uid: String?, in tx: any AccountTransaction) throws -> UserRecord? {
+        var after: String?
+        while true {
+            let rows = try tx.accounts(after: after, limit: 500)
+            for row in rows where row.uid != uid {
+                if let other = try load(row), other.linkedProviders.contains(where: { $0.providerId == linked.providerId && $0.rawId == linked.rawId }) {
+                    return other
+                }
+            }
+            guard rows.count == 500, let last = rows.last else { return nil }
+            after = last.uid
         }
     }
 }

@@ -13,6 +13,22 @@ public struct ProviderInfo: Codable, Sendable, Hashable {
     public var phoneNumber: String?
 }
 
+extension ProviderInfo {
+    /// A `providerUserInfo` entry as admin requests send it; nil without `providerId` and `rawId`.
+    init?(request info: JSONValue) {
+        guard let provider = info["providerId"]?.stringValue, !provider.isEmpty,
+            let rawId = info["rawId"]?.stringValue, !rawId.isEmpty
+        else { return nil }
+        self.init(
+            providerId: provider, rawId: rawId, federatedId: info["federatedId"]?.stringValue ?? rawId,
+            email: info["email"]?.stringValue, displayName: info["displayName"]?.stringValue,
+            photoUrl: info["photoUrl"]?.stringValue, phoneNumber: info["phoneNumber"]?.stringValue)
+    }
+
+    /// `password` and `phone` entries are derived from the user's own fields, never stored.
+    var isDerived: Bool { providerId == "password" || providerId == "phone" }
+}
+
 /// Everything Hearth keeps about a user. Passwords are stored only as scrypt hashes.
 public struct UserRecord: Codable, Sendable, Hashable {
     public var localId: String
