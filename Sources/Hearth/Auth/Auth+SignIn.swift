@@ -50,6 +50,18 @@ extension Auth {
         return try await start(answer)
     }
 
+    /// Signs in as the account that has the phone number a failed ``link(verificationID:code:)``
+    /// verified (its error's ``AuthError/phoneProof``), without sending a new code. The current
+    /// user (for example an anonymous trial user) is replaced.
+    ///
+    /// Throws ``AuthError`` `.invalidVerificationID` when the proof was used or has expired.
+    @discardableResult
+    public func signIn(phoneProof: PhoneProof) async throws -> User {
+        let answer: AuthWire.TokenResponse = try await client.call(
+            "signInWithPhoneNumber", ["temporaryProof": .string(phoneProof.temporaryProof), "phoneNumber": .string(phoneProof.phoneNumber)])
+        return try await start(answer)
+    }
+
     /// Signs in with a custom token minted by your backend with an admin SDK.
     @discardableResult
     public func signIn(customToken: String) async throws -> User {
@@ -74,15 +86,18 @@ extension Auth {
 
     /// Adds the phone number verified by `code` to the current user. The uid stays.
     ///
-    /// Throws ``AuthError`` `.credentialAlreadyInUse` when the number belongs to another account.
+    /// Throws ``AuthError`` `.credentialAlreadyInUse` when the number belongs to another account;
+    /// the error's ``AuthError/phoneProof`` signs in as that account with ``signIn(phoneProof:)``.
     @discardableResult
     public func link(verificationID: String, code: String) async throws -> User {
         let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
             try await client.call(
                 "signInWithPhoneNumber", ["sessionInfo": .string(verificationID), "code": .string(code), "idToken": .string(token)])
         }
-        if answer.temporaryProof != nil, answer.idToken == nil {
-            throw AuthError(code: .credentialAlreadyInUse, message: "The phone number is already used by another account.", status: 200)
+        if let proof = answer.temporaryProof, answer.idToken == nil {
+            var error = AuthError(code: .credentialAlreadyInUse, message: "The phone number is already used by another account.", status: 200)
+            if let phoneNumber = answer.phoneNumber { error.phoneProof = PhoneProof(phoneNumber: phoneNumber, temporaryProof: proof) }
+            throw error
         }
         return try await refreshUser(epoch: epoch, tokens: answer)
     }

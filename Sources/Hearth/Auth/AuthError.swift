@@ -101,6 +101,9 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
     public var status: Int?
     /// The underlying error (a `URLError` for ``Code/network``).
     public var cause: (any Error)?
+    /// For ``Code/credentialAlreadyInUse`` from linking a phone number: proof that this client
+    /// verified the number, to sign in as the account that has it with ``Auth/signIn(phoneProof:)``.
+    public var phoneProof: PhoneProof?
 
     public init(code: Code, message: String, serverMessage: String? = nil, status: Int? = nil, cause: (any Error)? = nil) {
         self.code = code
@@ -176,6 +179,7 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
         "TOO_MANY_ATTEMPTS_TRY_LATER": (.tooManyRequests, "Too many attempts; try again later."),
         "INVALID_PHONE_NUMBER": (.invalidPhoneNumber, "The phone number is not valid."),
         "MISSING_PHONE_NUMBER": (.missingPhoneNumber, "A phone number is required."),
+        "INVALID_TEMPORARY_PROOF": (.invalidVerificationID, "The phone verification has expired or was already used; verify the number again."),
         "PHONE_NUMBER_EXISTS": (.credentialAlreadyInUse, "The phone number is already used by another account."),
         "INVALID_OOB_CODE": (.invalidActionCode, "The code is not valid or was already used."),
         "MISSING_OOB_CODE": (.invalidActionCode, "A code is required."),
@@ -198,5 +202,18 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
     /// Errors after which the session cannot continue: the SDK signs out.
     var endsSession: Bool {
         [.userNotFound, .userDisabled, .userTokenExpired, .invalidRefreshToken, .invalidUserToken].contains(code)
+    }
+}
+
+/// Proof that a client verified a phone number which belongs to another account (Firebase's
+/// "updated credential"): valid once, for an hour. It comes with ``AuthError/phoneProof`` when
+/// linking the number fails, so the app can switch to the account that has it.
+public struct PhoneProof: Sendable, Hashable {
+    public var phoneNumber: String
+    public var temporaryProof: String
+
+    public init(phoneNumber: String, temporaryProof: String) {
+        self.phoneNumber = phoneNumber
+        self.temporaryProof = temporaryProof
     }
 }

@@ -29,6 +29,7 @@ enum AuthWire {
         var isNewUser: Bool?
         /// `signInWithPhoneNumber` linking a number that belongs to someone else.
         var temporaryProof: String?
+        var phoneNumber: String?
     }
 
     /// `securetoken.googleapis.com/v1/token` (snake_case).

@@ -133,6 +133,17 @@ struct AuthSignInTests {
             }
             #expect(error?.code == .credentialAlreadyInUse)
             #expect(other.currentUser?.isAnonymous == true)
+
+            // The trial user switches to the account that has the number (the loyalty app's
+            // "I already have an account" path), with the proof from the error: no second code.
+            let proof = try #require(error?.phoneProof)
+            #expect(proof.phoneNumber == phone)
+            let owner = try await other.signIn(phoneProof: proof)
+            #expect(owner.uid == anonymous.uid)
+            #expect(other.currentUser?.uid == anonymous.uid)
+            // A proof works once.
+            let reused = await #expect(throws: AuthError.self) { try await server.auth().signIn(phoneProof: proof) }
+            #expect(reused?.code == .invalidVerificationID)
         }
     }
 
