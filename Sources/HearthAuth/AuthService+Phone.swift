@@ -1,0 +1,105 @@
+import Foundation
+public import HearthCore
+import HearthStore
+
+// MARK: Phone: sendVerificationCode, signInWithPhoneNumber (sign-in, linking, temporary proofs)
+
+extension AuthService {
+    public func sendVerificationCode(_ body: JSONValue) async throws -> JSONValue {
+        let now = clock()
+        guard let phone = body.string("phoneNumber"), Self.isValidPhone(phone) else {
+            throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
+        }
+        try checkMessageQuota(phone, now: now, code: "QUOTA_EXCEEDED")
+        var rng = SystemRandomNumberGenerator()
+        let code = sixDigits(Int.random(in: 0..<1_000_000, using: &rng))
+        let session = Self.randomCode(bytes: 48)
+        try await codes.add(session, OneTimeCode(
+            requestType: "PHONE", phoneNumber: phone, codeDigest: CodeBook.digest(code).base64EncodedString(), code: code, created: now))
+        await deliver(OutgoingMessage(channel: .sms, to: phone, subject: "", body: "Your verification code is \(code)", purpose: "PHONE"))
+        return .object([JSONMember("sessionInfo", .string(session))])
+    }
+
+    static func isValidPhone(_ s: String) -> Bool {
+        s.hasPrefix("+") && s.utf8.count >= 4 && s.utf8.count <= 20 && s.utf8.dropFirst().allSatisfy { (0x30...0x39).contains($0) }
+    }
+
+    /// The request type of the proofs a phone-link conflict answers with.
+    static let temporaryProofType = "PHONE_PROOF"
+
+    public func signInWithPhoneNumber(_ body: JSONValue) async throws -> JSONValue {
+        let now = clock()
+        let phone: String
+        if let proof = body.string("temporaryProof"), !proof.isEmpty {
+            phone = try await redeemTemporaryProof(proof, phoneNumber: body.string("phoneNumber"), now: now)
+        } else {
+            phone = try await verifySMSCode(body, now: now)
+        }
+        return try await store.transaction { tx in
+            var user: UserRecord
+            var isNew = false
+            if let idToken = body.string("idToken") {
+                user = try self.user(forIDToken: idToken, in: tx, now: now)
+                if let other = try tx.account(phoneNumber: phone), other.uid != user.localId {
+                    // The number belongs to someone else: Firebase answers with a temporary proof,
+                    // which signs in as that owner (the client's credential-already-in-use path).
+                    let proof = Self.randomCode(bytes: 32)
+                    try self.codes.add(proof, OneTimeCode(requestType: Self.temporaryProofType, phoneNumber: phone, created: now), in: tx)
+                    return .object([
+                        JSONMember("temporaryProof", .string(proof)),
+                        JSONMember("temporaryProofExpiresIn", .string(String(CodeBook.lifetime / 1000))), JSONMember("phoneNumber", .string(phone)),
+                    ])
+                }
+                user.phoneNumber = phone
+            } else if let existing = try self.load(tx.account(phoneNumber: phone)) {
+                user = existing
+                if user.disabled { throw AuthError("USER_DISABLED") }
+            } else {
+                user = UserRecord(localId: Self.newUID(), createdAt: now, validSince: now / 1000)
+                user.phoneNumber = phone
+                isNew = true
+            }
+            user.lastLoginAt = now
+            let tokens = try self.issueTokens(for: &user, provider: "phone", in: tx, now: now)
+            try self.save(user, in: tx, mustBeNew: isNew)
+            return .object([
+                JSONMember("isNewUser", .bool(isNew)), JSONMember("phoneNumber", .string(phone)),
+                JSONMember("localId", .string(user.localId)),
+            ] + self.tokenTrio(tokens))
+        }
+    }
+
+    /// A temporary proof stands for a verified SMS code for its number: once, within the hour
+    /// `temporaryProofExpiresIn` announced. A proof for another number is refused and kept.
+    private func redeemTemporaryProof(_ proof: String, phoneNumber: String?, now: Int64) async throws -> String {
+        guard let phone = phoneNumber, !phone.isEmpty else { throw AuthError("MISSING_PHONE_NUMBER") }
+        guard let record = try await codes.peek(proof, now: now), record.requestType == Self.temporaryProofType, record.phoneNumber == phone else {
+            throw AuthError("INVALID_TEMPORARY_PROOF")
+        }
+        guard try await codes.take(proof, now: now) != nil else { throw AuthError("INVALID_TEMPORARY_PROOF") }
+        return phone
+    }
+
+    /// Checks `{sessionInfo, code}` and uses up the session; returns its number.
+    private func verifySMSCode(_ body: JSONValue, now: Int64) async throws -> String {
+        guard let session = body.string("sessionInfo"), !session.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
+        guard let code = body.string("code"), !code.isEmpty else { throw AuthError("MISSING_CODE") }
+        guard let record = try await codes.peek(session, now: now), record.requestType == "PHONE", let phone = record.phoneNumber,
+            let digest = record.codeDigest.flatMap({ Data(base64Encoded: $0) })
+        else {
+            throw AuthError("INVALID_SESSION_INFO")
+        }
+        guard constantTimeEqual(Array(CodeBook.digest(code)), Array(digest)) else {
+            try await codes.recordWrongGuess(session)
+            throw AuthError("INVALID_CODE")
+        }
+        guard try await codes.take(session, now: now) != nil else { throw AuthError("INVALID_SESSION_INFO") }
+        return phone
+    }
+}
+
+/// `n` as six digits with leading zeros.
+func sixDigits(_ n: Int) -> String {
+    let digits = "\(n)"
+    return String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+}
