@@ -226,6 +226,47 @@ def test_production_mode_requires_the_admin_credential(tmp_path, monkeypatch):
         assert blob.download_as_bytes() == b"x"
 
 
+def test_public_url_serves_the_bytes(bucket, client, base_url):
+    """blob.public_url (`{endpoint}/{bucket}/{name}`) serves the object; an unknown object is 404 in
+    the API's shape. A `.json` path under a bucket name without a dot is a Realtime Database path,
+    and stays one (Firebase's buckets are always dotted: `<project>.appspot.com`)."""
+    blob = bucket.blob("dir/a b+c.txt")
+    blob.upload_from_string('{"x":1}', content_type="application/json")
+    resp = requests.get(blob.public_url, timeout=15)
+    assert resp.status_code == 200 and resp.content == b'{"x":1}'
+    assert resp.headers["Content-Type"].startswith("application/json")
+    ranged = requests.get(blob.public_url, headers={"Range": "bytes=1-3"}, timeout=15)
+    assert ranged.status_code == 206 and ranged.content == b'"x"'
+    # A v4 signed URL's query parameters do not change what is served.
+    signed = requests.get(blob.public_url + "?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature=abcd", timeout=15)
+    assert signed.status_code == 200 and signed.content == b'{"x":1}'
+    missing = requests.get(f"{base_url}/{bucket.name}/nope.txt", timeout=15)
+    assert missing.status_code == 404 and "error" in missing.json()
+    # In a dotted bucket a `.json` object is served too.
+    dotted = client.bucket("demo.appspot.com").blob(f"pub/{uuid.uuid4().hex}.json")
+    dotted.upload_from_string("[1]")
+    assert requests.get(dotted.public_url, timeout=15).content == b"[1]"
+    # Paths of buckets that do not exist, and `.json` paths under dotless names, stay with the database.
+    for path in ["nobucket/x.json", f"{bucket.name}/dir/x.json"]:
+        rtdb = requests.get(f"{base_url}/{path}", headers={"Authorization": "Bearer owner"}, timeout=15)
+        assert rtdb.status_code == 200 and rtdb.json() is None, path
+
+
+def test_public_url_needs_the_admin_credential_outside_dev(tmp_path):
+    with hearth_process([], tmp_path / "data", tmp_path / "server.log") as (base_url, _, _):
+        admin_token = (tmp_path / "data" / "admin-token").read_text().strip()
+        headers = {"Authorization": f"Bearer {admin_token}"}
+        upload = requests.post(f"{base_url}/upload/storage/v1/b/demo.appspot.com/o",
+                               params={"uploadType": "media", "name": "p/x.txt"}, data=b"secret",
+                               headers=headers, timeout=15)
+        assert upload.status_code == 200, upload.text
+        url = f"{base_url}/demo.appspot.com/p/x.txt"
+        refused = requests.get(url, timeout=15)
+        assert refused.status_code == 401 and b"secret" not in refused.content
+        assert requests.get(url + "?X-Goog-Signature=abcd", timeout=15).status_code == 401
+        assert requests.get(url, headers=headers, timeout=15).content == b"secret"
+
+
 def test_compose_concatenates_sources(bucket):
     parts = [bucket.blob(f"part-{i}") for i in range(3)]
     for i, part in enumerate(parts):
