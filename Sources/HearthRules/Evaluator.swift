@@ -307,12 +307,13 @@ struct Evaluator {
                 }
             }
             switch method {
-            case .contains: return .bool(strings[0].isEmpty || s.contains(strings[0]))
-            case .beginsWith: return .bool(s.hasPrefix(strings[0]))
-            case .endsWith: return .bool(s.hasSuffix(strings[0]))
-            case .replace:
-                guard !strings[0].isEmpty else { return .string(s) }
-                return .string(s.replacing(strings[0], with: strings[1]))
+            // On UTF-16 code units, as JavaScript: Swift's Character comparisons would treat
+            // "admin\u{301}" as not containing "admin" and "e\u{301}" as equal to "é", which
+            // lets values slip past block-lists and equality checks.
+            case .contains: return .bool(RuleStrings.range(of: strings[0], in: s) != nil)
+            case .beginsWith: return .bool(s.utf16.starts(with: strings[0].utf16))
+            case .endsWith: return .bool(s.utf16.reversed().starts(with: strings[0].utf16.reversed()))
+            case .replace: return .string(RuleStrings.replacingAll(strings[0], with: strings[1], in: s))
             case .toLowerCase: return .string(s.lowercased())
             case .toUpperCase: return .string(s.uppercased())
             }
@@ -436,16 +437,46 @@ struct Evaluator {
         case (.null, .null): return true
         case (.bool(let x), .bool(let y)): return x == y
         case (.number(let x), .number(let y)): return x == y
-        case (.string(let x), .string(let y)): return x == y
+        // Code units, not canonical equivalence: `e\u{301}` and `é` are different keys in the store.
+        case (.string(let x), .string(let y)): return x.utf16.elementsEqual(y.utf16)
         default: return false
         }
     }
 
-    /// Numbers in string concatenation, as JavaScript prints them (`1`, `1.5`, `NaN`).
+    /// Numbers in string concatenation, as JavaScript's `Number.prototype.toString` prints them:
+    /// `1`, `1.5`, `NaN`, `10000000000000000000` (1e19), `0.000001`, `1e-7`, `1e+21`.
     static func numberText(_ d: Double) -> String {
         if d.isNaN { return "NaN" }
         if d.isInfinite { return d < 0 ? "-Infinity" : "Infinity" }
-        if d == d.rounded(), abs(d) < 1e21 { return String(Int64(d)) }
-        return String(d)
+        if d == 0 { return "0" }
+        // Swift prints the shortest digits that round-trip, as JavaScript does; only the layout differs.
+        var text = "\(d.magnitude)"
+        var exponent = 0
+        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            exponent = Int(text[text.index(after: e)...]) ?? 0
+            text = String(text[..<e])
+        }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        var digits = Array(String(parts[0]) + (parts.count > 1 ? String(parts[1]) : ""))
+        // The value is 0.DIGITS × 10^n.
+        var n = parts[0].count + exponent
+        while digits.count > 1, digits.first == "0" {
+            digits.removeFirst()
+            n -= 1
+        }
+        while digits.count > 1, digits.last == "0" { digits.removeLast() }
+        let k = digits.count
+        let body: String
+        if k <= n && n <= 21 {
+            body = String(digits) + String(repeating: "0", count: n - k)
+        } else if 0 < n && n <= 21 {
+            body = String(digits[..<n]) + "." + String(digits[n...])
+        } else if -6 < n && n <= 0 {
+            body = "0." + String(repeating: "0", count: -n) + String(digits)
+        } else {
+            let e = n - 1
+            body = String(digits[0]) + (k > 1 ? "." + String(digits[1...]) : "") + "e" + (e < 0 ? "-" : "+") + String(e.magnitude)
+        }
+        return (d < 0 ? "-" : "") + body
     }
 }
