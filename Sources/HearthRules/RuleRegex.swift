@@ -1,9 +1,13 @@
 /// A `matches()` pattern: the subset of regular expressions Firebase accepts, checked at compile
 /// time and matched with search semantics (unanchored unless `^`/`$` are given).
-struct RuleRegex: @unchecked Sendable {
-    // Swift's `Regex` is a value type whose matching does not mutate shared state; it is only
-    // built here and read afterwards.
-    let regex: Regex<AnyRegexOutput>
+///
+/// Matched by the same linear-time Pike VM as storage rules (`StorageRegex`), never by Swift's
+/// `Regex`: that one backtracks (`/^(a+)+$/` against 24 `a`s and a `!` ran for minutes and held
+/// every write behind it), works on whole `Character`s (`.` swallowed a letter with any number of
+/// combining marks, so `/^.{1,10}$/` let through thousands of code units) and gives `\d`/`\w`
+/// Unicode meanings. Here `.` is one Unicode scalar and `\d \w \s` are ASCII, as in JavaScript.
+struct RuleRegex: Sendable {
+    let regex: StorageRegex
     let pattern: String
 
     struct Failure: Error {
@@ -15,16 +19,18 @@ struct RuleRegex: @unchecked Sendable {
     init(pattern: String, ignoreCase: Bool) throws(Failure) {
         try RuleRegex.checkSubset(Array(pattern.unicodeScalars))
         do {
-            let r = try Regex(pattern)
-            regex = ignoreCase ? r.ignoresCase() : r
+            regex = try StorageRegex(ignoreCase ? "(?i)" + pattern : pattern)
         } catch {
-            throw Failure(message: "\(error)", offset: 0)
+            throw Failure(message: error.message, offset: max(0, error.offset - (ignoreCase ? 4 : 0)))
         }
         self.pattern = pattern
     }
 
     func matches(_ s: String) -> Bool {
-        (try? regex.firstMatch(in: s)) != nil
+        // Linear in the input, so no budget is needed; an unlimited one never runs out.
+        var budget = Int.max
+        var vm = StorageRegexVM(regex: regex, input: s.unicodeScalars.map(\.value))
+        return (try? vm.firstMatch(from: 0, budget: &budget)) != nil
     }
 
     /// Literals, `.`, `* + ?`, `{n}` `{n,}` `{n,m}`, groups, `|`, classes, `\d \D \w \W \s \S`,
