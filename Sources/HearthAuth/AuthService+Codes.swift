@@ -220,24 +220,70 @@ extension AuthService {
         }
     }
 
-    /// `accounts:update` with an `oobCode`: verify an email or apply an email change.
-    func applyOobCode(_ code: String, now: Int64) async throws -> JSONValue {
+    /// `accounts:update` with an `oobCode`: verify an email, apply an email change, or undo one
+    /// (`RECOVER_EMAIL`, from the link mailed to the previous address).
+    func applyOobCode(_ code: String, now: Int64, linkBase: String?) async throws -> JSONValue {
         guard let record = try await codes.take(code, now: now), let uid = record.uid,
-            record.requestType == "VERIFY_EMAIL" || record.requestType == "VERIFY_AND_CHANGE_EMAIL"
+            ["VERIFY_EMAIL", "VERIFY_AND_CHANGE_EMAIL", "RECOVER_EMAIL"].contains(record.requestType)
         else { throw AuthError("INVALID_OOB_CODE") }
-        return try await store.transaction { tx in
+        let (response, recovery): (JSONValue, EmailRecovery?) = try await store.transaction { tx in
             guard var user = try self.load(tx.account(uid: uid)) else { throw AuthError.userNotFound }
-            if let newEmail = record.newEmail {
-                user.email = newEmail
+            var recovery: EmailRecovery?
+            switch record.requestType {
+            case "RECOVER_EMAIL":
+                // Back to the address the change was made from (it proved access by opening the
+                // link), and every session of whoever made the change ends.
+                guard let previous = record.email else { throw AuthError("INVALID_OOB_CODE") }
+                if let other = try tx.account(email: previous), other.uid != uid { throw AuthError("EMAIL_EXISTS") }
+                user.email = previous
                 user.validSince = now / 1000
+            default:
+                if let newEmail = record.newEmail {
+                    if let previous = user.email, previous != newEmail {
+                        recovery = EmailRecovery(uid: uid, previous: previous, new: newEmail)
+                        user.initialEmail = user.initialEmail ?? previous
+                    }
+                    user.email = newEmail
+                    user.validSince = now / 1000
+                }
             }
             user.emailVerified = true
             try self.save(user, in: tx)
             var m = [JSONMember("kind", .string("identitytoolkit#SetAccountInfoResponse")), JSONMember("localId", .string(uid))]
             if let e = user.email { m.append(JSONMember("email", .string(e))) }
             m.append(JSONMember("emailVerified", .bool(true)))
-            return .object(m)
+            return (.object(m), recovery)
         }
+        if let recovery { await sendRecovery(recovery, now: now, linkBase: linkBase) }
+        return response
+    }
+
+    /// An email change to tell the previous address about.
+    struct EmailRecovery: Sendable {
+        var uid: String
+        var previous: String
+        var new: String
+    }
+
+    /// Mails the previous address a `RECOVER_EMAIL` link that undoes the change, as Firebase does
+    /// after every email change: whoever lost the address (to a stolen session, say) can take the
+    /// account back. Best effort: the change itself is already committed.
+    func sendRecovery(_ recovery: EmailRecovery, now: Int64, linkBase: String?) async {
+        var record = OneTimeCode(requestType: "RECOVER_EMAIL", created: now)
+        (record.email, record.newEmail, record.uid) = (recovery.previous, recovery.new, recovery.uid)
+        let code = Self.randomCode(bytes: 40)
+        let link = "\(linkBase ?? "")\(options.actionPath)?mode=recoverEmail&lang=en&oobCode=\(code)&apiKey=fake-api-key"
+        record.oobLink = link
+        do {
+            try await codes.add(code, record)
+        } catch {
+            onDeliveryFailure(.email, "RECOVER_EMAIL", "the recovery code could not be stored: \(error)")
+            return
+        }
+        await deliver(OutgoingMessage(
+            channel: .email, to: recovery.previous, subject: "Your sign-in email was changed",
+            body: "The email address of your account was changed to \(recovery.new). If you did not do this, open this link to change it back: \(link)\n",
+            purpose: "RECOVER_EMAIL"))
     }
 
     // MARK: accounts:signInWithEmailLink

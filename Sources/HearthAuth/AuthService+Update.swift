@@ -17,10 +17,12 @@ extension AuthService {
     // MARK: accounts:update
 
     /// Self-service with an `idToken`, or (privileged) any user by `localId`.
-    public func update(_ body: JSONValue, privileged: Bool) async throws -> JSONValue {
+    /// - Parameter linkBase: where links in mails this sends point (`http://host:port`): the
+    ///   recovery link an email change mails to the previous address.
+    public func update(_ body: JSONValue, privileged: Bool, linkBase: String? = nil) async throws -> JSONValue {
         let now = clock()
         let idToken = body.string("idToken")
-        if idToken == nil, let code = body.string("oobCode") { return try await applyOobCode(code, now: now) }
+        if idToken == nil, let code = body.string("oobCode") { return try await applyOobCode(code, now: now, linkBase: linkBase) }
         if idToken == nil {
             guard privileged else {
                 throw AuthError("INVALID_REQ_TYPE", "Unsupported request parameters.")
@@ -42,7 +44,8 @@ extension AuthService {
             throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
         }
         let newCredentials = credentials
-        return try await store.transaction { tx in
+        let (response, recovery): (JSONValue, EmailRecovery?) = try await store.transaction { tx in
+            var recovery: EmailRecovery?
             var user: UserRecord
             if let idToken {
                 user = try self.user(forIDToken: idToken, in: tx, now: now)
@@ -58,6 +61,12 @@ extension AuthService {
                 let lower = email.lowercased()
                 if let other = try tx.account(email: lower), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
                 if lower != user.email {
+                    if let previous = user.email {
+                        user.initialEmail = user.initialEmail ?? previous
+                        // The user changed it (admin changes are the operator's): the previous
+                        // address may undo it.
+                        if idToken != nil { recovery = EmailRecovery(uid: user.localId, previous: previous, new: lower) }
+                    }
                     user.email = lower
                     user.emailVerified = false
                     if !wasAnonymous { user.validSince = now / 1000 }
@@ -113,8 +122,10 @@ extension AuthService {
             m.append(JSONMember("providerUserInfo", .array(user.providers.map(\.json))))
             if user.passwordHash != nil { m.append(JSONMember("passwordHash", .string("UkVEQUNURUQ="))) }
             if let tokens { m += self.tokenTrio(tokens) }
-            return .object(m)
+            return (.object(m), recovery)
         }
+        if let recovery { await sendRecovery(recovery, now: now, linkBase: linkBase) }
+        return response
     }
 }
 

@@ -33,6 +33,8 @@ extension ProviderInfo {
 public struct UserRecord: Codable, Sendable, Hashable {
     public var localId: String
     public var email: String?
+    /// The email before the account's first email change (Firebase's `initialEmail`).
+    public var initialEmail: String?
     public var emailVerified = false
     public var displayName: String?
     public var photoUrl: String?
@@ -120,6 +122,7 @@ public struct UserRecord: Codable, Sendable, Hashable {
         if let customAttributes, customAttributes != "{}" { m.append(JSONMember("customAttributes", .string(customAttributes))) }
         if customAuth == true { m.append(JSONMember("customAuth", .bool(true))) }
         if emailLinkSignin == true { m.append(JSONMember("emailLinkSignin", .bool(true))) }
+        if let initialEmail { m.append(JSONMember("initialEmail", .string(initialEmail))) }
         m.append(JSONMember("providerUserInfo", .array(providers.map(\.json))))
         return .object(m)
     }

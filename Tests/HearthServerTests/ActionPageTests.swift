@@ -99,6 +99,30 @@ struct ActionPageTests {
         }
     }
 
+    @Test("the previous address gets a recovery link at the public URL; opening it asks first, the click restores the email")
+    func emailChangeRecoveryLink() async throws {
+        let outbox = OutboxSender()
+        try await withRouterClient(auth: Self.service(outbox: outbox), publicURL: "https://api.example.com") { client in
+            let (_, user) = try await post(client, "signUp", #"{"email":"mine@x.io","password":"secret1","returnSecureToken":true}"#)
+            let idToken = try #require(user["idToken"]?.stringValue)
+            #expect(try await post(client, "update", #"{"idToken":"\#(idToken)","email":"other@x.io"}"#).0 == .ok)
+            let mail = try #require(outbox.sent.last)
+            #expect(mail.to == "mine@x.io" && mail.purpose == "RECOVER_EMAIL")
+            let link = try lastLink(outbox)
+            #expect(link.contains("mode=recoverEmail"))
+            let code = String(try #require(link.split(separator: "oobCode=").last?.split(separator: "&").first))
+            let (status, html, _) = try await client.send(.get, link, nil, headers: [:])
+            #expect(status == .ok && html.contains("Restore") && html.contains("mine@x.io"))
+            // Opening the page changed nothing.
+            #expect(try await post(client, "signInWithPassword", #"{"email":"other@x.io","password":"secret1"}"#).0 == .ok)
+            var formHeaders = HTTPFields()
+            formHeaders[.contentType] = "application/x-www-form-urlencoded"
+            let (done, doneHTML, _) = try await client.send(.post, "/__/auth/action", form(["mode": "recoverEmail", "oobCode": code]), headers: formHeaders)
+            #expect(done == .ok && doneHTML.contains("Email restored"))
+            #expect(try await post(client, "signInWithPassword", #"{"email":"mine@x.io","password":"secret1"}"#).0 == .ok)
+        }
+    }
+
     @Test func continueURLsMustBeOnAnAuthorizedDomain() async throws {
         let outbox = OutboxSender()
         try await withRouterClient(auth: Self.service(outbox: outbox), publicURL: "https://api.example.com") { client in

@@ -97,6 +97,42 @@ struct AuthRouterTests {
         }
     }
 
+    @Test("an email change mails the previous address a RECOVER_EMAIL link that restores it and ends every session")
+    func emailChangeCanBeRecovered() async throws {
+        let now = LockedValue(Int64(1_800_000_000_000))
+        try await withRouterClient(dev: true, auth: Self.service(clock: { now.get() })) { client in
+            let (_, user) = try await call(client, Self.v1 + "signUp?key=k", #"{"email":"first@b.c","password":"secret1"}"#)
+            let token = try #require(user["idToken"]?.stringValue)
+            now.set(1_800_000_005_000)
+            let (status, changed) = try await call(client, Self.v1 + "update?key=k", #"{"idToken":"\#(token)","email":"thief@b.c"}"#)
+            #expect(status == .ok)
+            #expect(changed["email"] == .string("thief@b.c"))
+            let thiefToken = try #require(changed["idToken"]?.stringValue)
+            let (_, looked) = try await call(client, Self.adminBase + ":lookup", #"{"localId":["\#(user["localId"]?.stringValue ?? "")"]}"#, headers: admin)
+            #expect(looked["users"]?[0]?["initialEmail"] == .string("first@b.c"))
+
+            let (_, text, _) = try await client.send(.get, "/emulator/v1/projects/demo/oobCodes", headers: [:])
+            guard case .array(let pending)? = try JSONValue.parse(text)["oobCodes"] else { Issue.record("no listing"); return }
+            let recovery = try #require(pending.first { $0["requestType"] == .string("RECOVER_EMAIL") })
+            #expect(recovery["email"] == .string("first@b.c"))
+            #expect(recovery["newEmail"] == .string("thief@b.c"))
+            #expect(recovery["oobLink"]?.stringValue?.contains("mode=recoverEmail") == true)
+            let code = try #require(recovery["oobCode"]?.stringValue)
+            let (_, inspected) = try await call(client, Self.v1 + "resetPassword?key=k", #"{"oobCode":"\#(code)"}"#)
+            #expect(inspected["requestType"] == .string("RECOVER_EMAIL"))
+            #expect(inspected["email"] == .string("first@b.c"))
+
+            now.set(1_800_000_010_000)
+            let (applied, restored) = try await call(client, Self.v1 + "update?key=k", #"{"oobCode":"\#(code)"}"#)
+            #expect(applied == .ok)
+            #expect(restored["email"] == .string("first@b.c"))
+            #expect(errorMessage(try await call(client, Self.v1 + "lookup?key=k", #"{"idToken":"\#(thiefToken)"}"#).1) == "TOKEN_EXPIRED")
+            #expect(errorMessage(try await call(client, Self.v1 + "update?key=k", #"{"oobCode":"\#(code)"}"#).1) == "INVALID_OOB_CODE")
+            let (_, signedIn) = try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"first@b.c","password":"secret1"}"#)
+            #expect(signedIn["localId"] == user["localId"])
+        }
+    }
+
     @Test func passwordChangeRevokesOldTokensAndReturnsNewOnes() async throws {
         let now = LockedValue(Int64(1_800_000_000_000))
         try await withRouterClient(auth: Self.service(clock: { now.get() })) { client in

@@ -13,6 +13,8 @@ import NIOCore
 /// holds the code), runs no script and cannot be framed.
 struct ActionPage: Sendable {
     let service: AuthService
+    /// Where links in mails sent from here point (an email change mails a recovery link).
+    var linkBase: String?
 
     static let path = "/__/auth/action"
     static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
@@ -54,8 +56,17 @@ struct ActionPage: Sendable {
                 let email = info["newEmail"]?.stringValue ?? info["email"]?.stringValue ?? "your email address"
                 return page("Confirm your email", "Confirm that \(email) is yours.", form: form(mode, code, continueURL, button: "Confirm"))
             case ("verifyEmail", .post), ("verifyAndChangeEmail", .post):
-                _ = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false)
+                _ = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase)
                 return page("Email confirmed", "Your email address has been confirmed.", continueURL: continueURL)
+            case ("recoverEmail", .get):
+                let info = try await service.resetPassword(.object([JSONMember("oobCode", .string(code))]))
+                guard info["requestType"]?.stringValue == "RECOVER_EMAIL" else { throw AuthError("INVALID_OOB_CODE") }
+                return page(
+                    "Restore your email", "Change your account's email back to \(info["email"]?.stringValue ?? "this address")? Everyone signed in to the account will be signed out.",
+                    form: form(mode, code, continueURL, button: "Restore"))
+            case ("recoverEmail", .post):
+                _ = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase)
+                return page("Email restored", "Your account's email has been changed back. Consider resetting your password.", continueURL: continueURL)
             default:
                 return page("Invalid link", "This link is not one Hearth understands.", status: .badRequest)
             }

@@ -50,7 +50,7 @@ struct AuthController: Sendable {
     func respond(to request: Request, clientAddress: String? = nil) async -> Response {
         if request.method == .options { return Self.preflight(request) }
         if request.uri.path == "/emulator/action" { return await action(request) }
-        if request.uri.path == ActionPage.path { return await ActionPage(service: service).respond(to: request) }
+        if request.uri.path == ActionPage.path { return await ActionPage(service: service, linkBase: linkBase(request)).respond(to: request) }
         if request.method == .get, [Self.sessionCookieJWKSPath, Self.sessionCookieCertificatesPath].contains(request.uri.path) {
             // Public documents, like the ID-token keys: no API key needed.
             do {
@@ -153,7 +153,7 @@ struct AuthController: Sendable {
         case "signUp": return try await service.signUp(body, privileged: privileged)
         case "signInWithPassword": return try await service.signInWithPassword(body, clientAddress: clientAddress)
         case "lookup": return try await service.lookup(body, privileged: privileged)
-        case "update": return try await service.update(body, privileged: privileged)
+        case "update": return try await service.update(body, privileged: privileged, linkBase: linkBase(request))
         case "delete": return try await service.delete(body, privileged: privileged)
         case "sendOobCode": return try await service.sendOobCode(body, privileged: privileged, linkBase: linkBase(request))
         case "resetPassword": return try await service.resetPassword(body)
@@ -223,8 +223,11 @@ struct AuthController: Sendable {
                 let result = try await service.resetPassword(.object([JSONMember("oobCode", .string(code)), JSONMember("newPassword", .string(newPassword))]))
                 return outcome("success", .string("The password has been successfully updated for \(result["email"]?.stringValue ?? "")."))
             case "verifyEmail", "verifyAndChangeEmail":
-                let result = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false)
+                let result = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase(request))
                 return outcome("success", .string("The email \(result["email"]?.stringValue ?? "") has been verified."))
+            case "recoverEmail":
+                let result = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase(request))
+                return outcome("success", .string("The email \(result["email"]?.stringValue ?? "") has been restored."))
             case "signIn":
                 guard let target = p["continueUrl"], target.hasPrefix("http://") || target.hasPrefix("https://") else {
                     return outcome("error", .string("signIn links need a continueUrl"), status: .badRequest)
