@@ -70,8 +70,10 @@ def local_path(short_link: str) -> str:
     return parts.path
 
 
-def get(base: str, path: str, ua: str | None = None, **params) -> requests.Response:
+def get(base: str, path: str, ua: str | None = None, host: str | None = None, **params) -> requests.Response:
     headers = {"User-Agent": ua} if ua else {"User-Agent": ""}
+    if host:
+        headers["Host"] = host
     return requests.get(base + path, params=params, headers=headers, allow_redirects=False, timeout=HTTP_TIMEOUT)
 
 
@@ -389,8 +391,15 @@ def test_counts_survive_a_restart_and_the_cli_reads_them(tmp_path):
                                               "inviter": "u7"}, "suffix": {"option": "SHORT"}})
         path = local_path(made["shortLink"])
         for _ in range(4):
-            assert get(url, path, DESKTOP).status_code == 302
-        get(url, path, ANDROID)
+            assert get(url, path, DESKTOP, host="example.com").status_code == 302
+        get(url, path, ANDROID, host="example.com")
+        # Outside --dev a link answers only on its own domain: any other Host is the database's 404,
+        # and so is a long link (an open redirect otherwise) on a host that is no link domain.
+        assert get(url, path, DESKTOP).status_code == 404
+        assert get(url, path, DESKTOP, host="evil.example").status_code == 404
+        assert get(url, "/links/", DESKTOP, host="evil.example", link="https://evil.example/x").status_code == 404
+        long = get(url, "/links/", DESKTOP, host="EXAMPLE.com:443", link="https://app.example.com/long")
+        assert long.status_code == 302 and long.headers["Location"] == "https://app.example.com/long"
     # SIGTERM flushed the buffered counts.
     suffix = made["shortLink"].rsplit("/", 1)[1]
     out = run_cli("stats", suffix, "--data", str(data_dir))
@@ -405,7 +414,7 @@ def test_counts_survive_a_restart_and_the_cli_reads_them(tmp_path):
     assert offline.startswith("https://example.com/links/") and "UNRECOGNIZED_PARAM" in created.stderr
     # The server serves a link made offline.
     with hearth_process([], data_dir, tmp_path / "second.log", probe="/.well-known/assetlinks.json") as (url, _, _):
-        r = get(url, local_path(offline), DESKTOP)
+        r = get(url, local_path(offline), DESKTOP, host="example.com")
         assert r.status_code == 302 and r.headers["Location"] == "https://app.example.com/offline"
         token = (data_dir / "admin-token").read_text().strip()
         r = stats(url, made["shortLink"], token=token)

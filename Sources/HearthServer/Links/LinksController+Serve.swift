@@ -15,6 +15,23 @@ extension LinksController {
         return segment
     }
 
+    /// Outside `--dev` a link is served only on its own domain: the request's `Host` must name the
+    /// host of the link's prefix. Otherwise every hostname routed to Hearth would serve every link,
+    /// and `/?link=https://anywhere` would redirect anywhere from any of them. `--dev` serves them on
+    /// any host, so links made for a real domain can be tried on `127.0.0.1`.
+    func servesOnHost(_ request: Request, prefix: String) -> Bool {
+        if configuration.dev { return true }
+        guard let domain = LinkURL(prefix), let authority = request.head.authority else { return false }
+        return Self.hostName(authority) == Self.hostName(domain.authority)
+    }
+
+    /// `Example.com:8443` → `example.com` (`[::1]:80` → `[::1]`).
+    static func hostName(_ authority: String) -> String {
+        var host = Substring(authority.lowercased())
+        if let colon = host.lastIndex(of: ":"), !host[colon...].contains("]") { host = host[..<colon] }
+        return String(host)
+    }
+
     /// Whether `path` is the root of a link domain (`/` or `/<prefix path>[/]`), where long links are served.
     func isLongLinkRoot(_ path: String) -> Bool {
         if path == "/" { return true }
@@ -38,10 +55,13 @@ extension LinksController {
                 return Self.page(status: .internalServerError, "<!DOCTYPE html><title>Error</title><p>The link could not be read.</p>\n")
             }
             // Unknown: the database answers its own 404 (`{"error": …}`), which REST clients expect for a path without `.json`.
-            guard let resolved else { return nil }
+            guard let resolved, let record = resolved.record, servesOnHost(request, prefix: record.prefix) else { return nil }
             return respond(request, resolved.link, record: resolved.record, query: query)
         }
         guard let query, isLongLinkRoot(path), query.contains("link=") else { return nil }
+        let trimmed = path.hasSuffix("/") && path != "/" ? String(path.dropLast()) : path
+        guard configuration.dev || service.domains.contains(where: { ($0.path.isEmpty ? "/" : $0.path) == trimmed && servesOnHost(request, prefix: $0.prefix) })
+        else { return nil }
         guard let parsed = try? DynamicLink.parse("http://link" + path + "?" + query), let deep = parsed.link.link,
             let url = LinkURL(deep), url.isHTTP
         else {
