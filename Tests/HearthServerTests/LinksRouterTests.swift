@@ -26,7 +26,9 @@ struct LinksRouterTests {
 
     @Test func createsServesCountsAndReportsALink() async throws {
         let links = Self.service()
-        try await withRouterClient(links: links) { client in
+        // --dev: router tests always send `Host: localhost`, and outside --dev a link answers only
+        // on its own domain (compat/test_links.py checks that with real Host headers).
+        try await withRouterClient(dev: true, links: links) { client in
             let made = try await create(
                 client, #"{"longDynamicLink":"https://ex.page.link/?link=https://e.com/x&apn=a.b&ibi=c.d&isi=123","suffix":{"option":"SHORT"}}"#)
             let short = try #require(made["shortLink"]?.stringValue)
@@ -76,7 +78,7 @@ struct LinksRouterTests {
     }
 
     @Test func reopenAttributionReturnsTheDeepLinkAndInviter() async throws {
-        try await withRouterClient(links: Self.service()) { client in
+        try await withRouterClient(dev: true, links: Self.service()) { client in
             let made = try await create(client, #"""
                 {"dynamicLinkInfo":{"domainUriPrefix":"https://example.com/links","link":"https://app.example.com/invite?inviter=u1",
                  "iosInfo":{"iosBundleId":"c.d","iosMinimumVersion":"2.1"},
