@@ -286,6 +286,16 @@ extension AuthService {
             purpose: "RECOVER_EMAIL"))
     }
 
+    /// The account a passwordless sign-in (email link, phone code) reaches: the one that has the
+    /// email or number (refused when disabled), or a new one.
+    func existingOrNewUser(_ row: AccountRow?, now: Int64) throws -> (user: UserRecord, isNew: Bool) {
+        if let existing = try load(row) {
+            if existing.disabled { throw AuthError("USER_DISABLED") }
+            return (existing, false)
+        }
+        return (UserRecord(localId: Self.newUID(), createdAt: now, validSince: now / 1000), true)
+    }
+
     // MARK: accounts:signInWithEmailLink
 
     public func signInWithEmailLink(_ body: JSONValue) async throws -> JSONValue {
@@ -302,13 +312,9 @@ extension AuthService {
                 user = try self.user(forIDToken: idToken, in: tx, now: now)
                 if let other = try tx.account(email: email), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
                 user.email = email
-            } else if let existing = try self.load(tx.account(email: email)) {
-                user = existing
-                if user.disabled { throw AuthError("USER_DISABLED") }
             } else {
-                user = UserRecord(localId: Self.newUID(), createdAt: now, validSince: now / 1000)
+                (user, isNew) = try self.existingOrNewUser(tx.account(email: email), now: now)
                 user.email = email
-                isNew = true
             }
             user.emailVerified = true
             user.emailLinkSignin = true

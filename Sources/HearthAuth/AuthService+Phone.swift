@@ -51,13 +51,9 @@ extension AuthService {
                     ])
                 }
                 user.phoneNumber = phone
-            } else if let existing = try self.load(tx.account(phoneNumber: phone)) {
-                user = existing
-                if user.disabled { throw AuthError("USER_DISABLED") }
             } else {
-                user = UserRecord(localId: Self.newUID(), createdAt: now, validSince: now / 1000)
+                (user, isNew) = try self.existingOrNewUser(tx.account(phoneNumber: phone), now: now)
                 user.phoneNumber = phone
-                isNew = true
             }
             user.lastLoginAt = now
             let tokens = try self.issueTokens(for: &user, provider: "phone", in: tx, now: now)
