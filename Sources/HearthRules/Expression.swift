@@ -349,12 +349,21 @@ struct ExpressionParser {
                     throw fail("No such method/property: snapshots have no [] access (use child())", at: here)
                 }
                 guard t == .map || t == .any else { throw fail("[] access needs an object, not a \(t.name)", at: here) }
+                if Self.isSnapshotValue(e) {
+                    throw fail("No such method/property: a snapshot's value has no [] access (use child(...).val())", at: here)
+                }
                 guard [.string, .number, .any].contains(it) else { throw fail("A \(it.name) cannot index an object", at: argAt) }
                 (e, t) = (.index(e, index), .any)
             } else {
                 return (e, t)
             }
         }
+    }
+
+    /// Whether `e` is `<snapshot>.val()` or `.getPriority()`.
+    private static func isSnapshotValue(_ e: Expr) -> Bool {
+        if case .snapshot(_, let method, _) = e, method == .val || method == .getPriority { return true }
+        return false
     }
 
     private mutating func scalarsAhead(_ s: Unicode.Scalar) -> Bool {
@@ -378,6 +387,11 @@ struct ExpressionParser {
             guard name == "length" else { throw fail("No such property: strings have length, not \(name)", at: position) }
             return (.member(e, name), .number)
         case .map, .any:
+            // `data.val().a` is a compile error in Firebase (children are read with child()); a
+            // string value's `length` is the one property.
+            if Self.isSnapshotValue(e) && name != "length" {
+                throw fail("No such method/property: \(name) (a snapshot's value has no properties; use child('\(name)').val())", at: position)
+            }
             return (.member(e, name), .any)
         case .snapshot:
             throw fail("No such method/property: \(name) (snapshot methods are called, e.g. \(name)())", at: position)
