@@ -277,9 +277,9 @@ actor RealtimeSession {
 
     /// The request's wire query (`q`) parsed, and as sent; nil when absent or empty.
     private func requestQuery(_ body: JSONValue) throws -> (Query?, JSONValue?) {
-        guard let q = body["q"], q != .null, q != .object([]) else { return (nil, nil) }
+        guard let q = Self.listenQuery(body) else { return (nil, nil) }
         do {
-            return (try Query(wireObject: q), Self.canonicalQuery(q))
+            return (try Query(wireObject: q), q)
         } catch {
             throw RestError.badRequest(error.message)
         }
@@ -305,8 +305,13 @@ actor RealtimeSession {
     /// `c` silenced the client's other listener there.)
     private func unlisten(_ body: JSONValue) throws {
         let path = try requestPath(body)
-        let wireQuery = body["q"].flatMap { $0 == .null || $0 == .object([]) ? nil : Self.canonicalQuery($0) }
-        drop(ListenKey(path: path, query: wireQuery))
+        drop(ListenKey(path: path, query: Self.listenQuery(body)))
+    }
+
+    /// The `q` of a listen or unlisten in its canonical form; nil when absent, `null` or `{}`.
+    static func listenQuery(_ body: JSONValue) -> JSONValue? {
+        guard let q = body["q"], q != .null, q != .object([]) else { return nil }
+        return canonicalQuery(q)
     }
 
     /// A listen's query as its identity: members sorted by name and integral numbers as integers, so
