@@ -21,8 +21,10 @@ extension LinksController {
     /// any host, so links made for a real domain can be tried on `127.0.0.1`.
     func servesOnHost(_ request: Request, prefix: String) -> Bool {
         if configuration.dev { return true }
-        guard let domain = LinkURL(prefix), let authority = request.head.authority else { return false }
-        return Self.hostName(authority) == Self.hostName(domain.authority)
+        guard let authority = request.head.authority,
+            let host = prefixHosts[prefix] ?? LinkURL(prefix).map({ Self.hostName($0.authority) })
+        else { return false }
+        return Self.hostName(authority) == host
     }
 
     /// `Example.com:8443` → `example.com` (`[::1]:80` → `[::1]`).

@@ -15,6 +15,8 @@ struct LinksController: Sendable {
     let logger: Logger
     /// Paths of configured prefixes that have one (`/links` for `https://ex.com/links`).
     let prefixPaths: Set<Substring>
+    /// The host name of each configured prefix, for the per-request host check (`servesOnHost`).
+    let prefixHosts: [String: String]
 
     static let apiHost = "/firebasedynamiclinks.googleapis.com"
     /// Largest create/attribution request body.
@@ -25,6 +27,8 @@ struct LinksController: Sendable {
         self.configuration = configuration
         self.logger = logger
         prefixPaths = Set(service.domains.map { Substring($0.path) }.filter { !$0.isEmpty })
+        prefixHosts = Dictionary(
+            service.domains.compactMap { d in LinkURL(d.prefix).map { (d.prefix, Self.hostName($0.authority)) } }, uniquingKeysWith: { a, _ in a })
     }
 
     /// Whether `path` is one of the REST endpoints.
