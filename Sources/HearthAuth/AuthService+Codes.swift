@@ -153,8 +153,7 @@ extension AuthService {
             try checkMessageQuota(to, now: now, code: requestType == "PASSWORD_RESET" ? "RESET_PASSWORD_EXCEED_LIMIT" : "QUOTA_EXCEEDED")
         }
         let code = Self.randomCode(bytes: 40)
-        var link = "\(linkBase)\(options.actionPath)?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key"
-        if let continueUrl = body.string("continueUrl") { link += "&continueUrl=" + Self.queryEscaped(continueUrl) }
+        let link = actionLink(mode: mode, code: code, linkBase: linkBase, continueUrl: body.string("continueUrl"))
         record.oobLink = link
         try await codes.add(code, record)
         if !returnLink, let to = record.newEmail ?? record.email {
@@ -174,6 +173,13 @@ extension AuthService {
             m.append(JSONMember("oobLink", .string(link)))
         }
         return .object(m)
+    }
+
+    /// The emailed link that opens the action page for `code`.
+    func actionLink(mode: String, code: String, linkBase: String, continueUrl: String? = nil) -> String {
+        var link = "\(linkBase)\(options.actionPath)?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key"
+        if let continueUrl { link += "&continueUrl=" + Self.queryEscaped(continueUrl) }
+        return link
     }
 
     static func queryEscaped(_ s: String) -> String {
@@ -272,7 +278,7 @@ extension AuthService {
         var record = OneTimeCode(requestType: "RECOVER_EMAIL", created: now)
         (record.email, record.newEmail, record.uid) = (recovery.previous, recovery.new, recovery.uid)
         let code = Self.randomCode(bytes: 40)
-        let link = "\(linkBase ?? "")\(options.actionPath)?mode=recoverEmail&lang=en&oobCode=\(code)&apiKey=fake-api-key"
+        let link = actionLink(mode: "recoverEmail", code: code, linkBase: linkBase ?? "")
         record.oobLink = link
         do {
             try await codes.add(code, record)
