@@ -166,14 +166,14 @@ struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context 
             guard let auth else { return AuthController.error(status: 404, message: "Auth is not enabled", reason: "notFound", rpcStatus: "NOT_FOUND") }
             return await auth.respond(to: request, clientAddress: context.channel.remoteAddress?.ipAddress)
         }
-        if let storage {
-            if StorageController.handles(path) { return await storage.respond(to: request) }
-            if let response = await storage.publicObject(request) { return response }
-        }
+        if let storage, StorageController.handles(path) { return await storage.respond(to: request) }
         if let links {
             if LinksController.handles(path) { return await links.respond(to: request) }
             if let response = await links.serve(request) { return response }
         }
+        // After the links: a redirect under a prefix path (`/links/AbCd`) must not first cost a
+        // bucket lookup, while a public object URL fails the links' checks without reading anything.
+        if let storage, let response = await storage.publicObject(request) { return response }
         return await controller.respond(to: request, channel: context.channel)
     }
 }
