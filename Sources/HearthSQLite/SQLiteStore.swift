@@ -50,6 +50,10 @@ public final class SQLiteStore: DatabaseStore {
         try readNow(body)
     }
 
+    public func snapshotNow<R>(_ body: (any StoreReader) throws -> R) throws -> R? {
+        try readNow(body)
+    }
+
     private func readNow<R>(_ body: (any StoreReader) throws -> R) throws -> R {
         try readers.read { db in try body(SQLiteTransaction(db)) }
     }

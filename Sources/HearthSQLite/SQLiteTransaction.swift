@@ -64,6 +64,20 @@ final class SQLiteTransaction: StoreTransaction {
         return builder.finish()
     }
 
+    func read(_ path: Path, rowLimit: Int) throws -> Node? {
+        let start = PathEncoding.encode(path)
+        var builder = NodeBuilder()
+        var count = 0
+        let rows = try raw("SELECT p, v, pr FROM tree WHERE p >= ? AND p < ? ORDER BY p LIMIT \(rowLimit + 1)")
+        try rows.forEachRow([start, PathEncoding.subtreeEnd(start)]) { row in
+            count += 1
+            guard count <= rowLimit else { return }
+            let keys = row.blob(0).map { PathEncoding.decode($0, from: start.count) } ?? []
+            builder.add(keys, leaf: try Self.leaf(from: row.blob(1)), priority: try Self.leaf(from: row.blob(2)))
+        }
+        return count > rowLimit ? nil : builder.finish()
+    }
+
     /// At most two rows: the location's own row (leaf or priority) and whether anything lies below.
     func summary(_ path: Path) throws -> NodeSummary {
         let start = PathEncoding.encode(path)

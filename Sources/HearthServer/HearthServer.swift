@@ -9,6 +9,7 @@ public import Logging
 import NIOCore
 public import ServiceLifecycle
 public import UnixSignals
+import Synchronization
 
 /// The Hearth HTTP server: the Realtime Database REST + streaming API on one port.
 ///
@@ -26,6 +27,10 @@ public struct HearthServer: Sendable {
     let realtime: RealtimeController
     let functions: FunctionsRuntime?
     let logger: Logger
+    private let inlineCount = InlineCount()
+
+    /// How many requests were answered on an event loop without a task (see `inlineReads`).
+    public var readsAnsweredInline: Int { inlineCount.value.load(ordering: .relaxed) }
 
     public init(
         configuration: ServerConfiguration,
@@ -95,9 +100,17 @@ public struct HearthServer: Sendable {
         // Hummingbird's own start-up line would repeat ours; keep its warnings and errors.
         var appLogger = logger
         appLogger.logLevel = max(logger.logLevel, .notice)
+        let count = inlineCount
+        let inline: InlineResponseHandler.Answer? =
+            configuration.inlineReads
+            ? { @Sendable head in
+                guard let reply = responder.respondNow(to: head) else { return nil }
+                count.value.add(1, ordering: .relaxed)
+                return reply
+            } : nil
         return Application(
             responder: responder,
-            server: HTTPServerBuilder { responder in RealtimeServerChannel(responder: responder, realtime: realtime) },
+            server: HTTPServerBuilder { responder in RealtimeServerChannel(responder: responder, realtime: realtime, inline: inline) },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: appLogger
@@ -176,6 +189,28 @@ struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context 
         if let storage, let response = await storage.publicObject(request) { return response }
         return await controller.respond(to: request, channel: context.channel)
     }
+
+    /// The database's answer to a small read, computed on the connection's event loop without a
+    /// task; nil for a request that `respond` would send anywhere else, or that has to wait.
+    ///
+    /// This repeats `respond`'s routing for GETs of `….json` paths without doing any I/O: change
+    /// the two together.
+    func respondNow(to head: HTTPRequest) -> InlineReply? {
+        guard head.method == .get else { return nil }
+        let uri = URI(head.path ?? "")
+        let path = uri.path
+        guard path.hasSuffix(".json") else { return nil }
+        if functions != nil, path.hasPrefix(FunctionsRuntime.adminPrefix) { return nil }
+        if path.hasPrefix("/.well-known/") || path.hasPrefix("/service_accounts/") || path.hasPrefix("/robot/") { return nil }
+        if AuthController.handles(path) { return nil }
+        if storage != nil, StorageController.handles(path) || StorageController.mayBePublicObject(path) { return nil }
+        if let links, LinksController.handles(path) || links.suffix(in: path) != nil || links.isLongLinkRoot(path) { return nil }
+        return controller.respondNow(to: head, uri: uri)
+    }
+}
+
+final class InlineCount: Sendable {
+    let value = Atomic<Int>(0)
 }
 
 /// Sends SSE keep-alives (a failed write is how a silently closed connection is noticed) and, on

@@ -19,9 +19,37 @@ public protocol StoreReader: OutboxReader {
     /// What is at `path` without its descendants (security rules ask this often). Backends should
     /// answer without reading the subtree.
     func summary(_ path: Path) throws -> NodeSummary
+    /// The subtree at `path`, or nil when it holds more than `rowLimit` stored values (leaves and
+    /// object priorities): for reads that must stay short (answered on an event loop) and go the
+    /// asynchronous way otherwise.
+    func read(_ path: Path, rowLimit: Int) throws -> Node?
 }
 
 extension StoreReader {
+    /// Reads the whole subtree, then counts its stored values (a leaf, or an object's priority)
+    /// the way a row store would, giving up past `rowLimit`.
+    public func read(_ path: Path, rowLimit: Int) throws -> Node? {
+        let node = try read(path)
+        var budget = rowLimit
+        return Self.fits(node, within: &budget) ? node : nil
+    }
+
+    private static func fits(_ node: Node, within budget: inout Int) -> Bool {
+        switch node.content {
+        case .empty: return true
+        case .leaf:
+            budget -= 1
+            return budget >= 0
+        case .children(let children):
+            if node.priority != nil {
+                budget -= 1
+                if budget < 0 { return false }
+            }
+            for child in children.nodes where !fits(child, within: &budget) { return false }
+            return true
+        }
+    }
+
     public func summary(_ path: Path) throws -> NodeSummary {
         NodeSummary(try read(path))
     }
@@ -57,10 +85,17 @@ public protocol StoreTransaction: StoreReader, OutboxWriter {
 public protocol DatabaseStore: Sendable {
     /// Runs `body` against a consistent read snapshot; never waits behind a writer.
     func snapshot<R: Sendable>(_ body: @Sendable (any StoreReader) throws -> R) async throws -> R
+    /// Runs `body` against a consistent read snapshot on the calling thread, when this store can
+    /// read without waiting; nil (and `body` not run) when it cannot.
+    func snapshotNow<R>(_ body: (any StoreReader) throws -> R) throws -> R?
     /// Runs `body` in one write transaction, committed durably before returning.
     func write<R: Sendable>(_ body: @Sendable (any StoreTransaction) throws -> R) async throws -> R
     /// Releases resources; further calls fail.
     func close() async throws
+}
+
+extension DatabaseStore {
+    public func snapshotNow<R>(_ body: (any StoreReader) throws -> R) throws -> R? { nil }
 }
 
 /// Opens the store for a namespace (the executable picks the backend).

@@ -53,6 +53,10 @@ public final class MemoryStore: DatabaseStore {
         return try body(Transaction(copy))
     }
 
+    public func snapshotNow<R>(_ body: (any StoreReader) throws -> R) throws -> R? {
+        try body(Transaction(state.withLock { $0 }))
+    }
+
     public func write<R: Sendable>(_ body: @Sendable (any StoreTransaction) throws -> R) async throws -> R {
         try writeLock.withLock { _ in
             let tx = Transaction(state.withLock { $0 })

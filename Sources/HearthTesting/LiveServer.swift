@@ -52,11 +52,12 @@ public actor LiveServer {
     public init(
         stores: any StoreFactory = MemoryStoreFactory(), dev: Bool = true, adminToken: String = "owner",
         indexPolicy: IndexPolicy = .enforce, auth: AuthService? = nil, storage: StorageService? = nil,
-        functions: Functions = Functions(),
+        functions: Functions = Functions(), inlineReads: Bool = true,
         logger: Logger = Logger(label: "hearth-test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.stores = stores
-        self.configuration = ServerConfiguration(host: "127.0.0.1", port: 0, adminToken: adminToken, indexPolicy: indexPolicy, dev: dev)
+        self.configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, adminToken: adminToken, indexPolicy: indexPolicy, dev: dev, inlineReads: inlineReads)
         self.auth = auth
         self.storage = storage
         self.functions = functions
@@ -78,6 +79,9 @@ public actor LiveServer {
         guard let bound = await iterator.next() else { throw CancellationError() }
         return bound
     }
+
+    /// Requests the running server answered on an event loop (0 when stopped).
+    public var readsAnsweredInline: Int { running?.server.readsAnsweredInline ?? 0 }
 
     /// Stops the server gracefully (connections close) and closes its stores.
     public func stop() async {

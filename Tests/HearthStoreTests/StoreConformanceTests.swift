@@ -111,3 +111,29 @@ struct StoreConformanceTests {
         #expect(try await store.snapshot { try $0.summary(Path("a/b")) } == .leaf(.int(1), priority: .int(5)))
     }
 }
+
+/// Reads bounded by a row count, for answering on an event loop.
+@Suite("Bounded reads")
+struct BoundedReadTests {
+    @Test(arguments: Backend.allCases)
+    func boundedReadsAnswerAtOnceAndRefuseLargeSubtrees(backend: Backend) async throws {
+        let store = try backend.makeStore()
+        try await store.put("small", #"{"a":1,"b":{"c":"x"},"p":{".value":2,".priority":5}}"#)
+        let children = (0..<20).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        try await store.put("big", "{\(children)}")
+        let full = try await store.get("small")
+        let small = try #require(try store.snapshotNow { try $0.read(Path("small"), rowLimit: 20) })
+        #expect(small == full)
+        #expect(try store.snapshotNow { try $0.read(Path("missing"), rowLimit: 1) } == .some(.some(.empty)))
+        let exact = try #require(try store.snapshotNow { try $0.read(Path("big"), rowLimit: 20) })
+        #expect(exact == (try await store.get("big")))
+        let over = try #require(try store.snapshotNow { try $0.read(Path("big"), rowLimit: 19) })
+        #expect(over == nil)
+        // `small` holds three values (a, b/c, and p with its priority); a priority on the object b
+        // is a fourth, stored on its own.
+        try await store.write { try $0.setPriority(Path("small/b"), .number(1)) }
+        let withPriority = try await store.get("small")
+        #expect(try store.snapshotNow { try $0.read(Path("small"), rowLimit: 4) } == .some(.some(withPriority)))
+        #expect(try store.snapshotNow { try $0.read(Path("small"), rowLimit: 3) } == .some(nil))
+    }
+}

@@ -53,7 +53,6 @@ struct DatabaseController: Sendable {
     }
 
     private func handle(_ request: Request, parameters: [String: String], channel: (any Channel)?) async throws -> Response {
-        var rawPath = Substring(request.uri.path)
         if request.method == .options {
             var h = HTTPFields()
             h[.accessControlAllowOrigin] = "*"
@@ -62,65 +61,19 @@ struct DatabaseController: Sendable {
             h[.accessControlAllowHeaders] = request.headers[.accessControlRequestHeaders] ?? "*"
             return Response(status: .ok, headers: h)
         }
-        guard rawPath.hasSuffix(".json") else {
-            throw RestError(.notFound, "Not found: Realtime Database paths end in .json")
-        }
-        rawPath = rawPath.dropLast(5)
-        var method = request.method
-        if method == .post {
-            let override = request.headers[.methodOverride] ?? parameters["x-http-method-override"]
-            if let override {
-                switch override.uppercased() {
-                case "PUT": method = .put
-                case "PATCH": method = .patch
-                case "DELETE": method = .delete
-                case "GET": method = .get
-                default: throw RestError.badRequest("Invalid X-HTTP-Method-Override value")
-                }
-            }
-        }
-        let nsName = parameters["ns"] ?? configuration.defaultNamespace
-        guard NamespaceRegistry.isValid(nsName) else { throw RestError(.notFound, "Invalid namespace name") }
-        let identity = identify(request, parameters: parameters)
-        var authOverride: JSONValue?
-        if case .admin = identity, let text = parameters["auth_variable_override"] {
-            switch try? JSONValue.parse(text) {
-            case let json? where json == .null: authOverride = json
-            case let .object(members)?: authOverride = .object(members)
-            default: throw RestError.badRequest("auth_variable_override must be a JSON object or null")
-            }
-        }
-        // Special locations.
-        let segments = rawPath.split(separator: "/", omittingEmptySubsequences: true)
-        if segments.first == ".settings" {
-            let ns = try await namespace(nsName)
-            return try await settings(request, segments: Array(segments.dropFirst()), identity: identity, namespace: ns, parameters: parameters)
-        }
-        if segments.first == ".inspect", segments.dropFirst().first == "databases" {
-            guard case .admin = identity else { throw RestError.permissionDenied }
+        let target: RestTarget
+        switch try self.target(request.head, path: request.uri.path, parameters: parameters) {
+        case .settings(let name, let segments, let identity):
+            return try await settings(request, segments: segments, identity: identity, namespace: try await namespace(name), parameters: parameters)
+        case .inspect:
             let names = registry.names
             return Responses.json(JSONValue.array(names.map { .object([JSONMember("name", .string($0))]) }).jsonBytes)
+        case .rest(let rest):
+            target = rest
         }
-        if segments.first == ".info" {
-            if method != .get { throw RestError.badRequest("Invalid path: .info is read-only") }
-        }
-        var isPriority = false
-        if segments.last == ".priority" {
-            isPriority = true
-            while rawPath.hasSuffix("/") { rawPath = rawPath.dropLast() }
-            rawPath = rawPath.dropLast(".priority".count)
-        }
-        let path: Path
-        do {
-            path = try Path.validated(rawURLPath: rawPath)
-        } catch {
-            throw RestError.badRequest(error.message)
-        }
-        let call = RestCall(
-            method: method, path: path, isPriority: isPriority, parameters: parameters,
-            namespace: try await namespace(nsName), identity: identity, access: try access(identity, override: authOverride),
-            pretty: parameters["print"] == "pretty", silent: parameters["print"] == "silent")
-        if isPriority {
+        let call = try self.call(target, namespace: try await namespace(target.namespaceName), parameters: parameters)
+        let method = target.method
+        if target.isPriority {
             // `.priority` names a node's priority: it can be read, replaced (PUT) and cleared (DELETE),
             // but it has no children to push to or merge into, and no stream of its own.
             let streaming = request.headers[.accept]?.contains("text/event-stream") == true
@@ -146,6 +99,94 @@ struct DatabaseController: Sendable {
         }
     }
 
+    /// What a REST request names, parsed before its namespace is opened.
+    enum Target {
+        /// `/.settings/…`: the rules and other settings documents.
+        case settings(namespace: String, segments: [Substring], identity: Identity)
+        /// `/.inspect/databases` (admin only).
+        case inspect
+        case rest(RestTarget)
+    }
+
+    struct RestTarget {
+        /// The method after `X-HTTP-Method-Override`.
+        var method: HTTPRequest.Method
+        var path: Path
+        var isPriority: Bool
+        var namespaceName: String
+        var identity: Identity
+        var authOverride: JSONValue?
+    }
+
+    /// Parses the method, location, namespace and credential of a REST request; throws the 4xx
+    /// Firebase answers for a malformed one.
+    func target(_ head: HTTPRequest, path uriPath: String, parameters: [String: String]) throws -> Target {
+        var rawPath = Substring(uriPath)
+        guard rawPath.hasSuffix(".json") else {
+            throw RestError(.notFound, "Not found: Realtime Database paths end in .json")
+        }
+        rawPath = rawPath.dropLast(5)
+        var method = head.method
+        if method == .post {
+            let override = head.headerFields[.methodOverride] ?? parameters["x-http-method-override"]
+            if let override {
+                switch override.uppercased() {
+                case "PUT": method = .put
+                case "PATCH": method = .patch
+                case "DELETE": method = .delete
+                case "GET": method = .get
+                default: throw RestError.badRequest("Invalid X-HTTP-Method-Override value")
+                }
+            }
+        }
+        let nsName = parameters["ns"] ?? configuration.defaultNamespace
+        guard NamespaceRegistry.isValid(nsName) else { throw RestError(.notFound, "Invalid namespace name") }
+        let identity = identify(head.headerFields, parameters: parameters)
+        var authOverride: JSONValue?
+        if case .admin = identity, let text = parameters["auth_variable_override"] {
+            switch try? JSONValue.parse(text) {
+            case let json? where json == .null: authOverride = json
+            case let .object(members)?: authOverride = .object(members)
+            default: throw RestError.badRequest("auth_variable_override must be a JSON object or null")
+            }
+        }
+        // Special locations.
+        let segments = rawPath.split(separator: "/", omittingEmptySubsequences: true)
+        if segments.first == ".settings" {
+            return .settings(namespace: nsName, segments: Array(segments.dropFirst()), identity: identity)
+        }
+        if segments.first == ".inspect", segments.dropFirst().first == "databases" {
+            guard case .admin = identity else { throw RestError.permissionDenied }
+            return .inspect
+        }
+        if segments.first == ".info" {
+            if method != .get { throw RestError.badRequest("Invalid path: .info is read-only") }
+        }
+        var isPriority = false
+        if segments.last == ".priority" {
+            isPriority = true
+            while rawPath.hasSuffix("/") { rawPath = rawPath.dropLast() }
+            rawPath = rawPath.dropLast(".priority".count)
+        }
+        let path: Path
+        do {
+            path = try Path.validated(rawURLPath: rawPath)
+        } catch {
+            throw RestError.badRequest(error.message)
+        }
+        return .rest(
+            RestTarget(method: method, path: path, isPriority: isPriority, namespaceName: nsName, identity: identity, authOverride: authOverride))
+    }
+
+    /// The request in its namespace, with the caller resolved into rules access (401 for a token
+    /// that does not verify).
+    func call(_ target: RestTarget, namespace: Namespace, parameters: [String: String]) throws -> RestCall {
+        RestCall(
+            method: target.method, path: target.path, isPriority: target.isPriority, parameters: parameters,
+            namespace: namespace, identity: target.identity, access: try access(target.identity, override: target.authOverride),
+            pretty: parameters["print"] == "pretty", silent: parameters["print"] == "silent")
+    }
+
     func namespace(_ name: String) async throws -> Namespace {
         do {
             return try await registry.namespace(name)
@@ -155,9 +196,9 @@ struct DatabaseController: Sendable {
         }
     }
 
-    private func identify(_ request: Request, parameters: [String: String]) -> Identity {
+    private func identify(_ headers: HTTPFields, parameters: [String: String]) -> Identity {
         var token: String?
-        if let header = request.headers[.authorization], header.utf8.count > 7 {
+        if let header = headers[.authorization], header.utf8.count > 7 {
             let scheme = header.utf8.prefix(7)
             if scheme.elementsEqual("Bearer ".utf8) || scheme.elementsEqual("bearer ".utf8) {
                 token = String(header.dropFirst(7))

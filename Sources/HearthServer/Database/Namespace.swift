@@ -42,6 +42,11 @@ final class NamespaceRegistry: Sendable {
         return ns
     }
 
+    /// The namespace if it is already open (nil: opening it would have to wait).
+    func openNamespace(_ name: String) -> Namespace? {
+        opened.withLock { $0[name] }
+    }
+
     var names: [String] { opened.withLock { $0.keys.sorted() } }
 
     /// Open stream listeners across all namespaces.

@@ -13,20 +13,44 @@ extension HTTPField.Name {
     static let hearthRule = HTTPField.Name("X-Hearth-Rule")!
 }
 
+/// A whole response computed at once: what `InlineResponseHandler` writes on the event loop, and
+/// a Hummingbird `Response` (``response``) when the request went the asynchronous way.
+struct InlineReply: Sendable {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var body: ByteBuffer
+
+    init(status: HTTPResponse.Status, headers: HTTPFields, body: ByteBuffer = ByteBuffer()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    var response: Response { Response(status: status, headers: headers, body: .init(byteBuffer: body)) }
+}
+
 enum Responses {
     static let jsonType = "application/json; charset=utf-8"
 
     static func json(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        jsonReply(bytes, status: status, headers: headers).response
+    }
+
+    static func jsonReply(_ bytes: [UInt8], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> InlineReply {
         var h = headers
         h[.contentType] = jsonType
         h[.accessControlAllowOrigin] = "*"
-        return Response(status: status, headers: h, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        return InlineReply(status: status, headers: h, body: ByteBuffer(bytes: bytes))
     }
 
     static func error(_ e: RestError, pretty: Bool = false, diagnostics: Bool = false) -> Response {
+        errorReply(e, pretty: pretty, diagnostics: diagnostics).response
+    }
+
+    static func errorReply(_ e: RestError, pretty: Bool = false, diagnostics: Bool = false) -> InlineReply {
         var headers = HTTPFields()
         if diagnostics, let reason = e.ruleReason { headers[.hearthRule] = headerSafe(reason) }
-        return json(ErrorBody.bytes(e.message, pretty: pretty), status: e.status, headers: headers)
+        return jsonReply(ErrorBody.bytes(e.message, pretty: pretty), status: e.status, headers: headers)
     }
 
     /// Printable ASCII only, bounded, so any rule text fits in a header.
@@ -37,8 +61,12 @@ enum Responses {
     }
 
     static func noContent(headers: HTTPFields = [:]) -> Response {
+        noContentReply(headers: headers).response
+    }
+
+    static func noContentReply(headers: HTTPFields = [:]) -> InlineReply {
         var h = headers
         h[.accessControlAllowOrigin] = "*"
-        return Response(status: .noContent, headers: h)
+        return InlineReply(status: .noContent, headers: h)
     }
 }

@@ -30,9 +30,12 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
 
     let responder: Responder
     let realtime: RealtimeController
+    /// Answers small reads on the event loop (nil: every request goes to `responder`).
+    let inline: InlineResponseHandler.Answer?
 
-    init(responder: @escaping Responder, realtime: RealtimeController) {
+    init(responder: @escaping Responder, realtime: RealtimeController, inline: InlineResponseHandler.Answer? = nil) {
         self.realtime = realtime
+        self.inline = inline
         self.responder = { request, writer, channel in
             // NIO upgrades only on a connection's first request; a later upgrade request is sent
             // to a new connection (as Hummingbird's WebSocket channel does).
@@ -50,6 +53,7 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let realtime = self.realtime
+            let inline = self.inline
             let attempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                 maxFrameSize: RealtimeController.maxMessageBytes,
@@ -70,6 +74,7 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
                         try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(logger: logger))
+                        if let inline { try channel.pipeline.syncOperations.addHandler(InlineResponseHandler(answer: inline)) }
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
                         return attempted.value ? Upgrade.refused(http) : Upgrade.http(http)

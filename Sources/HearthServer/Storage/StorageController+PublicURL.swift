@@ -11,17 +11,24 @@ import Hummingbird
 /// with the admin credential. Apps hand out Firebase download URLs (`/v0/b/…?alt=media&token=…`)
 /// for public reading instead.
 extension StorageController {
+    /// Whether `path` has the shape `/{bucket}/{name}` of a public object URL. A Realtime Database
+    /// path ends in `.json` and its keys have no dots, so a bucket name with a dot
+    /// (`demo.appspot.com`) can never be one.
+    static func mayBePublicObject(_ path: String) -> Bool {
+        let rest = path.dropFirst()
+        guard let slash = rest.firstIndex(of: "/") else { return false }
+        return !rest.hasSuffix(".json") || rest[..<slash].contains(".")
+    }
+
     /// The object's bytes, or nil when the request is not for an object of an existing bucket (the
     /// other services answer it).
     func publicObject(_ request: Request) async -> Response? {
         guard request.method == .get || request.method == .head else { return nil }
+        guard Self.mayBePublicObject(request.uri.path) else { return nil }
         let path = request.uri.path.dropFirst()
         guard let slash = path.firstIndex(of: "/") else { return nil }
         let bucketSegment = path[..<slash]
         let nameSegment = path[path.index(after: slash)...]
-        // A Realtime Database path ends in `.json` and its keys have no dots; a bucket name with a
-        // dot (`demo.appspot.com`) can never be one.
-        if path.hasSuffix(".json") && !bucketSegment.contains(".") { return nil }
         guard !bucketSegment.isEmpty, !nameSegment.isEmpty, let bucket = percentDecode(bucketSegment),
             let name = percentDecode(nameSegment)
         else { return nil }
