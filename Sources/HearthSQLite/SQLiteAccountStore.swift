@@ -5,6 +5,9 @@ public import HearthStore
 /// Accounts and refresh tokens in their own SQLite file (never inside the JSON tree).
 public final class SQLiteAccountStore: AccountStore {
     private let queue: DatabaseQueue
+    /// Reads (every refresh and sign-in starts with one) run on the calling thread on read-only
+    /// connections, as the database's reads do, instead of queueing behind writes on `queue`.
+    private let readers: ReaderConnections
 
     public init(path: String) throws {
         var config = Configuration()
@@ -13,6 +16,7 @@ public final class SQLiteAccountStore: AccountStore {
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         queue = try DatabaseQueue(path: path, configuration: config)
+        readers = ReaderConnections(path: path, configuration: Configuration())
         try queue.write { db in
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS accounts(
@@ -32,7 +36,7 @@ public final class SQLiteAccountStore: AccountStore {
     }
 
     public func read<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R {
-        try await queue.read { db in try body(Transaction(db: db)) }
+        try readers.read { db in try body(Transaction(db: db)) }
     }
 
     struct Transaction: AccountTransaction, SQLiteOutboxHost {
