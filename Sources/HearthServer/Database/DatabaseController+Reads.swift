@@ -121,11 +121,8 @@ extension DatabaseController {
                 case let (node, etag)? = answered
             else { return nil }
             return try plan.reply(node, etag: etag)
-        } catch let e as RestError {
-            return Responses.errorReply(e, pretty: pretty, diagnostics: configuration.dev)
         } catch {
-            logger.error("request failed", metadata: ["hearth.error": "\(error)"])
-            return Responses.errorReply(RestError(.internalServerError, "Internal error"), pretty: pretty)
+            return errorReply(error, pretty: pretty)
         }
     }
 

@@ -44,12 +44,17 @@ struct DatabaseController: Sendable {
         let pretty = parameters["print"] == "pretty"
         do {
             return try await handle(request, parameters: parameters, channel: channel)
-        } catch let e as RestError {
-            return Responses.error(e, pretty: pretty, diagnostics: configuration.dev)
         } catch {
-            logger.error("request failed", metadata: ["hearth.error": "\(error)"])
-            return Responses.error(RestError(.internalServerError, "Internal error"), pretty: pretty)
+            return errorReply(error, pretty: pretty).response
         }
+    }
+
+    /// The answer to a request that failed: a `RestError` as Firebase words it, anything else a
+    /// logged 500.
+    func errorReply(_ error: any Error, pretty: Bool) -> InlineReply {
+        if let e = error as? RestError { return Responses.errorReply(e, pretty: pretty, diagnostics: configuration.dev) }
+        logger.error("request failed", metadata: ["hearth.error": "\(error)"])
+        return Responses.errorReply(RestError(.internalServerError, "Internal error"), pretty: pretty)
     }
 
     private func handle(_ request: Request, parameters: [String: String], channel: (any Channel)?) async throws -> Response {

@@ -43,10 +43,6 @@ enum Responses {
         return InlineReply(status: status, headers: h, body: ByteBuffer(bytes: bytes))
     }
 
-    static func error(_ e: RestError, pretty: Bool = false, diagnostics: Bool = false) -> Response {
-        errorReply(e, pretty: pretty, diagnostics: diagnostics).response
-    }
-
     static func errorReply(_ e: RestError, pretty: Bool = false, diagnostics: Bool = false) -> InlineReply {
         var headers = HTTPFields()
         if diagnostics, let reason = e.ruleReason { headers[.hearthRule] = headerSafe(reason) }
