@@ -170,6 +170,9 @@ struct JSONWriterTests {
         (.string("\n\r\t\u{8}\u{C}"), #""\n\r\t\b\f""#),
         (.string("\u{0}\u{1}\u{1F}\u{7F}"), #""\u0000\u0001\u001f\u007f""#),
         (.string("é😀"), "\"é😀\""),
+        // Escapes at the start, between runs of plain bytes and at the end.
+        (.string("\"head.mid\u{1}dle\nx\\"), #""\"head.mid\u0001dle\nx\\""#),
+        (.string("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln"), "\"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln\""),
         (.array([]), "[]"),
         (.object([]), "{}"),
         (.array([.int(1), .null, .array([])]), "[1,null,[]]"),

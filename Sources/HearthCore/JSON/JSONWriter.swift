@@ -35,13 +35,20 @@ public struct JSONWriter {
         let done: Void? = utf8.withContiguousStorageIfAvailable { buffer in appendEscaped(buffer) }
         if done == nil {
             utf8 = s.utf8
-            appendEscaped(Array(utf8))
+            Array(utf8).withUnsafeBufferPointer { appendEscaped($0) }
         }
         bytes.append(0x22)
     }
 
-    private mutating func appendEscaped(_ buffer: some Collection<UInt8>) {
-        for c in buffer {
+    /// Copies runs of bytes that need no escape in one append each: ID tokens and URLs are long and escape-free,
+    /// and a per-byte append was most of this writer's time when answering a token refresh.
+    private mutating func appendEscaped(_ buffer: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        for index in buffer.indices {
+            let c = buffer[index]
+            guard c < 0x20 || c == 0x22 || c == 0x5C || c == 0x7F else { continue }
+            if runStart < index { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index])) }
+            runStart = index + 1
             switch c {
             case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
             case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
@@ -50,13 +57,13 @@ public struct JSONWriter {
             case 0x09: bytes.append(contentsOf: [0x5C, 0x74])
             case 0x08: bytes.append(contentsOf: [0x5C, 0x62])
             case 0x0C: bytes.append(contentsOf: [0x5C, 0x66])
-            case 0..<0x20, 0x7F:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(c >> 4)], hex[Int(c & 0xF)]])
-            default: bytes.append(c)
+            default: bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, Self.hexDigit(c >> 4), Self.hexDigit(c & 0xF)])
             }
         }
+        if runStart < buffer.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart...])) }
     }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10 }
 
     public mutating func beginObject() { bytes.append(0x7B); depth += 1 }
     public mutating func beginArray() { bytes.append(0x5B); depth += 1 }
