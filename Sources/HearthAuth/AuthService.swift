@@ -107,6 +107,7 @@ public final class AuthService: Sendable {
 
     func load(_ row: AccountRow?) throws -> UserRecord? {
         guard let row else { return nil }
+        if let parsed = try? JSONValue.parse(Array(row.record)), let user = UserRecord(stored: parsed) { return user }
         return try JSONDecoder().decode(UserRecord.self, from: row.record)
     }
 
