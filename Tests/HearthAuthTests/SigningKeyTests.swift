@@ -46,4 +46,17 @@ struct SigningKeyTests {
         #expect(!unreadable.isAvailable)
     }
     #endif
+
+    @Test("base64url encodes as Foundation's base64 with the URL alphabet and no padding, and decodes back")
+    func base64URLMatchesFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let expected = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            let encoded = Base64URL.encode(bytes)
+            #expect(encoded == expected, "length \(length)")
+            #expect(Base64URL.decode(encoded) == bytes, "length \(length)")
+        }
+    }
 }
