@@ -180,40 +180,76 @@ extension AuthService {
 
     public func refresh(grantType: String?, refreshToken: String?) async throws -> JSONValue {
         let now = clock()
-        guard let grantType, !grantType.isEmpty else { throw AuthError("MISSING_GRANT_TYPE") }
-        guard grantType == "refresh_token" else { throw AuthError("INVALID_GRANT_TYPE") }
-        guard let refreshToken, !refreshToken.isEmpty else { throw AuthError("MISSING_REFRESH_TOKEN") }
-        let (user, data) = try await store.read { tx -> (UserRecord, JSONValue) in
-            guard let row = try tx.refreshToken(hash: Self.digest(refreshToken)),
-                let data = try? JSONValue.parse(Array(row.data))
-            else { throw AuthError("INVALID_REFRESH_TOKEN") }
-            // Tokens of deleted users are kept orphaned (uid "") so they answer USER_NOT_FOUND and can
-            // never reach a new account that reuses the uid.
-            guard !row.uid.isEmpty, let user = try self.load(tx.account(uid: row.uid)) else { throw AuthError("USER_NOT_FOUND") }
-            return (user, data)
-        }
-        if user.disabled { throw AuthError("USER_DISABLED") }
-        if (data.int64("issuedAt") ?? 0) < user.validSince { throw AuthError("TOKEN_EXPIRED") }
-        let provider = data.string("provider") ?? "password"
-        var extra: [JSONMember] = []
-        if case .object(let m)? = data["claims"] { extra = m }
-        // Signing (~0.9 ms of RSA) happens outside any transaction, so refreshes sign in parallel.
-        let idToken = try key.sign(claims(for: user, provider: provider, extraClaims: extra, now: now))
-        if now - (user.lastRefreshAt ?? 0) > Self.lastRefreshGranularity {
+        let token = try Self.refreshTokenParameter(grantType: grantType, refreshToken: refreshToken)
+        let grant = try await store.read { tx in try self.refreshGrant(token, in: tx) }
+        let answer = try refreshAnswer(grant, refreshToken: token, now: now)
+        if lastRefreshIsDue(grant.user, now: now) {
             // lastRefreshAt is metadata: written at most once a minute per user, not on every refresh.
-            let uid = user.localId
+            let uid = grant.user.localId
             try await store.transaction { tx in
                 guard var current = try self.load(tx.account(uid: uid)) else { return }
                 current.lastRefreshAt = now
                 try self.save(current, in: tx)
             }
         }
+        return answer
+    }
+
+    /// `refresh`'s answer computed on the calling thread without suspending (for an event loop): nil when the
+    /// account store cannot read that way or the user's `lastRefreshAt` is due to be written; then call `refresh`.
+    /// Throws exactly what `refresh` would.
+    public func refreshNow(grantType: String?, refreshToken: String?) throws -> JSONValue? {
+        let now = clock()
+        let token = try Self.refreshTokenParameter(grantType: grantType, refreshToken: refreshToken)
+        guard let grant = try store.readNow({ tx in try self.refreshGrant(token, in: tx) }) else { return nil }
+        // Checked before signing: the write needs `refresh`, which signs on its own.
+        if lastRefreshIsDue(grant.user, now: now) { return nil }
+        return try refreshAnswer(grant, refreshToken: token, now: now)
+    }
+
+    private static func refreshTokenParameter(grantType: String?, refreshToken: String?) throws -> String {
+        guard let grantType, !grantType.isEmpty else { throw AuthError("MISSING_GRANT_TYPE") }
+        guard grantType == "refresh_token" else { throw AuthError("INVALID_GRANT_TYPE") }
+        guard let refreshToken, !refreshToken.isEmpty else { throw AuthError("MISSING_REFRESH_TOKEN") }
+        return refreshToken
+    }
+
+    /// The user and the stored facts a refresh token stands for.
+    private struct RefreshGrant: Sendable {
+        var user: UserRecord
+        var issuedAt: Int64
+        var provider: String
+        var claims: [JSONMember]
+    }
+
+    private func refreshGrant(_ refreshToken: String, in tx: any AccountTransaction) throws -> RefreshGrant {
+        guard let row = try tx.refreshToken(hash: Self.digest(refreshToken)),
+            let data = try? JSONValue.parse(Array(row.data))
+        else { throw AuthError("INVALID_REFRESH_TOKEN") }
+        // Tokens of deleted users are kept orphaned (uid "") so they answer USER_NOT_FOUND and can
+        // never reach a new account that reuses the uid.
+        guard !row.uid.isEmpty, let user = try self.load(tx.account(uid: row.uid)) else { throw AuthError("USER_NOT_FOUND") }
+        var claims: [JSONMember] = []
+        if case .object(let m)? = data["claims"] { claims = m }
+        return RefreshGrant(user: user, issuedAt: data.int64("issuedAt") ?? 0, provider: data.string("provider") ?? "password", claims: claims)
+    }
+
+    private func refreshAnswer(_ grant: RefreshGrant, refreshToken: String, now: Int64) throws -> JSONValue {
+        let user = grant.user
+        if user.disabled { throw AuthError("USER_DISABLED") }
+        if grant.issuedAt < user.validSince { throw AuthError("TOKEN_EXPIRED") }
+        // Signing (~0.25 ms of RSA) happens outside any transaction, so refreshes sign in parallel.
+        let idToken = try key.sign(claims(for: user, provider: grant.provider, extraClaims: grant.claims, now: now))
         return .object([
             JSONMember("access_token", .string(idToken)), JSONMember("expires_in", .string(String(Self.idTokenLifetime))),
             JSONMember("token_type", .string("Bearer")), JSONMember("refresh_token", .string(refreshToken)),
             JSONMember("id_token", .string(idToken)), JSONMember("user_id", .string(user.localId)),
             JSONMember("project_id", .string(projectID)),
         ])
+    }
+
+    private func lastRefreshIsDue(_ user: UserRecord, now: Int64) -> Bool {
+        now - (user.lastRefreshAt ?? 0) > Self.lastRefreshGranularity
     }
 
     static let lastRefreshGranularity: Int64 = 60_000

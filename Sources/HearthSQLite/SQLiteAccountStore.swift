@@ -39,6 +39,11 @@ public final class SQLiteAccountStore: AccountStore {
         try readers.read { db in try body(Transaction(db: db)) }
     }
 
+    /// The same read-only connections as `read`; a connection is opened when none is free, never waited for.
+    public func readNow<R>(_ body: (any AccountTransaction) throws -> R) throws -> R? {
+        try readers.read { db in try body(Transaction(db: db)) }
+    }
+
     struct Transaction: AccountTransaction, SQLiteOutboxHost {
         let db: GRDB.Database
 

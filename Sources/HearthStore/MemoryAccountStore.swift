@@ -23,6 +23,11 @@ public final class MemoryAccountStore: AccountStore {
         }
     }
 
+    /// Reads a copy of the state: writes inside `body` change only the copy.
+    public func readNow<R>(_ body: (any AccountTransaction) throws -> R) throws -> R? {
+        try body(Transaction(state: state.withLock { $0 }))
+    }
+
     final class Transaction: AccountTransaction, MemoryOutboxHost {
         var outbox: MemoryOutbox {
             get { state.outbox }
