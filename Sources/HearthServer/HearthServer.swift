@@ -29,8 +29,8 @@ public struct HearthServer: Sendable {
     let logger: Logger
     private let inlineCount = InlineCount()
 
-    /// How many requests were answered on an event loop without a task (see `inlineReads`).
-    public var readsAnsweredInline: Int { inlineCount.value.load(ordering: .relaxed) }
+    /// How many requests were answered on an event loop without a task (see `inlineAnswers`).
+    public var requestsAnsweredInline: Int { inlineCount.value.load(ordering: .relaxed) }
 
     public init(
         configuration: ServerConfiguration,
@@ -102,11 +102,21 @@ public struct HearthServer: Sendable {
         appLogger.logLevel = max(logger.logLevel, .notice)
         let count = inlineCount
         let inline: InlineResponseHandler.Answer? =
-            configuration.inlineReads
+            configuration.inlineAnswers
             ? { @Sendable head in
-                guard let reply = responder.respondNow(to: head) else { return nil }
-                count.value.add(1, ordering: .relaxed)
-                return reply
+                switch responder.respondNow(to: head) {
+                case .reply(let reply)?:
+                    count.value.add(1, ordering: .relaxed)
+                    return .reply(reply)
+                case .afterBody(let finish)?:
+                    return .afterBody { body in
+                        guard let reply = finish(body) else { return nil }
+                        count.value.add(1, ordering: .relaxed)
+                        return reply
+                    }
+                case nil:
+                    return nil
+                }
             } : nil
         return Application(
             responder: responder,
@@ -190,22 +200,27 @@ struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context 
         return await controller.respond(to: request, channel: context.channel)
     }
 
-    /// The database's answer to a small read, computed on the connection's event loop without a
-    /// task; nil for a request that `respond` would send anywhere else, or that has to wait.
+    /// The database's answer to a small read, or auth's to a token refresh, computed on the
+    /// connection's event loop without a task; nil for a request that `respond` would send anywhere
+    /// else, or that has to wait.
     ///
-    /// This repeats `respond`'s routing for GETs of `….json` paths without doing any I/O: change
-    /// the two together.
-    func respondNow(to head: HTTPRequest) -> InlineReply? {
-        guard head.method == .get else { return nil }
+    /// This repeats `respond`'s routing for GETs of `….json` paths and the Secure Token POST without
+    /// doing any I/O: change the two together.
+    func respondNow(to head: HTTPRequest) -> InlinePlan? {
         let uri = URI(head.path ?? "")
         let path = uri.path
+        if head.method == .post, path == AuthController.tokenPath {
+            guard let auth, functions?.mayRespond(path: path, method: head.method) != true else { return nil }
+            return .afterBody { body in auth.respondNow(to: head, body: body) }
+        }
+        guard head.method == .get else { return nil }
         guard path.hasSuffix(".json") else { return nil }
         if functions != nil, path.hasPrefix(FunctionsRuntime.adminPrefix) { return nil }
         if path.hasPrefix("/.well-known/") || path.hasPrefix("/service_accounts/") || path.hasPrefix("/robot/") { return nil }
         if AuthController.handles(path) { return nil }
         if storage != nil, StorageController.handles(path) || StorageController.mayBePublicObject(path) { return nil }
         if let links, LinksController.handles(path) || links.suffix(in: path) != nil || links.isLongLinkRoot(path) { return nil }
-        return controller.respondNow(to: head, uri: uri)
+        return controller.respondNow(to: head, uri: uri).map(InlinePlan.reply)
     }
 }
 

@@ -27,10 +27,10 @@ public struct ServerConfiguration: Sendable {
     /// does) and otherwise `http://host:port` — never a request's `Host` header, which a caller
     /// could point at their own site to harvest reset codes.
     public var publicURL: String?
-    /// Answer small database reads on the connection's event loop (see `InlineResponseHandler`);
+    /// Answer small database reads and token refreshes on the connection's event loop (see `InlineResponseHandler`);
     /// off, every request goes through Hummingbird's responder. On by default; tests turn it off
     /// to compare the two paths.
-    public var inlineReads: Bool
+    public var inlineAnswers: Bool
 
     public init(
         host: String = "127.0.0.1",
@@ -42,9 +42,9 @@ public struct ServerConfiguration: Sendable {
         keepAliveSeconds: Int = 30,
         dev: Bool = false,
         publicURL: String? = nil,
-        inlineReads: Bool = true
+        inlineAnswers: Bool = true
     ) {
-        self.inlineReads = inlineReads
+        self.inlineAnswers = inlineAnswers
         self.dev = dev
         self.publicURL = publicURL
         self.host = host

@@ -52,12 +52,12 @@ public actor LiveServer {
     public init(
         stores: any StoreFactory = MemoryStoreFactory(), dev: Bool = true, adminToken: String = "owner",
         indexPolicy: IndexPolicy = .enforce, auth: AuthService? = nil, storage: StorageService? = nil,
-        functions: Functions = Functions(), inlineReads: Bool = true,
+        functions: Functions = Functions(), inlineAnswers: Bool = true,
         logger: Logger = Logger(label: "hearth-test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.stores = stores
         self.configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, adminToken: adminToken, indexPolicy: indexPolicy, dev: dev, inlineReads: inlineReads)
+            host: "127.0.0.1", port: 0, adminToken: adminToken, indexPolicy: indexPolicy, dev: dev, inlineAnswers: inlineAnswers)
         self.auth = auth
         self.storage = storage
         self.functions = functions
@@ -81,7 +81,7 @@ public actor LiveServer {
     }
 
     /// Requests the running server answered on an event loop (0 when stopped).
-    public var readsAnsweredInline: Int { running?.server.readsAnsweredInline ?? 0 }
+    public var requestsAnsweredInline: Int { running?.server.requestsAnsweredInline ?? 0 }
 
     /// Stops the server gracefully (connections close) and closes its stores.
     public func stop() async {

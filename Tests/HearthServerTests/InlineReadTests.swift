@@ -103,7 +103,7 @@ struct InlineReadTests {
             return SQLiteStoreFactory(folder: folder, durability: .normal)
         }
         let inline = LiveServer(stores: stores(), dev: false)
-        let plain = LiveServer(stores: stores(), dev: false, inlineReads: false)
+        let plain = LiveServer(stores: stores(), dev: false, inlineAnswers: false)
         let inlinePort = try await inline.start()
         let plainPort = try await plain.start()
         do {
@@ -122,7 +122,7 @@ struct InlineReadTests {
         try await seed(plainPort)
         let etagAnswer = try await fetch(plainPort, "/public.json", headers: [("X-Firebase-ETag", "true")])
         let etag = try #require(etagAnswer.headers.first { $0.hasPrefix("etag: ") }).dropFirst(6)
-        let before = await inline.readsAnsweredInline
+        let before = await inline.requestsAnsweredInline
         for (target, headers) in requests(etag: String(etag)) {
             let expected = try await fetch(plainPort, target, headers: headers)
             let actual = try await fetch(inlinePort, target, headers: headers)
@@ -131,9 +131,9 @@ struct InlineReadTests {
         // All but 8: the root and /big (over the row limit), the first read of namespace `other`
         // (not open yet), the query, `.priority`, `.settings`, `.inspect` and the path without `.json`.
         // Errors found before the read (bad path, namespace or token) and denials are answered inline.
-        let answered = await inline.readsAnsweredInline - before
+        let answered = await inline.requestsAnsweredInline - before
         #expect(answered == requests(etag: "").count - 8)
-        #expect(await plain.readsAnsweredInline == 0)
+        #expect(await plain.requestsAnsweredInline == 0)
     }
 
     /// A write and the read after it on one keep-alive connection: the read must see the write.
@@ -157,7 +157,14 @@ struct InlineReadTests {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(
             InlineResponseHandler { head in
-                head.path == "/fast" ? InlineReply(status: .ok, headers: [.contentType: "text/plain"], body: ByteBuffer(string: "quick")) : nil
+                switch head.path {
+                case "/fast": return .reply(InlineReply(status: .ok, headers: [.contentType: "text/plain"], body: ByteBuffer(string: "quick")))
+                case "/echo":
+                    return .afterBody { body in
+                        String(buffer: body) == "pass" ? nil : InlineReply(status: .ok, headers: [:], body: ByteBuffer(string: "got " + String(buffer: body)))
+                    }
+                default: return nil
+                }
             })
         return channel
     }
@@ -246,6 +253,73 @@ struct InlineReadTests {
         try channel.writeInbound(HTTPRequestPart.end(nil))
         #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil)
         #expect(try Self.response(from: channel)?.1 == "quick")
+        _ = try channel.finish()
+    }
+
+    @Test func aBodyIsReadBeforeAnswering() throws {
+        let channel = try Self.embedded()
+        try channel.writeInbound(Self.head("/echo", method: .post, headers: [.contentLength: "5"]))
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "he")))
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "llo")))
+        #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil)
+        #expect(try Self.response(from: channel)?.1 == "got hello")
+        _ = try channel.finish()
+    }
+
+    /// Every part of a request passed on, as paths and body texts.
+    static func forwarded(_ channel: EmbeddedChannel) throws -> [String] {
+        var parts: [String] = []
+        while let part = try channel.readInbound(as: HTTPRequestPart.self) {
+            switch part {
+            case .head(let h): parts.append("head \(h.path ?? "")")
+            case .body(let b): parts.append("body \(b.readableBytes)")
+            case .end: parts.append("end")
+            }
+        }
+        return parts
+    }
+
+    @Test func aDeclinedRequestIsPassedOnWhole() throws {
+        let channel = try Self.embedded()
+        try channel.writeInbound(Self.head("/echo", method: .post, headers: [.contentLength: "4"]))
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "pa")))
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "ss")))
+        #expect(try Self.forwarded(channel) == [])
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try Self.forwarded(channel) == ["head /echo", "body 4", "end"])
+        #expect(try Self.response(from: channel) == nil)
+        // Its response is still to come, so the next request waits for it too.
+        try channel.writeInbound(Self.head("/fast"))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try Self.forwarded(channel) == ["head /fast", "end"])
+        _ = try channel.finish()
+    }
+
+    @Test(arguments: [
+        HTTPFields(),  // no declared length (chunked)
+        [.contentLength: String(InlineResponseHandler.bodyLimit + 1)],
+        [.contentLength: "4", .expect: "100-continue"],
+    ])
+    func bodiesItCannotBoundArePassedOnAtOnce(headers: HTTPFields) throws {
+        let channel = try Self.embedded()
+        try channel.writeInbound(Self.head("/echo", method: .post, headers: headers))
+        #expect(try Self.forwarded(channel) == ["head /echo"])
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "data")))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try Self.forwarded(channel) == ["body 4", "end"])
+        _ = try channel.finish()
+    }
+
+    @Test func moreBodyThanTheHeadDeclaredIsPassedOn() throws {
+        let channel = try Self.embedded()
+        try channel.writeInbound(Self.head("/echo", method: .post, headers: [.contentLength: "3"]))
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "abc")))
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(repeating: 0x61, count: InlineResponseHandler.bodyLimit)))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(try Self.forwarded(channel) == ["head /echo", "body 3", "body \(InlineResponseHandler.bodyLimit)", "end"])
+        #expect(try Self.response(from: channel) == nil)
         _ = try channel.finish()
     }
 

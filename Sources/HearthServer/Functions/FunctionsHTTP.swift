@@ -51,6 +51,16 @@ extension FunctionsRuntime {
     }
 
     /// `/functions/NAME`, or the emulator's `/PROJECT/REGION/NAME`.
+    /// Whether `respond` may answer a request for this path and method (the checks it makes before reading the
+    /// request): false means it returns nil.
+    func mayRespond(path: String, method: HTTPRequest.Method) -> Bool {
+        if path.hasPrefix(Self.adminPrefix) { return true }
+        if path.hasSuffix(".json") { return false }
+        if callableName(path) != nil { return true }
+        let keys = Path(path)
+        return functions.routes.contains { $0.method == method && $0.pattern.match(keys) != nil }
+    }
+
     private func callableName(_ path: String) -> String? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         if parts.count == 2, parts.first == "functions" { return String(parts.last!) }

@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// Answers, on the connection's event loop, the requests whose answer needs no waiting (a read
-/// of an open database), and hands every other request on to Hummingbird unchanged.
+/// of an open database, a token refresh), and hands every other request on to Hummingbird unchanged.
 ///
 /// A request served by Hummingbird costs two thread hops (event loop → task → event loop) and the
 /// task's bookkeeping: about half of a small GET's server CPU on the benchmark machine (a fixed
@@ -22,15 +22,20 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    /// The answer for a request head, or nil to pass the request on. Called on the event loop; it
-    /// must not block for longer than a read of a few database pages.
-    typealias Answer = @Sendable (HTTPRequest) -> InlineReply?
+    /// What to do with a request head, or nil to pass the request on. Called on the event loop; it
+    /// must not block for longer than a read of a few database pages or one signature.
+    typealias Answer = @Sendable (HTTPRequest) -> InlinePlan?
+
+    /// The largest request body read here before answering; bigger ones go to Hummingbird.
+    static let bodyLimit = 16 * 1024
 
     private let answer: Answer
     /// Requests handed downstream whose response has not ended yet.
     private var downstream = 0
     /// Set between the head and the end of a request this handler answers.
     private var answering: InlineReply?
+    /// Set between the head and the end of a request whose body this handler reads before deciding.
+    private var collecting: Collecting?
     /// Set between the head and the end of a request that went downstream.
     private var forwarding = false
     private var needsFlush = false
@@ -42,21 +47,59 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
         self.answer = answer
     }
 
+    private struct Collecting {
+        var head: HTTPRequest
+        var body: ByteBuffer
+        var finish: (ByteBuffer) -> InlineReply?
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            if downstream == 0, !forwarding, head.headerFields[.connection] == nil, let reply = answer(head) {
-                answering = reply
+            if downstream == 0, !forwarding, head.headerFields[.connection] == nil, let plan = answer(head) {
+                switch plan {
+                case .reply(let reply):
+                    answering = reply
+                    return
+                case .afterBody(let finish):
+                    // Only a body of a declared, small size, and no `Expect: 100-continue` to answer first.
+                    if head.headerFields[.expect] == nil, let length = head.headerFields[.contentLength].flatMap(Int.init),
+                        length <= Self.bodyLimit
+                    {
+                        collecting = Collecting(head: head, body: context.channel.allocator.buffer(capacity: length), finish: finish)
+                        return
+                    }
+                }
+            }
+            startForwarding(head, context: context)
+        case .body(var part):
+            if var request = collecting {
+                collecting = nil
+                guard request.body.readableBytes + part.readableBytes <= Self.bodyLimit else {
+                    // More than the head declared: not ours to judge.
+                    startForwarding(request.head, context: context)
+                    if request.body.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(.body(request.body))) }
+                    context.fireChannelRead(data)
+                    return
+                }
+                request.body.writeBuffer(&part)
+                collecting = request
                 return
             }
-            forwarding = true
-            downstream += 1
-            context.fireChannelRead(data)
-        case .body:
             // A body on a request answered here (a GET with a body) is read and dropped.
             if answering == nil { context.fireChannelRead(data) }
         case .end:
-            if let reply = answering {
+            if let request = collecting {
+                collecting = nil
+                if let reply = request.finish(request.body) {
+                    write(reply, context: context)
+                    return
+                }
+                startForwarding(request.head, context: context)
+                if request.body.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(.body(request.body))) }
+                forwarding = false
+                context.fireChannelRead(data)
+            } else if let reply = answering {
                 answering = nil
                 write(reply, context: context)
             } else {
@@ -64,6 +107,12 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
                 context.fireChannelRead(data)
             }
         }
+    }
+
+    private func startForwarding(_ head: HTTPRequest, context: ChannelHandlerContext) {
+        forwarding = true
+        downstream += 1
+        context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -103,6 +152,15 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
         context.write(wrapOutboundOut(.end(nil)), promise: nil)
         needsFlush = true
     }
+}
+
+/// What `InlineResponseHandler` does with a request it may answer.
+enum InlinePlan {
+    /// Answer now; a body, if the request has one, is read and dropped.
+    case reply(InlineReply)
+    /// Read the body (at most `InlineResponseHandler.bodyLimit` bytes), then answer with the closure's reply, or
+    /// pass the request on unchanged when it returns nil.
+    case afterBody((ByteBuffer) -> InlineReply?)
 }
 
 /// The `Date` header's IMF-fixdate, formatted at most once a second.
