@@ -153,15 +153,28 @@ struct InlineReadTests {
         .head(HTTPRequest(method: method, scheme: "http", authority: "h", path: path, headerFields: headers))
     }
 
-    static func embedded() throws -> EmbeddedChannel {
+    /// The promise of the last `/later` request, completed by the test.
+    final class Pending: @unchecked Sendable {
+        var promise: EventLoopPromise<InlineReply?>?
+    }
+
+    static func embedded(_ pending: Pending = Pending()) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(
             InlineResponseHandler { head in
                 switch head.path {
                 case "/fast": return .reply(InlineReply(status: .ok, headers: [.contentType: "text/plain"], body: ByteBuffer(string: "quick")))
                 case "/echo":
-                    return .afterBody { body in
-                        String(buffer: body) == "pass" ? nil : InlineReply(status: .ok, headers: [:], body: ByteBuffer(string: "got " + String(buffer: body)))
+                    return .afterBody { body, loop in
+                        let text = String(buffer: body)
+                        return loop.makeSucceededFuture(
+                            text == "pass" ? nil : InlineReply(status: .ok, headers: [:], body: ByteBuffer(string: "got " + text)))
+                    }
+                case "/later":
+                    return .afterBody { _, loop in
+                        let promise = loop.makePromise(of: InlineReply?.self)
+                        pending.promise = promise
+                        return promise.futureResult
                     }
                 default: return nil
                 }
@@ -294,6 +307,40 @@ struct InlineReadTests {
         try channel.writeInbound(Self.head("/fast"))
         try channel.writeInbound(HTTPRequestPart.end(nil))
         #expect(try Self.forwarded(channel) == ["head /fast", "end"])
+        _ = try channel.finish()
+    }
+
+    @Test func requestsReadWhileAnAnswerIsAwaitedWaitForIt() throws {
+        let pending = Pending()
+        let channel = try Self.embedded(pending)
+        try channel.writeInbound(Self.head("/later", method: .post, headers: [.contentLength: "0"]))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        // Pipelined behind it: one request answered here, one for downstream.
+        for path in ["/fast", "/slow"] {
+            try channel.writeInbound(Self.head(path))
+            try channel.writeInbound(HTTPRequestPart.end(nil))
+        }
+        #expect(try Self.forwarded(channel) == [])
+        #expect(try Self.response(from: channel) == nil)
+        try #require(pending.promise).succeed(InlineReply(status: .created, headers: [:], body: ByteBuffer(string: "later")))
+        let first = try #require(try Self.response(from: channel))
+        #expect(first.0.status == .created)
+        #expect(first.1 == "later")
+        #expect(try Self.response(from: channel)?.1 == "quick")
+        #expect(try Self.forwarded(channel) == ["head /slow", "end"])
+        _ = try channel.finish()
+    }
+
+    @Test func aFailedAnswerPassesTheRequestOn() throws {
+        let pending = Pending()
+        let channel = try Self.embedded(pending)
+        try channel.writeInbound(Self.head("/later", method: .post, headers: [.contentLength: "2"]))
+        try channel.writeInbound(HTTPRequestPart.body(ByteBuffer(string: "{}")))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        struct Gone: Error {}
+        try #require(pending.promise).fail(Gone())
+        #expect(try Self.forwarded(channel) == ["head /later", "body 2", "end"])
+        #expect(try Self.response(from: channel) == nil)
         _ = try channel.finish()
     }
 

@@ -36,6 +36,10 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var answering: InlineReply?
     /// Set between the head and the end of a request whose body this handler reads before deciding.
     private var collecting: Collecting?
+    /// Set while an answer computed elsewhere (`InlinePlan.afterBody`) is awaited; requests read meanwhile wait in
+    /// `held`, so nothing overtakes it.
+    private var awaiting = false
+    private var held: [NIOAny] = []
     /// Set between the head and the end of a request that went downstream.
     private var forwarding = false
     private var needsFlush = false
@@ -50,10 +54,14 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
     private struct Collecting {
         var head: HTTPRequest
         var body: ByteBuffer
-        var finish: (ByteBuffer) -> InlineReply?
+        var finish: (ByteBuffer, any EventLoop) -> EventLoopFuture<InlineReply?>
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if awaiting {
+            held.append(data)
+            return
+        }
         switch unwrapInboundIn(data) {
         case .head(let head):
             if downstream == 0, !forwarding, head.headerFields[.connection] == nil, let plan = answer(head) {
@@ -91,14 +99,25 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
         case .end:
             if let request = collecting {
                 collecting = nil
-                if let reply = request.finish(request.body) {
-                    write(reply, context: context)
-                    return
+                awaiting = true
+                let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                let (head, body) = (request.head, request.body)
+                request.finish(body, context.eventLoop).whenComplete { result in
+                    let (handler, context) = bound.value
+                    handler.awaiting = false
+                    guard handler.attached else { return }
+                    if case .success(let reply?) = result {
+                        handler.write(reply, context: context)
+                        context.flush()
+                        handler.needsFlush = false
+                    } else {
+                        handler.startForwarding(head, context: context)
+                        if body.readableBytes > 0 { context.fireChannelRead(handler.wrapInboundOut(.body(body))) }
+                        handler.forwarding = false
+                        context.fireChannelRead(handler.wrapInboundOut(.end(nil)))
+                    }
+                    handler.releaseHeld(context: context)
                 }
-                startForwarding(request.head, context: context)
-                if request.body.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(.body(request.body))) }
-                forwarding = false
-                context.fireChannelRead(data)
             } else if let reply = answering {
                 answering = nil
                 write(reply, context: context)
@@ -107,6 +126,21 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
                 context.fireChannelRead(data)
             }
         }
+    }
+
+    /// Reads the parts held while an answer was awaited, until one of them starts another wait.
+    private func releaseHeld(context: ChannelHandlerContext) {
+        var parts = held[...]
+        held = []
+        while let part = parts.popFirst() {
+            channelRead(context: context, data: part)
+            if awaiting {
+                held.append(contentsOf: parts)
+                break
+            }
+        }
+        // Schedules the flush of anything answered here, and lets downstream see the requests it was given.
+        channelReadComplete(context: context)
     }
 
     private func startForwarding(_ head: HTTPRequest, context: ChannelHandlerContext) {
@@ -158,9 +192,10 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
 enum InlinePlan {
     /// Answer now; a body, if the request has one, is read and dropped.
     case reply(InlineReply)
-    /// Read the body (at most `InlineResponseHandler.bodyLimit` bytes), then answer with the closure's reply, or
-    /// pass the request on unchanged when it returns nil.
-    case afterBody((ByteBuffer) -> InlineReply?)
+    /// Read the body (at most `InlineResponseHandler.bodyLimit` bytes), then answer with the reply the closure's
+    /// future brings (it may be computed on another thread: the event loop goes on serving other connections), or
+    /// pass the request on unchanged when that is nil or an error. Later requests on the connection wait for it.
+    case afterBody((ByteBuffer, any EventLoop) -> EventLoopFuture<InlineReply?>)
 }
 
 /// The `Date` header's IMF-fixdate, formatted at most once a second.
