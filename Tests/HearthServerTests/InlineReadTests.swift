@@ -331,6 +331,43 @@ struct InlineReadTests {
         _ = try channel.finish()
     }
 
+    final class ReadCounter: ChannelOutboundHandler {
+        typealias OutboundIn = Any
+        var reads = 0
+        func read(context: ChannelHandlerContext) {
+            reads += 1
+            context.read()
+        }
+    }
+
+    @Test func theSocketIsNotReadWhileAnAnswerIsAwaited() throws {
+        let pending = Pending()
+        let channel = try Self.embedded(pending)
+        let counter = ReadCounter()
+        try channel.pipeline.syncOperations.addHandler(counter, position: .first)
+        try channel.writeInbound(Self.head("/later", method: .post, headers: [.contentLength: "0"]))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        channel.read()
+        channel.read()
+        #expect(counter.reads == 0)
+        try #require(pending.promise).succeed(nil)
+        #expect(counter.reads == 1)
+        channel.read()
+        #expect(counter.reads == 2)
+        _ = try channel.finish()
+    }
+
+    @Test func aClosedConnectionGetsNoLateAnswer() throws {
+        let pending = Pending()
+        let channel = try Self.embedded(pending)
+        try channel.writeInbound(Self.head("/later", method: .post, headers: [.contentLength: "0"]))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        _ = try channel.finish()
+        try #require(pending.promise).succeed(InlineReply(status: .ok, headers: [:], body: ByteBuffer(string: "late")))
+        #expect(try channel.readOutbound(as: HTTPResponsePart.self) == nil)
+        #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil)
+    }
+
     @Test func aFailedAnswerPassesTheRequestOn() throws {
         let pending = Pending()
         let channel = try Self.embedded(pending)

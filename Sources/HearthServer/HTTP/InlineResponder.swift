@@ -40,6 +40,8 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// `held`, so nothing overtakes it.
     private var awaiting = false
     private var held: [NIOAny] = []
+    /// A read from the socket asked for while awaiting: it waits too, so `held` stays within what was already read.
+    private var readDeferred = false
     /// Set between the head and the end of a request that went downstream.
     private var forwarding = false
     private var needsFlush = false
@@ -117,6 +119,10 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
                         context.fireChannelRead(handler.wrapInboundOut(.end(nil)))
                     }
                     handler.releaseHeld(context: context)
+                    if !handler.awaiting, handler.readDeferred {
+                        handler.readDeferred = false
+                        context.read()
+                    }
                 }
             } else if let reply = answering {
                 answering = nil
@@ -170,6 +176,14 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     func handlerRemoved(context: ChannelHandlerContext) {
         attached = false
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if awaiting {
+            readDeferred = true
+            return
+        }
+        context.read()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
