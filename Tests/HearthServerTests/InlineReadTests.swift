@@ -104,10 +104,23 @@ struct InlineReadTests {
         }
         let inline = LiveServer(stores: stores(), dev: false)
         let plain = LiveServer(stores: stores(), dev: false, inlineAnswers: false)
-        let inlinePort = try await inline.start()
-        let plainPort = try await plain.start()
-        do {
+        try await Self.withBoth(inline, plain) { inlinePort, plainPort in
             try await Self.compare(inline: inline, inlinePort: inlinePort, plain: plain, plainPort: plainPort)
+        }
+    }
+
+    /// Starts both servers, runs `body` with their ports, and stops both however it ends.
+    static func withBoth(_ inline: LiveServer, _ plain: LiveServer, _ body: (Int, Int) async throws -> Void) async throws {
+        let inlinePort = try await inline.start()
+        let plainPort: Int
+        do {
+            plainPort = try await plain.start()
+        } catch {
+            await inline.stop()
+            throw error
+        }
+        do {
+            try await body(inlinePort, plainPort)
         } catch {
             await inline.stop()
             await plain.stop()

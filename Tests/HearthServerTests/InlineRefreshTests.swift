@@ -56,18 +56,10 @@ struct InlineRefreshTests {
             clock: { clock.millis.load(ordering: .relaxed) })
         let inline = LiveServer(stores: MemoryStoreFactory(), dev: false, auth: auth)
         let plain = LiveServer(stores: MemoryStoreFactory(), dev: false, auth: auth, inlineAnswers: false)
-        let inlinePort = try await inline.start()
-        let plainPort = try await plain.start()
-        do {
+        try await InlineReadTests.withBoth(inline, plain) { inlinePort, plainPort in
             try await Self.compare(clock: clock, inline: inline, inlinePort: inlinePort, plainPort: plainPort)
             #expect(await plain.requestsAnsweredInline == 0)
-        } catch {
-            await inline.stop()
-            await plain.stop()
-            throw error
         }
-        await inline.stop()
-        await plain.stop()
     }
 
     static func compare(clock: Clock, inline: LiveServer, inlinePort: Int, plainPort: Int) async throws {
