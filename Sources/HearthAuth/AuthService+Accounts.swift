@@ -195,7 +195,7 @@ extension AuthService {
         return answer
     }
 
-    /// `refresh`'s answer computed on the calling thread without suspending (for an event loop): nil when the
+    /// `refresh`'s answer computed on the calling thread without suspending (for a thread-pool job): nil when the
     /// account store cannot read that way or the user's `lastRefreshAt` is due to be written; then call `refresh`.
     /// Throws exactly what `refresh` would.
     public func refreshNow(grantType: String?, refreshToken: String?) throws -> JSONValue? {

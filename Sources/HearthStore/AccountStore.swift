@@ -68,8 +68,8 @@ public protocol AccountStore: Sendable {
     func transaction<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R
     /// A read-only look (no commit, no fsync); writes inside it fail.
     func read<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R
-    /// A read-only look on the calling thread that never suspends or waits for a writer, for answers computed on an
-    /// event loop; nil where the store cannot read that way (the caller then uses `read`).
+    /// A read-only look on the calling thread that never suspends or waits for a writer, for answers computed outside
+    /// Swift concurrency (a thread-pool job); nil where the store cannot read that way (the caller then uses `read`).
     func readNow<R>(_ body: (any AccountTransaction) throws -> R) throws -> R?
 }
 

@@ -50,7 +50,6 @@ extension FunctionsRuntime {
         return nil
     }
 
-    /// `/functions/NAME`, or the emulator's `/PROJECT/REGION/NAME`.
     /// Whether `respond` may answer a request for this path and method (the checks it makes before reading the
     /// request): false means it returns nil.
     func mayRespond(path: String, method: HTTPRequest.Method) -> Bool {
@@ -61,6 +60,7 @@ extension FunctionsRuntime {
         return functions.routes.contains { $0.method == method && $0.pattern.match(keys) != nil }
     }
 
+    /// `/functions/NAME`, or the emulator's `/PROJECT/REGION/NAME`.
     private func callableName(_ path: String) -> String? {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         if parts.count == 2, parts.first == "functions" { return String(parts.last!) }
