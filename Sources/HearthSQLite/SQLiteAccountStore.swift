@@ -36,11 +36,15 @@ public final class SQLiteAccountStore: AccountStore {
     }
 
     public func read<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R {
-        try readers.read { db in try body(Transaction(db: db)) }
+        try readHere(body)
     }
 
-    /// The same read-only connections as `read`; a connection is opened when none is free, never waited for.
     public func readNow<R>(_ body: (any AccountTransaction) throws -> R) throws -> R? {
+        try readHere(body)
+    }
+
+    /// On the read-only connections, on the calling thread; a connection is opened when none is free, never waited for.
+    private func readHere<R>(_ body: (any AccountTransaction) throws -> R) throws -> R {
         try readers.read { db in try body(Transaction(db: db)) }
     }
 

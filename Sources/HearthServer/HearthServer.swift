@@ -8,9 +8,9 @@ import HummingbirdCore
 public import Logging
 import NIOCore
 import NIOPosix
+import Synchronization
 public import ServiceLifecycle
 public import UnixSignals
-import Synchronization
 
 /// The Hearth HTTP server: the Realtime Database REST + streaming API on one port.
 ///
@@ -101,28 +101,13 @@ public struct HearthServer: Sendable {
         // Hummingbird's own start-up line would repeat ours; keep its warnings and errors.
         var appLogger = logger
         appLogger.logLevel = max(logger.logLevel, .notice)
+        let inline: InlineResponseHandler.Answer? = configuration.inlineAnswers ? { @Sendable head in responder.respondNow(to: head) } : nil
         let count = inlineCount
-        let inline: InlineResponseHandler.Answer? =
-            configuration.inlineAnswers
-            ? { @Sendable head in
-                switch responder.respondNow(to: head) {
-                case .reply(let reply)?:
-                    count.value.add(1, ordering: .relaxed)
-                    return .reply(reply)
-                case .afterBody(let finish)?:
-                    return .afterBody { body, loop in
-                        finish(body, loop).map { reply in
-                            if reply != nil { count.value.add(1, ordering: .relaxed) }
-                            return reply
-                        }
-                    }
-                case nil:
-                    return nil
-                }
-            } : nil
         return Application(
             responder: responder,
-            server: HTTPServerBuilder { responder in RealtimeServerChannel(responder: responder, realtime: realtime, inline: inline) },
+            server: HTTPServerBuilder { responder in
+                RealtimeServerChannel(responder: responder, realtime: realtime, inline: inline, inlineCount: count)
+            },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: appLogger
@@ -216,7 +201,7 @@ struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context 
             // Off the event loop: the RSA signature (~0.25 ms) on the loop held up every other request of the loop's
             // connections (GET p99 under a refresh load: 4-5 ms → 14-15 ms; docs/benchmarks.md).
             return .afterBody { body, loop in
-                NIOThreadPool.singleton.runIfActive(eventLoop: loop) { auth.respondNow(to: head, body: body) }
+                NIOThreadPool.singleton.runIfActive(eventLoop: loop) { auth.respondNow(to: head, uri: uri, body: body) }
             }
         }
         guard head.method == .get else { return nil }
@@ -228,10 +213,6 @@ struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context 
         if let links, LinksController.handles(path) || links.suffix(in: path) != nil || links.isLongLinkRoot(path) { return nil }
         return controller.respondNow(to: head, uri: uri).map(InlinePlan.reply)
     }
-}
-
-final class InlineCount: Sendable {
-    let value = Atomic<Int>(0)
 }
 
 /// Sends SSE keep-alives (a failed write is how a silently closed connection is noticed) and, on

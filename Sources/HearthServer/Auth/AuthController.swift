@@ -263,10 +263,9 @@ struct AuthController: Sendable {
     /// cannot read without waiting, the user's `lastRefreshAt` is due to be written, or something unexpected failed,
     /// which `respond` logs). It saves the hops through a request task, ~25 µs of a refresh's ~100 µs besides its
     /// RSA signature.
-    func respondNow(to head: HTTPRequest, body: ByteBuffer) -> InlineReply? {
-        guard head.method == .post else { return nil }
-        let uri = URI(head.path ?? "")
-        guard uri.path == Self.tokenPath else { return nil }
+    /// `uri` is the head's path, already parsed by the caller.
+    func respondNow(to head: HTTPRequest, uri: URI, body: ByteBuffer) -> InlineReply? {
+        guard head.method == .post, uri.path == Self.tokenPath else { return nil }
         do {
             try requireKey(head.headerFields, parseQueryString(uri.query), try isPrivileged(head.headerFields))
             let fields = try Self.tokenFields(body)

@@ -30,12 +30,18 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
 
     let responder: Responder
     let realtime: RealtimeController
-    /// Answers small reads on the event loop (nil: every request goes to `responder`).
+    /// Answers small reads and token refreshes without a request task (nil: every request goes to `responder`).
     let inline: InlineResponseHandler.Answer?
+    /// Counts the requests `inline` answered.
+    let inlineCount: InlineCount?
 
-    init(responder: @escaping Responder, realtime: RealtimeController, inline: InlineResponseHandler.Answer? = nil) {
+    init(
+        responder: @escaping Responder, realtime: RealtimeController, inline: InlineResponseHandler.Answer? = nil,
+        inlineCount: InlineCount? = nil
+    ) {
         self.realtime = realtime
         self.inline = inline
+        self.inlineCount = inlineCount
         self.responder = { request, writer, channel in
             // NIO upgrades only on a connection's first request; a later upgrade request is sent
             // to a new connection (as Hummingbird's WebSocket channel does).
@@ -54,6 +60,7 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
         channel.eventLoop.makeCompletedFuture {
             let realtime = self.realtime
             let inline = self.inline
+            let inlineCount = self.inlineCount
             let attempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                 maxFrameSize: RealtimeController.maxMessageBytes,
@@ -74,7 +81,7 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
                         try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(logger: logger))
-                        if let inline { try channel.pipeline.syncOperations.addHandler(InlineResponseHandler(answer: inline)) }
+                        if let inline { try channel.pipeline.syncOperations.addHandler(InlineResponseHandler(answered: inlineCount, answer: inline)) }
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
                         return attempted.value ? Upgrade.refused(http) : Upgrade.http(http)
