@@ -83,6 +83,9 @@ extension AuthService {
             let lower = email!.lowercased()
             if let other = try tx.account(email: lower), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
             if password!.count < 6 { throw AuthError.weakPassword }
+            // Replacing a password, or an email the account already had, is a credential change as in
+            // accounts:update: every earlier session ends. Linking to an anonymous or phone account ends none.
+            if user.passwordHash != nil || (user.email != nil && user.email != lower) { user.validSince = now / 1000 }
             user.email = lower
             user.emailVerified = false
             user.setPassword(credentials, at: now)

@@ -49,14 +49,14 @@ struct CodeBook: Sendable {
         try tx.saveCode(hash: Self.digest(key), data: try JSONEncoder().encode(stored), created: code.created)
     }
 
-    /// Removes and returns a live code (single use: two concurrent takes cannot both succeed).
-    func take(_ key: String, now: Int64) async throws -> OneTimeCode? {
-        try await store.transaction { tx in
-            guard let row = try tx.code(hash: Self.digest(key)) else { return nil }
-            try tx.deleteCode(hash: Self.digest(key))
-            guard row.created > now - Self.lifetime else { return nil }
-            return try JSONDecoder().decode(OneTimeCode.self, from: row.data)
-        }
+    /// Removes a live code inside a transaction the caller holds, which then applies what the code stands for: if that
+    /// fails (a bad `idToken`, an email taken meanwhile), the transaction rolls back and the code stays usable, so a
+    /// client can retry; two concurrent uses still cannot both succeed.
+    func take(_ key: String, now: Int64, in tx: any AccountTransaction) throws -> OneTimeCode? {
+        guard let row = try tx.code(hash: Self.digest(key)) else { return nil }
+        try tx.deleteCode(hash: Self.digest(key))
+        guard row.created > now - Self.lifetime else { return nil }
+        return try JSONDecoder().decode(OneTimeCode.self, from: row.data)
     }
 
     func peek(_ key: String, now: Int64) async throws -> OneTimeCode? {
@@ -118,6 +118,10 @@ extension AuthService {
         case "PASSWORD_RESET":
             guard let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_EMAIL") }
             guard let user = try await store.transaction({ tx in try self.load(tx.account(email: email)) }) else {
+                // With email-enumeration protection an unknown address looks like a known one, and nothing is sent.
+                if emailPrivacy && !privileged {
+                    return .object([JSONMember("kind", .string("identitytoolkit#GetOobConfirmationCodeResponse")), JSONMember("email", .string(email))])
+                }
                 throw AuthError("EMAIL_NOT_FOUND")
             }
             (record.email, record.uid, mode) = (email, user.localId, "resetPassword")
@@ -134,12 +138,18 @@ extension AuthService {
             guard let newEmail = body.string("newEmail")?.lowercased() else { throw AuthError("MISSING_NEW_EMAIL") }
             guard Self.isValidEmail(newEmail) else { throw AuthError("INVALID_EMAIL") }
             let user: UserRecord = try await store.transaction { tx in
-                if try tx.account(email: newEmail) != nil { throw AuthError("EMAIL_EXISTS") }
-                if let idToken = body.string("idToken") { return try self.user(forIDToken: idToken, in: tx, now: now) }
-                guard privileged, let email = body.string("email")?.lowercased(), let u = try self.load(tx.account(email: email)) else {
-                    throw AuthError.userNotFound
+                // The caller first: otherwise anyone with the API key could probe which addresses are registered.
+                let user: UserRecord
+                if let idToken = body.string("idToken") {
+                    user = try self.user(forIDToken: idToken, in: tx, now: now)
+                } else {
+                    guard privileged, let email = body.string("email")?.lowercased(), let u = try self.load(tx.account(email: email)) else {
+                        throw AuthError.userNotFound
+                    }
+                    user = u
                 }
-                return u
+                if try tx.account(email: newEmail) != nil { throw AuthError("EMAIL_EXISTS") }
+                return user
             }
             (record.email, record.newEmail, record.uid, mode) = (user.email, newEmail, user.localId, "verifyAndChangeEmail")
         case "EMAIL_SIGNIN":
@@ -211,8 +221,8 @@ extension AuthService {
         guard let record = try await codes.peek(code, now: now), record.requestType == "PASSWORD_RESET" else { throw AuthError("INVALID_OOB_CODE") }
         guard newPassword.count >= 6 else { throw AuthError.weakPassword }
         let credentials = try await hasher.hash(newPassword)
-        guard try await codes.take(code, now: now) != nil else { throw AuthError("INVALID_OOB_CODE") }
         return try await store.transaction { tx in
+            guard try self.codes.take(code, now: now, in: tx) != nil else { throw AuthError("INVALID_OOB_CODE") }
             guard let uid = record.uid, var user = try self.load(tx.account(uid: uid)) else { throw AuthError("INVALID_OOB_CODE") }
             if user.disabled { throw AuthError("USER_DISABLED") }
             user.setPassword(credentials, at: now)
@@ -229,13 +239,17 @@ extension AuthService {
     /// `accounts:update` with an `oobCode`: verify an email, apply an email change, or undo one
     /// (`RECOVER_EMAIL`, from the link mailed to the previous address).
     func applyOobCode(_ code: String, now: Int64, linkBase: String?) async throws -> JSONValue {
-        guard let record = try await codes.take(code, now: now), let uid = record.uid,
+        guard let record = try await codes.peek(code, now: now), let uid = record.uid,
             ["VERIFY_EMAIL", "VERIFY_AND_CHANGE_EMAIL", "RECOVER_EMAIL"].contains(record.requestType)
         else { throw AuthError("INVALID_OOB_CODE") }
         let (response, recovery): (JSONValue, EmailRecovery?) = try await store.transaction { tx in
+            guard try self.codes.take(code, now: now, in: tx) != nil else { throw AuthError("INVALID_OOB_CODE") }
             guard var user = try self.load(tx.account(uid: uid)) else { throw AuthError.userNotFound }
             var recovery: EmailRecovery?
             switch record.requestType {
+            case "VERIFY_EMAIL":
+                // The link proves access to the address it was mailed to, not to whatever the account's email is now.
+                guard record.email != nil, record.email == user.email else { throw AuthError("INVALID_OOB_CODE") }
             case "RECOVER_EMAIL":
                 // Back to the address the change was made from (it proved access by opening the
                 // link), and every session of whoever made the change ends.
@@ -310,8 +324,8 @@ extension AuthService {
         guard let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_EMAIL") }
         guard let record = try await codes.peek(code, now: now), record.requestType == "EMAIL_SIGNIN" else { throw AuthError("INVALID_OOB_CODE") }
         guard record.email == email else { throw AuthError("INVALID_EMAIL", "The email provided does not match the sign-in email address.") }
-        guard try await codes.take(code, now: now) != nil else { throw AuthError("INVALID_OOB_CODE") }
         return try await store.transaction { tx in
+            guard try self.codes.take(code, now: now, in: tx) != nil else { throw AuthError("INVALID_OOB_CODE") }
             var user: UserRecord
             var isNew = false
             if let idToken = body.string("idToken") {
@@ -391,6 +405,12 @@ extension AuthService {
     public func createAuthUri(_ body: JSONValue) async throws -> JSONValue {
         guard let identifier = body.string("identifier")?.lowercased() else { throw AuthError("MISSING_IDENTIFIER") }
         guard Self.isValidEmail(identifier) else { throw AuthError("INVALID_IDENTIFIER") }
+        // With email-enumeration protection the answer says nothing about the address.
+        if emailPrivacy {
+            return .object([
+                JSONMember("kind", .string("identitytoolkit#CreateAuthUriResponse")), JSONMember("sessionId", .string(Self.randomCode(bytes: 20))),
+            ])
+        }
         let user = try await store.transaction { tx in try self.load(tx.account(email: identifier)) }
         var methods: [JSONValue] = []
         if let user {

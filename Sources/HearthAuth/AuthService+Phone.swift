@@ -29,13 +29,16 @@ extension AuthService {
 
     public func signInWithPhoneNumber(_ body: JSONValue) async throws -> JSONValue {
         let now = clock()
-        let phone: String
+        // The session or proof is used up in the transaction that signs in, so a request that fails there (a bad
+        // `idToken`, say) leaves it for a retry.
+        let (phone, key, invalid): (String, String, String)
         if let proof = body.string("temporaryProof"), !proof.isEmpty {
-            phone = try await redeemTemporaryProof(proof, phoneNumber: body.string("phoneNumber"), now: now)
+            (phone, key, invalid) = (try await redeemTemporaryProof(proof, phoneNumber: body.string("phoneNumber"), now: now), proof, "INVALID_TEMPORARY_PROOF")
         } else {
-            phone = try await verifySMSCode(body, now: now)
+            (phone, key, invalid) = try await verifySMSCode(body, now: now)
         }
         return try await store.transaction { tx in
+            guard try self.codes.take(key, now: now, in: tx) != nil else { throw AuthError(invalid) }
             var user: UserRecord
             var isNew = false
             if let idToken = body.string("idToken") {
@@ -67,17 +70,18 @@ extension AuthService {
 
     /// A temporary proof stands for a verified SMS code for its number: once, within the hour
     /// `temporaryProofExpiresIn` announced. A proof for another number is refused and kept.
+    /// Returns the number; the caller uses the proof up.
     private func redeemTemporaryProof(_ proof: String, phoneNumber: String?, now: Int64) async throws -> String {
         guard let phone = phoneNumber, !phone.isEmpty else { throw AuthError("MISSING_PHONE_NUMBER") }
         guard let record = try await codes.peek(proof, now: now), record.requestType == Self.temporaryProofType, record.phoneNumber == phone else {
             throw AuthError("INVALID_TEMPORARY_PROOF")
         }
-        guard try await codes.take(proof, now: now) != nil else { throw AuthError("INVALID_TEMPORARY_PROOF") }
         return phone
     }
 
-    /// Checks `{sessionInfo, code}` and uses up the session; returns its number.
-    private func verifySMSCode(_ body: JSONValue, now: Int64) async throws -> String {
+    /// Checks `{sessionInfo, code}`; returns the session's number, the session (for the caller to use up) and the
+    /// error for a session that is gone by then.
+    private func verifySMSCode(_ body: JSONValue, now: Int64) async throws -> (String, String, String) {
         guard let session = body.string("sessionInfo"), !session.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
         guard let code = body.string("code"), !code.isEmpty else { throw AuthError("MISSING_CODE") }
         guard let record = try await codes.peek(session, now: now), record.requestType == "PHONE", let phone = record.phoneNumber,
@@ -89,8 +93,7 @@ extension AuthService {
             try await codes.recordWrongGuess(session)
             throw AuthError("INVALID_CODE")
         }
-        guard try await codes.take(session, now: now) != nil else { throw AuthError("INVALID_SESSION_INFO") }
-        return phone
+        return (phone, session, "INVALID_SESSION_INFO")
     }
 }
 

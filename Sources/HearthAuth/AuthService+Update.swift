@@ -40,7 +40,7 @@ extension AuthService {
             credentials = try await hasher.hash(password)
         }
         if let attributes = body.string("customAttributes"), privileged { try Self.checkCustomAttributes(attributes) }
-        if let phone = body.string("phoneNumber"), !(phone.hasPrefix("+") && phone.count > 1) {
+        if privileged, let phone = body.string("phoneNumber"), !(phone.hasPrefix("+") && phone.count > 1) {
             throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
         }
         let newCredentials = credentials
@@ -104,9 +104,11 @@ extension AuthService {
                 if let created = body.int64("createdAt") { user.createdAt = created }
                 if let lastLogin = body.int64("lastLoginAt") { user.lastLoginAt = lastLogin }
                 if let info = body["linkProviderUserInfo"] { try self.link(info, to: &user, in: tx) }
-            } else if let phone = body.string("phoneNumber") {
+            } else if privileged, let phone = body.string("phoneNumber") {
                 user.phoneNumber = phone
             }
+            // A client's `phoneNumber` is ignored, as its `emailVerified` is: a number joins an account only through
+            // an SMS code (signInWithPhoneNumber with an idToken), or else its owner's phone sign-ins would land here.
             var tokens: (idToken: String, refreshToken: String)?
             let linked = wasAnonymous && !user.isAnonymous
             if let idToken, user.validSince != before || linked || (body.bool("returnSecureToken") ?? false) {

@@ -199,7 +199,7 @@ struct AuthController: Sendable {
         case (.get, "config"):
             return .object([
                 JSONMember("signIn", .object([JSONMember("allowDuplicateEmails", .bool(false))])),
-                JSONMember("emailPrivacyConfig", .object([JSONMember("enableImprovedEmailPrivacy", .bool(false))])),
+                JSONMember("emailPrivacyConfig", .object([JSONMember("enableImprovedEmailPrivacy", .bool(service.emailPrivacy))])),
             ])
         default: throw PlatformError.notFound
         }
