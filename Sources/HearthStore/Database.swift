@@ -175,7 +175,9 @@ public actor Database {
             let current = try tx.read(path)
             let etag = current.etag
             if etag == expected || "\"\(etag)\"" == expected { return nil }
-            if let reason = request.authorizer?.readDenial(at: path, data: tx, now: now) { throw PermissionDenied(reason: reason) }
+            if !request.mismatchIsSilent, let reason = request.authorizer?.readDenial(at: path, data: tx, now: now) {
+                throw PermissionDenied(reason: reason)
+            }
             return .preconditionFailed(current: current, etag: etag)
         }
         switch request.operation {

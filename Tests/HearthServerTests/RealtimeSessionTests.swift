@@ -186,6 +186,28 @@ struct RealtimeSessionTests {
         #expect(h.outbox.isClosed)
     }
 
+    @Test("one message larger than the byte budget is delivered when nothing else is queued")
+    func oneLargeMessage() async throws {
+        let h = try await Harness(outboxLimit: 4096)
+        let big = String(repeating: "z", count: 10_000)
+        try await h.write("big", "\"" + big + "\"")
+        try await h.send(1, "q", #"{"p":"/big","h":""}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"a":"d","b":{"p":"big","d":"\#(big)"}}}"#))
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":1,"b":{"s":"ok","d":{}}}}"#))
+        #expect(!h.outbox.isOverflowing)
+        #expect(!h.outbox.isClosed)
+    }
+
+    @Test("a stale transaction answers datastale to a writer who may not read there, and writes nothing")
+    func staleTransactionWithoutRead() async throws {
+        let h = try await Harness(rules: #"{"rules":{"lim":{"$k":{".write":true}}}}"#)
+        try await h.send(1, "p", #"{"p":"/lim/a","d":5}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":1,"b":{"s":"ok","d":""}}}"#))
+        try await h.send(2, "p", #"{"p":"/lim/a","d":6,"h":"bogus"}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":2,"b":{"s":"datastale","d":"Transaction hash does not match"}}}"#))
+        #expect(try await h.read("lim/a") == .int(5))
+    }
+
     @Test("outgoing messages over 16,384 bytes are split and reassemble")
     func outboxSplits() throws {
         let text = #"{"t":"d","d":{"a":"d","b":{"p":"x","d":""# + String(repeating: "é", count: 20000) + #""}}}"#

@@ -20,6 +20,8 @@ final class RealtimeOutbox: Sendable {
         /// messages not yet taken from ``messages``.
         var pending = ByteBuffer()
         var queuedBytes = 0
+        /// The largest message among the queued bytes: it does not count against the budget.
+        var largestQueued = 0
         var drainScheduled = false
         var closed = false
         var overflowing = false
@@ -33,8 +35,8 @@ final class RealtimeOutbox: Sendable {
         }
     }
 
-    /// The most bytes queued for one connection (here and in the channel's write buffer) before it
-    /// is closed as too slow.
+    /// The most bytes queued for one connection (here and in the channel's write buffer), besides its
+    /// largest message, before it is closed as too slow.
     let byteLimit: Int
     private let state = Mutex(State())
     private let channel: (any Channel)?
@@ -75,8 +77,11 @@ final class RealtimeOutbox: Sendable {
         enum Next { case nothing, overflow, yield, drain }
         let next = state.withLock { s -> Next in
             guard !s.closed else { return .nothing }
+            // The largest queued message does not count, so one message larger than the budget (a big value read or
+            // pushed) goes through: the client is slow only when the rest piles up behind it.
             s.queuedBytes += message.readableBytes
-            if s.queuedBytes > byteLimit {
+            s.largestQueued = max(s.largestQueued, message.readableBytes)
+            if s.queuedBytes - s.largestQueued > byteLimit {
                 s.overflowing = true
                 return s.markClosed() ? .overflow : .nothing
             }
@@ -113,7 +118,7 @@ final class RealtimeOutbox: Sendable {
             s.drainScheduled = false
             let batch = s.pending
             s.pending = ByteBuffer()
-            s.queuedBytes = 0
+            (s.queuedBytes, s.largestQueued) = (0, 0)
             return s.overflowing || s.discarding || batch.readableBytes == 0 ? nil : batch
         }
         guard let batch else { return }
@@ -122,9 +127,11 @@ final class RealtimeOutbox: Sendable {
         }
         // Without an encoder the WebSocket pipeline is gone: the channel is closing.
         guard let context = encoder.value else { return }
+        let written = batch.readableBytes
         context.writeAndFlush(NIOAny(batch), promise: nil)
-        // What the socket has not taken yet counts against the budget too.
-        if !channel.isWritable, let buffered = try? channel.syncOptions?.getOption(.bufferedWritableBytes), buffered > byteLimit {
+        // What the socket has not taken yet counts against the budget too, beyond the batch just written (which may be
+        // one message larger than the budget).
+        if !channel.isWritable, let buffered = try? channel.syncOptions?.getOption(.bufferedWritableBytes), buffered > byteLimit + written {
             abandon()
         }
     }
@@ -134,6 +141,7 @@ final class RealtimeOutbox: Sendable {
     func take(_ message: ByteBuffer) -> Bool {
         state.withLock { s in
             s.queuedBytes -= message.readableBytes
+            if s.queuedBytes == 0 { s.largestQueued = 0 }
             return !s.overflowing
         }
     }

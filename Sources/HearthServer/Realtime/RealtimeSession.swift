@@ -441,7 +441,7 @@ actor RealtimeSession {
         let data = body["d"] ?? .null
         var ifMatch: String?
         if case .string(let hash)? = body["h"] { ifMatch = hash.isEmpty ? Node.empty.etag : hash }
-        let request: WriteRequest
+        var request: WriteRequest
         let segments = raw.split(separator: "/")
         if segments.last == ".priority" {
             let path = try requestPath(.object([JSONMember("p", .string(segments.dropLast().joined(separator: "/")))]))
@@ -450,6 +450,8 @@ actor RealtimeSession {
             let path = try requestPath(body)
             request = WriteRequest(path: path, operation: .set(try controller.parseWrite(data, at: path)), ifMatch: ifMatch)
         }
+        // `datastale` carries no data, so a transaction where the user may write but not read is retried, not denied.
+        request.mismatchIsSilent = true
         try await write(id, request)
     }
 
