@@ -110,8 +110,10 @@ public struct UserRecord: Codable, Sendable, Hashable {
         if let photoUrl { m.append(JSONMember("photoUrl", .string(photoUrl))) }
         if let phoneNumber { m.append(JSONMember("phoneNumber", .string(phoneNumber))) }
         if passwordHash != nil {
-            // Never the hash itself: the redacted marker production sends without export permission.
+            // Never the hash or salt themselves: the redacted marker production sends without export permission.
+            // firebase-admin's list_users gives password_hash and password_salt from these (non-None for password users).
             m.append(JSONMember("passwordHash", .string("UkVEQUNURUQ=")))
+            m.append(JSONMember("salt", .string("UkVEQUNURUQ=")))
             if let passwordUpdatedAt { m.append(JSONMember("passwordUpdatedAt", .double(passwordUpdatedAt))) }
         }
         m.append(JSONMember("validSince", .string(String(validSince))))

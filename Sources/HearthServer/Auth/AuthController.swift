@@ -317,7 +317,7 @@ struct AuthController: Sendable {
         guard let json = try? JSONValue.parse(buffer.readableBytesView), case .object = json else {
             throw PlatformError(status: 400, message: "Invalid JSON payload received.", reason: "invalid", rpcStatus: "INVALID_ARGUMENT")
         }
-        return json
+        return json.camelCasedKeys()
     }
 
     /// Form-encoded (JS SDK, REST docs) or JSON (Pyrebase) token requests.
