@@ -412,14 +412,22 @@ extension AuthService {
             ])
         }
         let user = try await store.transaction { tx in try self.load(tx.account(email: identifier)) }
-        var methods: [JSONValue] = []
+        var methods: [String] = []
+        var providers: [String] = []
         if let user {
-            if user.passwordHash != nil { methods.append(.string("password")) }
-            if user.emailLinkSignin == true { methods.append(.string("emailLink")) }
+            if user.passwordHash != nil { methods.append("password") }
+            if user.emailLinkSignin == true { methods.append("emailLink") }
+            if !methods.isEmpty { providers.append("password") }
+            // Identity providers linked to the account (google.com, apple.com…) are ways in too: fetchSignInMethodsForEmail
+            // lists them so an app can offer the right button.
+            for linked in user.linkedProviders.map(\.providerId) where !providers.contains(linked) {
+                providers.append(linked)
+                methods.append(linked)
+            }
         }
         return .object([
             JSONMember("kind", .string("identitytoolkit#CreateAuthUriResponse")), JSONMember("registered", .bool(user != nil)),
-            JSONMember("allProviders", .array(methods.isEmpty ? [] : [.string("password")])), JSONMember("signinMethods", .array(methods)),
+            JSONMember("allProviders", .array(providers.map(JSONValue.string))), JSONMember("signinMethods", .array(methods.map(JSONValue.string))),
             JSONMember("sessionId", .string(Self.randomCode(bytes: 20))),
         ])
     }

@@ -88,6 +88,21 @@ struct AuthServiceTests {
         }
     }
 
+    @Test func createAuthUriListsLinkedIdentityProviders() async throws {
+        let auth = service()
+        let created = try await auth.signUp(body(#"{"email":"g@x.io","password":"secret1"}"#), privileged: false)
+        let uid = try #require(created["localId"]?.stringValue)
+        _ = try await auth.update(
+            body(#"{"localId":"\#(uid)","linkProviderUserInfo":{"providerId":"google.com","rawId":"g-1","email":"g@x.io"}}"#), privileged: true)
+        let answer = try await auth.createAuthUri(body(#"{"identifier":"g@x.io","continueUri":"http://localhost"}"#))
+        #expect(answer["registered"] == .bool(true))
+        #expect(answer["allProviders"] == .array([.string("password"), .string("google.com")]))
+        #expect(answer["signinMethods"] == .array([.string("password"), .string("google.com")]))
+        let unknown = try await auth.createAuthUri(body(#"{"identifier":"none@x.io","continueUri":"http://localhost"}"#))
+        #expect(unknown["registered"] == .bool(false))
+        #expect(unknown["signinMethods"] == .array([]))
+    }
+
     @Test func accountsPersistInSQLite() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-auth-\(UUID().uuidString).sqlite").path
         let uid: String

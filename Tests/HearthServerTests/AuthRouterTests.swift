@@ -301,6 +301,7 @@ struct AuthRouterTests {
             let pathAndQuery = String(link[start...])
             let (clicked, body, _) = try await client.send(.get, pathAndQuery + "&newPassword=thirdsecret", headers: [:])
             #expect(clicked == .ok, "\(body)")
+            #expect(try JSONValue.parse(body)["authEmulator"]?["email"] == .string("o@b.c"))
             #expect(try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"o@b.c","password":"thirdsecret"}"#).0 == .ok)
         }
     }

@@ -62,6 +62,21 @@ struct AuthWireSpellingTests {
         }
     }
 
+    @Test("with --dev, OWNER in any case and a ya29. OAuth token are admin, as in the emulator; without --dev neither is")
+    func emulatorAdminTokens() async throws {
+        let lookup = "/identitytoolkit.googleapis.com/v1/projects/demo/accounts:lookup"
+        for dev in [true, false] {
+            try await withRouterClient(dev: dev, auth: Self.service()) { client in
+                for token in ["OWNER", "Owner", "ya29.a0AfH6SM"] {
+                    let (status, _) = try await call(client, lookup, #"{"localId":["nobody"]}"#, headers: [.authorization: "Bearer \(token)"])
+                    #expect(status == (dev ? .ok : .unauthorized), "\(token), dev \(dev)")
+                }
+                let (status, _) = try await call(client, lookup, #"{"localId":["nobody"]}"#, headers: [.authorization: "Bearer ya28.nope"])
+                #expect(status == .unauthorized)
+            }
+        }
+    }
+
     @Test("keys are camel-cased at every depth; a lowerCamel key wins over its snake_case twin; values are untouched")
     func camelCasing() throws {
         let json = try JSONValue.parse(

@@ -210,8 +210,10 @@ struct AuthController: Sendable {
     private func action(_ request: Request) async -> Response {
         guard configuration.dev else { return Self.error(status: 404, message: "Not found", reason: "notFound", rpcStatus: "NOT_FOUND") }
         let p = parseQueryString(request.uri.query)
-        func outcome(_ key: String, _ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
-            Self.json(.object([JSONMember("authEmulator", .object([JSONMember(key, value)]))]), status: status)
+        func outcome(_ key: String, _ value: JSONValue, email: String? = nil, status: HTTPResponse.Status = .ok) -> Response {
+            var members = [JSONMember(key, value)]
+            if let email { members.append(JSONMember("email", .string(email))) }
+            return Self.json(.object([JSONMember("authEmulator", .object(members))]), status: status)
         }
         guard let code = p["oobCode"], let mode = p["mode"] else { return outcome("error", .string("Missing mode or oobCode"), status: .badRequest) }
         do {
@@ -221,13 +223,16 @@ struct AuthController: Sendable {
                     return outcome("error", .string("Add &newPassword=... to the link to reset the password"), status: .badRequest)
                 }
                 let result = try await service.resetPassword(.object([JSONMember("oobCode", .string(code)), JSONMember("newPassword", .string(newPassword))]))
-                return outcome("success", .string("The password has been successfully updated for \(result["email"]?.stringValue ?? "")."))
+                let email = result["email"]?.stringValue
+                return outcome("success", .string("The password has been successfully updated for \(email ?? "")."), email: email)
             case "verifyEmail", "verifyAndChangeEmail":
                 let result = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase(request))
-                return outcome("success", .string("The email \(result["email"]?.stringValue ?? "") has been verified."))
+                let email = result["email"]?.stringValue
+                return outcome("success", .string("The email \(email ?? "") has been verified."), email: email)
             case "recoverEmail":
                 let result = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase(request))
-                return outcome("success", .string("The email \(result["email"]?.stringValue ?? "") has been restored."))
+                let email = result["email"]?.stringValue
+                return outcome("success", .string("The email \(email ?? "") has been restored."), email: email)
             case "signIn":
                 guard let target = p["continueUrl"], target.hasPrefix("http://") || target.hasPrefix("https://") else {
                     return outcome("error", .string("signIn links need a continueUrl"), status: .badRequest)
