@@ -1,3 +1,4 @@
+import Foundation
 import HearthCore
 @testable import HearthServer
 import HearthStore
@@ -17,8 +18,8 @@ struct RealtimeSessionTests {
         let namespace: Namespace
         private let reader: MessageReader
 
-        init(rules: String? = nil, outboxLimit: Int = 1 << 20, deliveryLimit: Int = 4096) async throws {
-            let configuration = ServerConfiguration(port: 0, adminToken: "owner")
+        init(rules: String? = nil, outboxLimit: Int = 1 << 20, deliveryLimit: Int = 4096, dev: Bool = false) async throws {
+            let configuration = ServerConfiguration(port: 0, adminToken: "owner", dev: dev)
             let registry = NamespaceRegistry(
                 factory: MemoryStoreFactory(), clock: { wallClockMillis() }, initialRules: .initial(dev: true))
             let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -206,6 +207,22 @@ struct RealtimeSessionTests {
         try await h.send(2, "p", #"{"p":"/lim/a","d":6,"h":"bogus"}"#)
         #expect(try await h.next() == json(#"{"t":"d","d":{"r":2,"b":{"s":"datastale","d":"Transaction hash does not match"}}}"#))
         #expect(try await h.read("lim/a") == .int(5))
+    }
+
+    @Test("an ID token whose exp has passed is refused as expired_token, not answered ok and revoked a moment later")
+    func expiredToken() async throws {
+        let h = try await Harness(rules: #"{"rules":{"p":{"$uid":{".read":"auth != null && auth.uid == $uid"}}}}"#, dev: true)
+        func part(_ json: String) -> String {
+            Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+        }
+        let exp = wallClockMillis() / 1000 - 10
+        let token = part(#"{"alg":"none","typ":"JWT"}"#) + "." + part(#"{"sub":"carol","user_id":"carol","exp":\#(exp)}"#) + "."
+        try await h.send(1, "auth", #"{"cred":"\#(token)"}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":1,"b":{"s":"expired_token","d":"Auth token is expired."}}}"#))
+        // Signed out, so the rules refuse carol's data, and nothing else follows.
+        try await h.send(2, "q", #"{"p":"/p/carol","h":""}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":2,"b":{"s":"permission_denied","d":"Permission denied"}}}"#))
     }
 
     @Test("outgoing messages over 16,384 bytes are split and reassemble")

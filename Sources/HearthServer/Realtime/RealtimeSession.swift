@@ -169,12 +169,22 @@ actor RealtimeSession {
             }
             authExpires = nil
             expiryTimer?.cancel()
-        } else if let auth = controller.tokens.authVariable(
-            for: credential, verifier: controller.auth, acceptUnsigned: controller.configuration.dev)
+        } else if let (auth, verifiedExpiry) = controller.tokens.checked(
+            credential, verifier: controller.auth, acceptUnsigned: controller.configuration.dev)
         {
+            // The session honours `exp` for unsigned `--dev` tokens too (tests rely on watching one expire).
             let claims = auth["token"] ?? .null
-            var expires: Int64?
-            if case .int(let exp)? = claims["exp"] { expires = exp }
+            var expires = verifiedExpiry
+            if expires == nil, case .int(let exp)? = claims["exp"] { expires = exp }
+            if let expires, expires <= wallClockMillis() / 1000 {
+                // Already expired: refused now, not answered ok and revoked a moment later.
+                access = .user(nil)
+                authExpires = nil
+                expiryTimer?.cancel()
+                respond(id, RealtimeStatus.expiredToken, .string("Auth token is expired."))
+                await recheckAll()
+                return
+            }
             access = .user(auth)
             authExpires = expires
             scheduleExpiry(expires)
