@@ -117,7 +117,8 @@ extension AuthService {
         user.displayName = body.string("displayName")
         user.photoUrl = body.string("photoUrl")
         if let phone = body.string("phoneNumber") {
-            guard phone.hasPrefix("+"), phone.count > 1 else { throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.") }
+            // The format phone sign-in accepts, so an account an admin creates can also sign in by SMS.
+            guard Self.isValidPhone(phone) else { throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.") }
             user.phoneNumber = phone
         }
         user.emailVerified = body.bool("emailVerified") ?? false

@@ -40,7 +40,7 @@ extension AuthService {
             credentials = try await hasher.hash(password)
         }
         if let attributes = body.string("customAttributes"), privileged { try Self.checkCustomAttributes(attributes) }
-        if privileged, let phone = body.string("phoneNumber"), !(phone.hasPrefix("+") && phone.count > 1) {
+        if privileged, let phone = body.string("phoneNumber"), !Self.isValidPhone(phone) {
             throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
         }
         let newCredentials = credentials

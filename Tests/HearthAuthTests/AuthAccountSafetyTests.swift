@@ -63,6 +63,21 @@ struct AuthAccountSafetyTests {
         #expect(updated.first?["phoneNumber"] == .string("+15550001111"))
     }
 
+    @Test("admin create and update take phone numbers in the format SMS sign-in accepts")
+    func adminPhoneNumbersMatchSignIn() async throws {
+        let auth = service()
+        await #expect(throws: AuthError("INVALID_PHONE_NUMBER", "Invalid format.")) {
+            try await auth.signUp(body(#"{"localId":"u1","phoneNumber":"+1 555 555 0199"}"#), privileged: true)
+        }
+        _ = try await auth.signUp(body(#"{"localId":"u1","phoneNumber":"+15555550199"}"#), privileged: true)
+        await #expect(throws: AuthError("INVALID_PHONE_NUMBER", "Invalid format.")) {
+            try await auth.update(body(#"{"localId":"u1","phoneNumber":"+1-555-555-0100"}"#), privileged: true)
+        }
+        let (session, code) = try await smsCode(auth, "+15555550199")
+        let signedIn = try await auth.signInWithPhoneNumber(body(#"{"sessionInfo":"\#(session)","code":"\#(code)"}"#))
+        #expect(signedIn["localId"] == .string("u1"))
+    }
+
     @Test("a VERIFY_EMAIL code verifies only the address it was sent to")
     func verifyEmailCodesAreBoundToTheirAddress() async throws {
         let auth = service()
