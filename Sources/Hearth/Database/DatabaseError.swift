@@ -136,6 +136,7 @@ extension DatabaseError {
         case "permission_denied": return .permissionDenied(where_)
         case "datastale": return DatabaseError(code: .dataStale, path: where_, message: r.message)
         case "closed", "disconnected": return .disconnected(where_)
+        case "offline": return .offline(where_)
         default: return DatabaseError(code: .server, path: where_, message: r.status + ": " + r.message)
         }
     }

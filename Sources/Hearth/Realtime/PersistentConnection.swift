@@ -35,6 +35,9 @@ actor PersistentConnection: RealtimeConnection {
         /// Whether onDisconnect operations the server accepted are registered again on each new
         /// socket (the server ran or dropped them when the old one closed).
         var reregistersOnDisconnectOperations = true
+        /// A read (`get`) made while no socket is up fails as offline after this long without one, as Firebase's
+        /// "Client is offline" does (the caller then falls back to the cache).
+        var offlineReadTimeout: Duration = .seconds(3)
 
         init() {}
     }
@@ -221,7 +224,7 @@ actor PersistentConnection: RealtimeConnection {
 
     func get(path: Path, query: Query?) async throws -> JSONValue {
         let body: [JSONMember] = [JSONMember("p", .string(path.description)), JSONMember("q", query?.wireObject ?? .object([]))]
-        return try await request(action: "g", body: .object(body))
+        return try await request(action: "g", body: .object(body), isRead: true)
     }
 
     func put(path: Path, data: JSONValue, hash: String?) async throws {
@@ -251,15 +254,45 @@ actor PersistentConnection: RealtimeConnection {
     }
 
     /// Sends a request now (when connected) or when connected; resolves with the answer's data.
-    private func request(action: String, body: JSONValue, onDisconnect: OnDisconnectOperation? = nil) async throws -> JSONValue {
+    /// - Parameter isRead: a read gives up when its caller's task is cancelled, and fails as offline when no socket
+    ///   comes up within `offlineReadTimeout` (writes stay queued until they are answered).
+    private func request(action: String, body: JSONValue, onDisconnect: OnDisconnectOperation? = nil, isRead: Bool = false) async throws -> JSONValue {
         guard lifecycle != .closed else { throw RealtimeError.closed }
         guard pending.count < configuration.maxPendingRequests else { throw RealtimeError.queueFull }
         catchUpWithToken()
-        return try await withCheckedThrowingContinuation { continuation in
-            let sequence = nextSequence
-            nextSequence += 1
-            pending[sequence] = PendingRequest(action: action, body: body, onDisconnect: onDisconnect, continuation: continuation)
-            if session?.handshakeReceived == true { sendPending(sequence) }
+        let sequence = nextSequence
+        nextSequence += 1
+        guard isRead else {
+            return try await withCheckedThrowingContinuation { continuation in
+                pending[sequence] = PendingRequest(action: action, body: body, onDisconnect: onDisconnect, continuation: continuation)
+                if session?.handshakeReceived == true { sendPending(sequence) }
+            }
         }
+        if session?.handshakeReceived != true {
+            let timeout = configuration.offlineReadTimeout
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                await self?.failUnsentRead(sequence, RealtimeError.offline)
+            }
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                pending[sequence] = PendingRequest(action: action, body: body, onDisconnect: onDisconnect, continuation: continuation)
+                if session?.handshakeReceived == true { sendPending(sequence) }
+            }
+        } onCancel: {
+            Task { await self.abandonRead(sequence) }
+        }
+    }
+
+    /// Fails a read still waiting for a socket (one sent on a live socket is left to its answer).
+    private func failUnsentRead(_ sequence: Int, _ error: RealtimeError) {
+        guard session?.handshakeReceived != true, let request = pending.removeValue(forKey: sequence) else { return }
+        request.continuation.resume(throwing: error)
+    }
+
+    /// The caller of a read went away: its answer, if one comes, is ignored.
+    private func abandonRead(_ sequence: Int) {
+        pending.removeValue(forKey: sequence)?.continuation.resume(throwing: CancellationError())
     }
 }

@@ -68,6 +68,7 @@ struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible {
     var message: String
 
     static let closed = RealtimeError(status: "closed", message: "The connection was closed")
+    static let offline = RealtimeError(status: "offline", message: "Client is offline.")
 
     var description: String { "\(status): \(message)" }
 }

@@ -42,7 +42,9 @@ extension SyncEngine {
             serverChanged()
         case .listenRevoked(let path, let query):
             let spec = ViewSpec(path: path, query: query).listen
-            failListen(spec, tag: listens[spec]?.tag, error: DatabaseError(code: .listenRevoked, path: path.description, message: "The server revoked this listen"))
+            if let generation = listens[spec]?.generation {
+                failListen(spec, generation: generation, error: DatabaseError(code: .listenRevoked, path: path.description, message: "The server revoked this listen"))
+            }
         case .authRevoked:
             // The connection drops the token and reconnects; listens it cannot restore fail one by one.
             break
@@ -95,8 +97,10 @@ extension SyncEngine {
         } else {
             hash = complete.covers(spec.path) ? tree.child(at: spec.path).hash : ""
         }
-        listens[spec] = ListenState(refCount: 1, tag: tag, sentHash: hash)
-        commands.yield(.listen(spec, tag: tag, hash: hash))
+        let generation = nextListenGeneration
+        nextListenGeneration += 1
+        listens[spec] = ListenState(refCount: 1, tag: tag, sentHash: hash, generation: generation)
+        commands.yield(.listen(spec, tag: tag, hash: hash, generation: generation))
     }
 
     func release(_ spec: ListenSpec) {
@@ -111,26 +115,26 @@ extension SyncEngine {
         commands.yield(.unlisten(spec, tag: state.tag))
     }
 
-    func hasReceivedData(_ spec: ListenSpec, tag: Int?) -> Bool {
-        guard let state = listens[spec], state.tag == tag else { return true }
+    func hasReceivedData(_ spec: ListenSpec, generation: Int) -> Bool {
+        guard let state = listens[spec], state.generation == generation else { return true }
         return state.dataReceived
     }
 
     /// Runs in a child task of the run loop.
-    nonisolated func performListen(_ spec: ListenSpec, tag: Int?, hash: String) async {
+    nonisolated func performListen(_ spec: ListenSpec, tag: Int?, hash: String, generation: Int) async {
         do {
             _ = try await connection.listen(path: spec.path, query: spec.query, tag: tag, hash: hash)
             // The server pushes the data before acknowledging, but the push and the acknowledgement
             // reach the engine on different tasks: give an in-flight push a moment to land first.
-            if await !hasReceivedData(spec, tag: tag) { try? await Task.sleep(for: .milliseconds(100)) }
-            await listenAcknowledged(spec, tag: tag)
+            if await !hasReceivedData(spec, generation: generation) { try? await Task.sleep(for: .milliseconds(100)) }
+            await listenAcknowledged(spec, tag: tag, generation: generation)
         } catch {
-            await failListen(spec, tag: tag, error: error)
+            await failListen(spec, generation: generation, error: error)
         }
     }
 
-    func listenAcknowledged(_ spec: ListenSpec, tag: Int?) {
-        guard var state = listens[spec], state.tag == tag else {
+    func listenAcknowledged(_ spec: ListenSpec, tag: Int?, generation: Int) {
+        guard var state = listens[spec], state.generation == generation else {
             // Released while the listen was in flight: make sure the server stops too.
             if listens[spec] == nil { commands.yield(.unlisten(spec, tag: tag)) }
             return
@@ -151,8 +155,8 @@ extension SyncEngine {
         serverChanged()
     }
 
-    func failListen(_ spec: ListenSpec, tag: Int?, error: any Error) {
-        guard let state = listens[spec], state.tag == tag else { return }
+    func failListen(_ spec: ListenSpec, generation: Int, error: any Error) {
+        guard let state = listens[spec], state.generation == generation else { return }
         let failure = DatabaseError.from(error, path: spec.path)
         if failure.code == .disconnected { return }  // closing: nothing to report
         listens[spec] = nil

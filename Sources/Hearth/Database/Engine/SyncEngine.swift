@@ -30,7 +30,7 @@ enum EngineCommand: Sendable {
     case subscribe(Subscription)
     case unsubscribe(Int)
     case keepSynced(ViewSpec, Bool)
-    case listen(ListenSpec, tag: Int?, hash: String)
+    case listen(ListenSpec, tag: Int?, hash: String, generation: Int)
     case unlisten(ListenSpec, tag: Int?)
 }
 
@@ -39,6 +39,9 @@ struct ListenState: Sendable {
     var refCount: Int
     var tag: Int?
     var sentHash: String
+    /// Which acquisition this is: a listen released and acquired again for the same spec is a new one, and the old
+    /// one's late answer (acknowledgement or "removed before acknowledged") must not reach it.
+    var generation: Int
     /// Up to date: data or an acknowledgement arrived since the last (re)connection.
     var live = false
     var dataReceived = false
@@ -82,6 +85,7 @@ actor SyncEngine {
     var listens: [ListenSpec: ListenState] = [:]
     var tags: [Int: ListenSpec] = [:]
     var nextTag = 1
+    var nextListenGeneration = 1
     var keptSynced: Set<ViewSpec> = []
 
     // Writes.
@@ -147,8 +151,8 @@ actor SyncEngine {
                 case .subscribe(let s): await add(s)
                 case .unsubscribe(let id): await remove(id)
                 case .keepSynced(let spec, let on): await keepSynced(spec, on)
-                case .listen(let spec, let tag, let hash):
-                    group.addTask { await self.performListen(spec, tag: tag, hash: hash) }
+                case .listen(let spec, let tag, let hash, let generation):
+                    group.addTask { await self.performListen(spec, tag: tag, hash: hash, generation: generation) }
                 case .unlisten(let spec, let tag):
                     // In line, so a later listen of the same spec cannot overtake it.
                     await connection.unlisten(path: spec.path, query: spec.query, tag: tag)
