@@ -14,8 +14,9 @@ struct ChildChange: Sendable, Hashable {
     /// Child events turning `old` into `new`, both already filtered by the view's query, listed in
     /// Firebase's order: removed, added, moved, changed.
     ///
-    /// A child is reported moved when its own value changed and its place among the children that
-    /// exist in both versions changed (children shifting because others came or went do not move).
+    /// A changed child is also reported moved when the value it is sorted by changed, whether or not
+    /// its neighbours did (Firebase's `child_moved`: the indexed value changed); children shifting
+    /// because others came or went do not move.
     static func diff(old: Node, new: Node, order: Query.Order) -> [ChildChange] {
         let ordering = Query(order: order)
         let oldRows = ordering.select(from: old)
@@ -32,13 +33,6 @@ struct ChildChange: Sendable, Hashable {
             previous = k
         }
 
-        let commonOld = oldRows.map(\.0).filter { newByKey[$0] != nil }
-        let commonNew = newRows.map(\.0).filter { oldByKey[$0] != nil }
-        var oldPredecessor: [Key: Key?] = [:]
-        for (i, k) in commonOld.enumerated() { oldPredecessor[k] = i > 0 ? commonOld[i - 1] : nil }
-        var newPredecessor: [Key: Key?] = [:]
-        for (i, k) in commonNew.enumerated() { newPredecessor[k] = i > 0 ? commonNew[i - 1] : nil }
-
         var added: [ChildChange] = []
         var moved: [ChildChange] = []
         var changed: [ChildChange] = []
@@ -46,9 +40,7 @@ struct ChildChange: Sendable, Hashable {
         for (k, n) in newRows {
             if let before = oldByKey[k] {
                 if before != n {
-                    let oldPrev = oldPredecessor[k] ?? nil
-                    let newPrev = newPredecessor[k] ?? nil
-                    if oldPrev != newPrev {
+                    if Self.sortValueChanged(before, n, order: order) {
                         moved.append(ChildChange(kind: .moved, key: k, node: n, previousKey: previous))
                     }
                     changed.append(ChildChange(kind: .changed, key: k, node: n, previousKey: previous))
@@ -59,5 +51,15 @@ struct ChildChange: Sendable, Hashable {
             previous = k
         }
         return removed + added + moved + changed
+    }
+
+    /// Whether a child's place in `order` may have changed: what it is sorted by differs.
+    static func sortValueChanged(_ before: Node, _ after: Node, order: Query.Order) -> Bool {
+        switch order {
+        case .key: false
+        case .priority: before.priority != after.priority
+        case .value: before != after
+        case .child(let path): before.child(at: path) != after.child(at: path)
+        }
     }
 }

@@ -26,7 +26,7 @@ extension SyncEngine {
             saveCache()
             refresh()
         }
-        return finish(spec, base: node, complete: true, live: true)
+        return finish(spec, base: node, complete: true, live: true, serverWindow: spec.listen.query != nil)
     }
 
     /// Runs a transaction: reads the listened value, applies `update`, and commits with the value's

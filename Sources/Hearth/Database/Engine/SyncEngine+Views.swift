@@ -40,12 +40,11 @@ extension SyncEngine {
             base = tree.child(at: spec.path)
             live = true
         } else if let tagged, taggedLive {
-            base = tagged
-            live = true
+            return finish(spec, base: tagged, complete: true, live: true, serverWindow: true)
         } else if untaggedComplete {
             base = tree.child(at: spec.path)
         } else if let tagged {
-            base = tagged
+            return finish(spec, base: tagged, complete: true, live: false, serverWindow: true)
         } else {
             base = tree.child(at: spec.path)
             isComplete = false
@@ -54,12 +53,44 @@ extension SyncEngine {
     }
 
     /// Applies pending writes and the query's filter to server data at the view's path.
-    func finish(_ spec: ViewSpec, base: Node, complete: Bool, live: Bool) -> ViewResult {
+    /// - Parameter serverWindow: `base` is what the server sent for the view's query (a limited query's window), not
+    ///   the whole location: children a local write moves out past the window's edge are dropped, because children
+    ///   the client never saw may sort between (Firebase's limited filter does the same until the server answers).
+    func finish(_ spec: ViewSpec, base: Node, complete: Bool, live: Bool, serverWindow: Bool = false) -> ViewResult {
         var node = base
         var isComplete = complete
-        for w in writes where w.apply(to: &node, at: spec.path) { isComplete = true }
-        if spec.isFiltered, let q = spec.query { node = q.apply(to: node) }
+        var overwritten = false
+        for w in writes where w.apply(to: &node, at: spec.path) { (isComplete, overwritten) = (true, true) }
+        if spec.isFiltered, let q = spec.query {
+            let edited = node != base
+            node = q.apply(to: node)
+            if serverWindow, edited, !overwritten { node = Self.keepingKnownWindow(node, serverWindow: base, query: q) }
+        }
         return ViewResult(node: node, complete: isComplete, fromCache: !live)
+    }
+
+    /// `result` without the children that sort beyond the edge of a full limited window the server sent (below its
+    /// first child for limitToLast, above its last for limitToFirst).
+    static func keepingKnownWindow(_ result: Node, serverWindow: Node, query q: Query) -> Node {
+        guard let limit = q.limit else { return result }
+        let known = q.select(from: serverWindow)
+        let count: Int
+        let edge: (Key, Node)?
+        switch limit {
+        case .last(let n): (count, edge) = (n, known.first)
+        case .first(let n): (count, edge) = (n, known.last)
+        }
+        guard known.count >= count, let edge else { return result }
+        let edgeValue = (edge.0, q.indexValue(of: edge.1, key: edge.0))
+        guard case .children(let children) = result.content else { return result }
+        var out = Children()
+        for (k, n) in children {
+            let side = q.compare((k, q.indexValue(of: n, key: k)), edgeValue)
+            if case .last = limit, side < 0 { continue }
+            if case .first = limit, side > 0 { continue }
+            out.appendSorted(k, n)
+        }
+        return Node(.children(out))
     }
 
     /// Recomputes every observer's view and reports what changed.
