@@ -3,18 +3,6 @@ import Testing
 
 @testable import Hearth
 
-/// A compact description of a child event for assertions: "added b after a".
-private func describe(_ e: ChildEvent) -> String {
-    let name: String
-    switch e {
-    case .added: name = "added"
-    case .changed: name = "changed"
-    case .removed: name = "removed"
-    case .moved: name = "moved"
-    }
-    return "\(name) \(e.snapshot.key ?? "") after \(e.previousSiblingKey ?? "-")"
-}
-
 @Suite("Database: value and child events")
 struct EventTests {
     @Test func valueEventsFollowWrites() async throws {

@@ -4,17 +4,6 @@ import Testing
 
 @testable import Hearth
 
-private func describeEvent(_ e: ChildEvent) -> String {
-    let name: String
-    switch e {
-    case .added: name = "added"
-    case .changed: name = "changed"
-    case .removed: name = "removed"
-    case .moved: name = "moved"
-    }
-    return "\(name) \(e.snapshot.key ?? "") after \(e.previousSiblingKey ?? "-")"
-}
-
 /// Child events of ordered and limited queries against Firebase's rules: `moved` whenever the sort value changes, and a
 /// limited window that never shows a child it cannot know belongs there.
 @Suite("Query windows and moves")
@@ -30,7 +19,7 @@ struct QueryWindowEventTests {
         await recorder.wait(for: 3)
         try await scores.child("b").setValue(2.5)
         let events = await recorder.wait(for: 5)
-        #expect(events.dropFirst(3).map(describeEvent) == ["moved b after a", "changed b after a"])
+        #expect(events.dropFirst(3).map(describe) == ["moved b after a", "changed b after a"])
     }
 
     /// Limit window: a child whose value changes so that it leaves the window.
@@ -40,10 +29,10 @@ struct QueryWindowEventTests {
         try await scores.setValue(["a": 1, "b": 2, "c": 3])
         let top2 = scores.queryOrderedByValue().queryLimited(toLast: 2)
         let recorder = EventRecorder(top2.childEvents())
-        #expect(await recorder.wait(for: 2).map(describeEvent) == ["added b after -", "added c after b"])
+        #expect(await recorder.wait(for: 2).map(describe) == ["added b after -", "added c after b"])
         try await scores.child("c").setValue(0)
         try await Task.sleep(for: .milliseconds(500))
-        #expect(recorder.all.dropFirst(2).map(describeEvent) == ["removed c after b", "added a after -"])
+        #expect(recorder.all.dropFirst(2).map(describe) == ["removed c after b", "added a after -"])
     }
 
     /// Offline, a local write moves a child below a full limitToLast window: the client cannot know

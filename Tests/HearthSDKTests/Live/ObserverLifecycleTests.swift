@@ -34,48 +34,47 @@ struct ObserverLifecycleTests {
         }
     }
 
-    /// A one-off read while the server cannot be reached and nothing is cached should fail
-    /// (Firebase: "Client is offline"), not hang forever.
-    @Test func readWhileServerUnreachableWithoutCacheDoesNotHang() async throws {
+    /// An app whose server was started and stopped again: nothing answers on its port.
+    func withUnreachableServer(_ name: String, _ body: (HearthApp) async throws -> Void) async throws {
         let dataFolder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dataFolder) }
         let server = LiveServer(stores: SQLiteStoreFactory(folder: dataFolder.path))
         let port = try await server.start()
         await server.stop()
-        let app = HearthApp(name: "unreachable", options: appOptions(port: port))
+        let app = HearthApp(name: name, options: appOptions(port: port))
         defer { Task { await app.close() } }
-        let read = Task { () -> Result<DataSnapshot, DatabaseError> in
+        try await body(app)
+    }
+
+    /// A read of a location nothing has cached, as a task.
+    func uncachedRead(_ app: HearthApp) -> Task<Result<DataSnapshot, DatabaseError>, Never> {
+        Task {
             do { return .success(try await app.database.reference("never/seen").getSnapshot()) } catch { return .failure(error as! DatabaseError) }
         }
-        let done = await eventually(timeout: .seconds(10)) { await read.isFinishedForTest }
-        #expect(done, "getSnapshot() still pending after 10 s with the server unreachable and nothing cached")
-        if done, case .failure(let error) = await read.value { #expect(error.code == DatabaseError.Code.offline) }
-        read.cancel()
-        // Cancelling the caller does not end it either.
-        try await Task.sleep(for: .seconds(2))
-        #expect(await read.isFinishedForTest, "getSnapshot() ignores task cancellation")
     }
-}
 
-extension ObserverLifecycleTests {
+    /// A one-off read while the server cannot be reached and nothing is cached fails as offline
+    /// (Firebase: "Client is offline"), instead of hanging.
+    @Test func readWhileServerUnreachableWithoutCacheFailsAsOffline() async throws {
+        try await withUnreachableServer("unreachable") { app in
+            let read = uncachedRead(app)
+            let done = await eventually(timeout: .seconds(10)) { await read.isFinishedForTest }
+            #expect(done, "getSnapshot() still pending after 10 s with the server unreachable and nothing cached")
+            if done, case .failure(let error) = await read.value { #expect(error.code == DatabaseError.Code.offline) }
+        }
+    }
+
     /// Cancelling a read that waits for an unreachable server ends it at once, well before the offline timeout.
     @Test func cancellingAPendingReadEndsIt() async throws {
-        let dataFolder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: dataFolder) }
-        let server = LiveServer(stores: SQLiteStoreFactory(folder: dataFolder.path))
-        let port = try await server.start()
-        await server.stop()
-        let app = HearthApp(name: "cancelled-read", options: appOptions(port: port))
-        defer { Task { await app.close() } }
-        let read = Task { () -> Result<DataSnapshot, DatabaseError> in
-            do { return .success(try await app.database.reference("never/seen").getSnapshot()) } catch { return .failure(error as! DatabaseError) }
+        try await withUnreachableServer("cancelled-read") { app in
+            let read = uncachedRead(app)
+            try await Task.sleep(for: .milliseconds(300))
+            read.cancel()
+            // Without the cancellation it would run until the 3 s offline timeout, after this wait has given up.
+            let done = await eventually(timeout: .seconds(2)) { await read.isFinishedForTest }
+            #expect(done)
+            if case .success = await read.value { Issue.record("a cancelled read of uncached data returned a value") }
         }
-        try await Task.sleep(for: .milliseconds(300))
-        read.cancel()
-        // Without the cancellation it would run until the 3 s offline timeout, after this wait has given up.
-        let done = await eventually(timeout: .seconds(2)) { await read.isFinishedForTest }
-        #expect(done)
-        if case .success = await read.value { Issue.record("a cancelled read of uncached data returned a value") }
     }
 }
 
