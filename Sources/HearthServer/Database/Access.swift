@@ -56,14 +56,8 @@ final class TokenCache: Sendable {
     /// The `auth` variable for a token: verified against `verifier`'s key, or (with
     /// `acceptUnsigned`) decoded without verification; nil if neither works.
     func authVariable(for token: String, verifier: AuthService?, acceptUnsigned: Bool) -> JSONValue? {
-        checked(token, verifier: verifier, acceptUnsigned: acceptUnsigned)?.auth
-    }
-
-    /// The `auth` variable and, for a verified token, when it expires (seconds since 1970); an unsigned `--dev` token
-    /// has no expiry, as REST treats it (the emulator checks neither signature nor `exp`).
-    func checked(_ token: String, verifier: AuthService?, acceptUnsigned: Bool) -> (auth: JSONValue, expires: Int64?)? {
         let now = wallClockMillis() / 1000
-        if let hit = entries.withLock({ $0[token] }), hit.expires.map({ $0 > now }) ?? acceptUnsigned { return (hit.auth, hit.expires) }
+        if let hit = entries.withLock({ $0[token] }), hit.expires.map({ $0 > now }) ?? acceptUnsigned { return hit.auth }
         guard token.utf8.count <= 8192 else { return nil }
         let entry: Entry
         if let claims = verifier?.verifiedClaims(token), let auth = IDTokenClaims.authVariable(claims: claims),
@@ -79,7 +73,7 @@ final class TokenCache: Sendable {
             if e.count >= capacity { e.removeAll(keepingCapacity: true) }
             e[token] = entry
         }
-        return (entry.auth, entry.expires)
+        return entry.auth
     }
 }
 

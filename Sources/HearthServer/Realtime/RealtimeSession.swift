@@ -169,31 +169,29 @@ actor RealtimeSession {
             }
             authExpires = nil
             expiryTimer?.cancel()
-        } else if let (auth, verifiedExpiry) = controller.tokens.checked(
-            credential, verifier: controller.auth, acceptUnsigned: controller.configuration.dev)
-        {
-            // The session honours `exp` for unsigned `--dev` tokens too (tests rely on watching one expire).
-            let claims = auth["token"] ?? .null
-            var expires = verifiedExpiry
-            if expires == nil, case .int(let exp)? = claims["exp"] { expires = exp }
-            if let expires, expires <= wallClockMillis() / 1000 {
-                // Already expired: refused now, not answered ok and revoked a moment later.
+        } else {
+            // ID tokens Hearth signed, and in `--dev` unsigned ones too; the session honours `exp` for both (tests rely
+            // on watching an unsigned token expire).
+            let auth = controller.tokens.authVariable(for: credential, verifier: controller.auth, acceptUnsigned: controller.configuration.dev)
+            let claims = auth?["token"] ?? .null
+            var expires: Int64?
+            if case .int(let exp)? = claims["exp"] { expires = exp }
+            if let auth, expires.map({ $0 > wallClockMillis() / 1000 }) ?? true {
+                access = .user(auth)
+                authExpires = expires
+                scheduleExpiry(expires)
+                respond(id, RealtimeStatus.ok, .object([JSONMember("auth", claims), JSONMember("expires", expires.map { .int($0) } ?? .null)]))
+            } else {
                 access = .user(nil)
                 authExpires = nil
                 expiryTimer?.cancel()
-                respond(id, RealtimeStatus.expiredToken, .string("Auth token is expired."))
-                await recheckAll()
-                return
+                // An already-expired token is refused now, not answered ok and revoked a moment later.
+                if auth != nil {
+                    respond(id, RealtimeStatus.expiredToken, .string("Auth token is expired."))
+                } else {
+                    respond(id, RealtimeStatus.invalidToken, .string("Could not parse auth token."))
+                }
             }
-            access = .user(auth)
-            authExpires = expires
-            scheduleExpiry(expires)
-            respond(id, RealtimeStatus.ok, .object([JSONMember("auth", claims), JSONMember("expires", expires.map { .int($0) } ?? .null)]))
-        } else {
-            access = .user(nil)
-            authExpires = nil
-            expiryTimer?.cancel()
-            respond(id, RealtimeStatus.invalidToken, .string("Could not parse auth token."))
         }
         await recheckAll()
     }
