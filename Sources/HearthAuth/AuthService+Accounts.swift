@@ -305,6 +305,12 @@ extension AuthService {
 
     // MARK: accounts:batchGet
 
+    /// v3 `downloadAccount`: the page asked for in the body (`maxResults`, `nextPageToken`).
+    public func downloadAccount(_ body: JSONValue) async throws -> JSONValue {
+        if let raw = body["maxResults"], raw != .null, body.int64("maxResults") == nil { throw AuthError("INVALID_PAGE_SELECTION") }
+        return try await batchGet(maxResults: body.int64("maxResults").map { Int(clamping: $0) }, pageToken: body.string("nextPageToken"))
+    }
+
     public func batchGet(maxResults: Int?, pageToken: String?) async throws -> JSONValue {
         let limit = maxResults ?? 20
         guard (1...1000).contains(limit) else { throw AuthError("INVALID_PAGE_SELECTION") }

@@ -23,8 +23,10 @@ public final class AuthService: Sendable {
     let limiter = SignInLimiter(limit: 10)
     let addressLimiter = SignInLimiter(limit: 100)
     /// Email-enumeration protection: unknown email and wrong password both answer
-    /// `INVALID_LOGIN_CREDENTIALS` (off by default, as in the emulator).
-    public var emailPrivacy: Bool { options.emailPrivacy }
+    /// `INVALID_LOGIN_CREDENTIALS` (off by default, as in the emulator). Starts from
+    /// `Options.emailPrivacy`; the emulator's config endpoint can switch it (`setEmailPrivacy`).
+    public var emailPrivacy: Bool { privacy.load(ordering: .relaxed) }
+    private let privacy: Atomic<Bool>
     public let options: Options
     /// Delivers out-of-band links and SMS codes.
     public let sender: any MessageSender
@@ -82,6 +84,7 @@ public final class AuthService: Sendable {
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         self.options = options
+        self.privacy = Atomic(options.emailPrivacy)
         self.codes = CodeBook(store: store, readable: options.readableCodes)
         self.messageLimiter = options.messagesPerRecipientPerHour.map { SignInLimiter(limit: $0, window: 3_600_000) }
         self.sender = sender
@@ -100,6 +103,9 @@ public final class AuthService: Sendable {
     ) {
         self.init(projectID: projectID, store: store, keys: KeyRing(current: key), hasher: hasher, options: options, clock: clock)
     }
+
+    /// Switches email-enumeration protection while the server runs (the emulator's `PATCH config`).
+    public func setEmailPrivacy(_ on: Bool) { privacy.store(on, ordering: .relaxed) }
 
     var issuer: String { "https://securetoken.google.com/\(projectID)" }
 

@@ -539,3 +539,68 @@ extension AuthRouterTests {
         }
     }
 }
+
+extension AuthRouterTests {
+    @Test("the emulator's PATCH config switches email privacy for the next sign-in and refuses what it cannot do")
+    func emulatorConfigCanBePatched() async throws {
+        try await withRouterClient(dev: true, auth: Self.service()) { client in
+            let configPath = "/emulator/v1/projects/demo/config"
+            #expect(errorMessage(try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"no@b.c","password":"secret1"}"#).1) == "EMAIL_NOT_FOUND")
+
+            let (status, text, _) = try await client.send(.patch, configPath, #"{"emailPrivacyConfig":{"enableImprovedEmailPrivacy":true}}"#)
+            #expect(status == .ok)
+            let patched = try JSONValue.parse(text)
+            #expect(patched["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"] == .bool(true))
+            #expect(patched["signIn"]?["allowDuplicateEmails"] == .bool(false))
+            #expect(errorMessage(try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"no@b.c","password":"secret1"}"#).1) == "INVALID_LOGIN_CREDENTIALS")
+            let (_, read, _) = try await client.send(.get, configPath, headers: [:])
+            #expect(try JSONValue.parse(read)["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"] == .bool(true))
+
+            // Absent fields are kept; a wrong type, an unknown field or duplicate emails are 400s that change nothing.
+            #expect(try await client.send(.patch, configPath, #"{"signIn":{"allowDuplicateEmails":false}}"#).0 == .ok)
+            for bad in [#"{"signIn":{"allowDuplicateEmails":true}}"#, #"{"emailPrivacyConfig":{"enableImprovedEmailPrivacy":"no"}}"#,
+                        #"{"emailPrivacyConfig":{"enableImprovedEmailPrivacy":false},"colour":1}"#, "[1]"] {
+                let (badStatus, badText, _) = try await client.send(.patch, configPath, bad)
+                #expect(badStatus == .badRequest, "\(bad)")
+                #expect(try JSONValue.parse(badText)["error"]?["status"] == .string("INVALID_ARGUMENT"), "\(bad)")
+            }
+            let (_, after, _) = try await client.send(.get, configPath, headers: [:])
+            #expect(try JSONValue.parse(after)["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"] == .bool(true))
+
+            #expect(try await client.send(.patch, configPath, #"{"emailPrivacyConfig":{"enableImprovedEmailPrivacy":false}}"#).0 == .ok)
+            #expect(errorMessage(try await call(client, Self.v1 + "signInWithPassword?key=k", #"{"email":"no@b.c","password":"secret1"}"#).1) == "EMAIL_NOT_FOUND")
+        }
+        // Outside --dev the emulator endpoints do not exist.
+        try await withRouterClient(auth: Self.service()) { client in
+            let (status, _, _) = try await client.send(.patch, "/emulator/v1/projects/demo/config", #"{"emailPrivacyConfig":{"enableImprovedEmailPrivacy":true}}"#)
+            #expect(status == .notFound)
+        }
+    }
+
+    @Test("v3 downloadAccount and uploadAccount are the admin batchGet and batchCreate")
+    func legacyAccountDownloadAndUpload() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty/"
+            let upload = #"{"targetProjectId":"demo","users":[{"localId":"a1","email":"a1@b.c"},{"localId":"a2"},{"localId":"a3"}]}"#
+            // Without the admin token: refused, before or after the target project is looked at.
+            #expect(errorMessage(try await call(client, v3 + "uploadAccount?key=k", upload).1)?.hasPrefix("INSUFFICIENT_PERMISSION") == true)
+            #expect(try await call(client, v3 + "uploadAccount?key=k", #"{"users":[{"localId":"x1"}]}"#).0 == .unauthorized)
+            let (status, uploaded) = try await call(client, v3 + "uploadAccount", upload, headers: admin)
+            #expect(status == .ok)
+            #expect(uploaded["kind"] == .string("identitytoolkit#UploadAccountResponse"))
+
+            #expect(try await call(client, v3 + "downloadAccount?key=k", #"{"maxResults":2}"#).0 == .unauthorized)
+            let (_, first) = try await call(client, v3 + "downloadAccount", #"{"targetProjectId":"demo","maxResults":2}"#, headers: admin)
+            #expect(first["kind"] == .string("identitytoolkit#DownloadAccountResponse"))
+            #expect(first["users"]?[0]?["email"] == .string("a1@b.c"))
+            let token = try #require(first["nextPageToken"]?.stringValue)
+            let (_, second) = try await call(client, v3 + "downloadAccount", #"{"maxResults":"2","nextPageToken":"\#(token)"}"#, headers: admin)
+            #expect(second["users"]?[0]?["localId"] == .string("a3"))
+            #expect(second["nextPageToken"] == nil)
+            #expect(second["users"]?[1] == nil, "the refused uploads created nobody")
+            let (badStatus, bad) = try await call(client, v3 + "downloadAccount", #"{"maxResults":"many"}"#, headers: admin)
+            #expect(badStatus == .badRequest)
+            #expect(errorMessage(bad) == "INVALID_PAGE_SELECTION")
+        }
+    }
+}

@@ -42,7 +42,7 @@ struct AuthController: Sendable {
         "setAccountInfo": "update", "deleteAccount": "delete", "getOobConfirmationCode": "sendOobCode",
         "resetPassword": "resetPassword", "verifyCustomToken": "signInWithCustomToken", "emailLinkSignin": "signInWithEmailLink",
         "verifyPhoneNumber": "signInWithPhoneNumber", "sendVerificationCode": "sendVerificationCode", "createAuthUri": "createAuthUri",
-        "verifyAssertion": "signInWithIdp",
+        "verifyAssertion": "signInWithIdp", "downloadAccount": "batchGet", "uploadAccount": "batchCreate",
     ]
 
     /// Identity Toolkit account operations Firebase has and Hearth does not serve yet (501, not 404).
@@ -139,6 +139,10 @@ struct AuthController: Sendable {
         if !admin { try requireKey(request, parameters, privileged) }
         if operation == "batchGet" {
             guard privileged else { throw PlatformError.unauthenticated }
+            if request.method == .post {
+                // v3 `downloadAccount`: the page is asked for in the body.
+                return try await service.downloadAccount(try await jsonBody(request))
+            }
             return try await service.batchGet(
                 maxResults: parameters["maxResults"].flatMap { Int($0) }, pageToken: parameters["nextPageToken"])
         }
@@ -197,12 +201,43 @@ struct AuthController: Sendable {
             try await service.deleteAllAccounts()
             return .object([])
         case (.get, "config"):
-            return .object([
-                JSONMember("signIn", .object([JSONMember("allowDuplicateEmails", .bool(false))])),
-                JSONMember("emailPrivacyConfig", .object([JSONMember("enableImprovedEmailPrivacy", .bool(service.emailPrivacy))])),
-            ])
+            return emulatorConfig
+        case (.patch, "config"):
+            try updateEmulatorConfig(try await jsonBody(request))
+            return emulatorConfig
         default: throw PlatformError.notFound
         }
+    }
+
+    private var emulatorConfig: JSONValue {
+        .object([
+            JSONMember("signIn", .object([JSONMember("allowDuplicateEmails", .bool(false))])),
+            JSONMember("emailPrivacyConfig", .object([JSONMember("enableImprovedEmailPrivacy", .bool(service.emailPrivacy))])),
+        ])
+    }
+
+    /// The emulator's `PATCH config`: fields present are changed, absent ones kept. Accounts here
+    /// have unique emails, so `allowDuplicateEmails: true` is refused rather than ignored.
+    private func updateEmulatorConfig(_ body: JSONValue) throws {
+        func invalid(_ message: String) -> PlatformError {
+            PlatformError(status: 400, message: message, reason: "badRequest", rpcStatus: "INVALID_ARGUMENT")
+        }
+        func section(_ name: String, _ field: String) throws -> Bool? {
+            guard let value = body[name], value != .null else { return nil }
+            guard case .object(let members) = value else { throw invalid("\(name) must be an object") }
+            for m in members where m.key != field { throw invalid("Unknown field \(name).\(m.key)") }
+            switch value[field] {
+            case nil, .null?: return nil
+            case .bool(let b)?: return b
+            default: throw invalid("\(name).\(field) must be a boolean")
+            }
+        }
+        guard case .object(let members) = body else { throw invalid("The config must be a JSON object") }
+        for m in members where !["signIn", "emailPrivacyConfig"].contains(m.key) { throw invalid("Unknown field \(m.key)") }
+        if try section("signIn", "allowDuplicateEmails") == true {
+            throw invalid("allowDuplicateEmails is not supported: every account's email is unique")
+        }
+        if let privacy = try section("emailPrivacyConfig", "enableImprovedEmailPrivacy") { service.setEmailPrivacy(privacy) }
     }
 
     /// The target of out-of-band links (`--dev`): applies the code as a click on an emailed link
