@@ -39,6 +39,28 @@ struct LocalDiskBlobStoreTests {
         #expect(error?.code == .notFound)
     }
 
+    @Test("an opened blob stays readable after it is deleted, and missing blobs do not open")
+    func openedBlobOutlivesDelete() async throws {
+        let folder = temporaryFolder()
+        defer { removeFolder(folder) }
+        let store = try await Self.open(folder, chunkSize: 4096)
+        var random = SeededGenerator(seed: 11)
+        let data = random.bytes(20_000)
+        let blob = try await store.write(ByteBuffer(bytes: data))
+        let opened = try await store.open(blob.id)
+        #expect(opened.size == 20_000)
+        #expect(try await store.delete(blob.id))
+        #expect(try await store.size(of: blob.id) == nil)
+        var all: [UInt8] = []
+        try await opened.read(range: nil) { all += Array($0.readableBytesView) }
+        #expect(all == data)
+        var slice: [UInt8] = []
+        try await opened.read(range: 100..<9000) { slice += Array($0.readableBytesView) }
+        #expect(slice == Array(data[100..<9000]))
+        await #expect(throws: BlobStoreError.self) { try await opened.read(range: 0..<20_001) { _ in } }
+        await #expect(throws: BlobStoreError.self) { _ = try await store.open(blob.id) }
+    }
+
     @Test func emptyBlob() async throws {
         let folder = temporaryFolder()
         defer { removeFolder(folder) }

@@ -35,6 +35,11 @@ public protocol BlobStore: Sendable {
     /// `0 <= range.lowerBound` and `range.upperBound <= size`.
     func read(_ id: BlobID, range: Range<Int64>?, chunk body: (ByteBuffer) async throws -> Void) async throws
 
+    /// Opens a blob for reading: its bytes stay readable through the handle even if the blob is
+    /// deleted meanwhile (an object overwritten while a download of it is still streaming).
+    /// Throws ``BlobStoreError/Code-swift.struct/notFound`` if the blob does not exist.
+    func open(_ id: BlobID) async throws -> any OpenedBlob
+
     /// The size of a blob in bytes, or nil if it does not exist.
     func size(of id: BlobID) async throws -> Int64?
 
@@ -73,4 +78,13 @@ public protocol BlobStore: Sendable {
     /// Removes sessions not appended to since `cutoff`, except those in use right now (GCS
     /// expires sessions after a week; run this periodically). Returns how many were removed.
     func removeUploads(notModifiedSince cutoff: Date) async throws -> Int
+}
+
+/// A blob held open for reading (see ``BlobStore/open(_:)``); closed when released.
+public protocol OpenedBlob: Sendable {
+    var size: Int64 { get }
+
+    /// Streams the bytes, or `range` of them, to `body` in order; the same range checks as
+    /// ``BlobStore/read(_:range:chunk:)``.
+    func read(range: Range<Int64>?, chunk body: (ByteBuffer) async throws -> Void) async throws
 }

@@ -6,6 +6,11 @@ extension LocalDiskBlobStore {
         try await streamFile(layout.blob(id), range: range, chunk: body)
     }
 
+    public func open(_ id: BlobID) async throws -> any OpenedBlob {
+        let (fd, size) = try await openWithSize(layout.blob(id), writing: false, missing: "no such blob")
+        return LocalOpenedBlob(store: self, fd: fd, size: size)
+    }
+
     /// Opens `path` on the thread pool and returns the descriptor with the file's size; a missing
     /// file is `notFound` with `missing` as its message. The caller closes the descriptor.
     func openWithSize(_ path: String, writing: Bool, missing: String) async throws -> (Int32, Int64) {
@@ -28,6 +33,11 @@ extension LocalDiskBlobStore {
     func streamFile(_ path: String, range: Range<Int64>?, chunk body: (ByteBuffer) async throws -> Void) async throws {
         let (fd, size) = try await openWithSize(path, writing: false, missing: "no such blob")
         defer { Posix.closeFile(fd) }
+        try await stream(fd, size: size, range: range, chunk: body)
+    }
+
+    /// `streamFile` over a descriptor that is already open; the caller closes it.
+    func stream(_ fd: Int32, size: Int64, range: Range<Int64>?, chunk body: (ByteBuffer) async throws -> Void) async throws {
         let range = range ?? 0..<size
         guard range.lowerBound >= 0, range.upperBound <= size else {
             throw BlobStoreError(.invalidRange, "range \(range) is outside a blob of \(size) bytes")
@@ -102,5 +112,26 @@ extension LocalDiskBlobStore {
         var digester = BlobDigester()
         try await streamFile(path, range: 0..<size) { digester.update($0) }
         return digester
+    }
+}
+
+/// An open blob file. The descriptor keeps the bytes of a deleted file readable (POSIX unlink
+/// semantics) and is closed when the last reference goes, so a response that is dropped before
+/// its body runs cannot leak it.
+final class LocalOpenedBlob: OpenedBlob {
+    let store: LocalDiskBlobStore
+    let fd: Int32
+    let size: Int64
+
+    init(store: LocalDiskBlobStore, fd: Int32, size: Int64) {
+        self.store = store
+        self.fd = fd
+        self.size = size
+    }
+
+    deinit { Posix.closeFile(fd) }
+
+    func read(range: Range<Int64>?, chunk body: (ByteBuffer) async throws -> Void) async throws {
+        try await store.stream(fd, size: size, range: range, chunk: body)
     }
 }

@@ -46,13 +46,15 @@ extension StorageController {
             return try await compose(request, bucket: bucket, name: rest[2], query: query)
         }
         let name = rest[2...].joined(separator: "/")
-        let preconditions = try StorageService.Preconditions(query)
+        let preconditions = try StorageService.Preconditions(query, selecting: "generation")
         switch request.method {
         case .get, .head:
-            guard let object = try await service.object(bucket: bucket, name: name) else { throw StorageError.noSuchObject(bucket, name) }
-            try preconditions.check(object)
-            if query["alt"] == "media" { return try await download(request, object) }
-            return Self.json(ObjectResource.cloud(object, base: base(request)))
+            return try await retryingReplaced(bucket, name) {
+                guard let object = try await service.object(bucket: bucket, name: name) else { throw StorageError.noSuchObject(bucket, name) }
+                try preconditions.check(object)
+                if query["alt"] == "media" { return try await download(request, object) }
+                return Self.json(ObjectResource.cloud(object, base: base(request)))
+            }
         case .patch, .put:
             var fields = try ObjectFields(json: try await metadataBody(request))
             if request.method == .put {
@@ -102,17 +104,19 @@ extension StorageController {
     }
 
     private func cloudDownload(_ request: Request, bucket: String, name: String, query: [String: String]) async throws -> Response {
-        guard let object = try await service.object(bucket: bucket, name: name) else {
-            throw StorageError.noSuchObject(bucket, name)
+        let preconditions = try StorageService.Preconditions(query, selecting: "generation")
+        return try await retryingReplaced(bucket, name) {
+            guard let object = try await service.object(bucket: bucket, name: name) else { throw StorageError.noSuchObject(bucket, name) }
+            try preconditions.check(object)
+            return try await download(request, object)
         }
-        if let generation = query["generation"], generation != String(object.generation) { throw StorageError.noSuchObject(bucket, name) }
-        return try await download(request, object)
     }
 
     private func copy(
         _ request: Request, from source: (String, String), to destination: (String, String), rewrite: Bool, query: [String: String]
     ) async throws -> Response {
         guard let object = try await service.object(bucket: source.0, name: source.1) else { throw StorageError.noSuchObject(source.0, source.1) }
+        try StorageService.Preconditions(query, selecting: "sourceGeneration", source: true).check(object)
         let fields = try ObjectFields(json: try await metadataBody(request))
         let copied = try await service.copy(
             object, to: destination.0, name: destination.1, fields: fields, preconditions: try StorageService.Preconditions(query))
@@ -196,6 +200,16 @@ extension StorageController {
             }
             if let wanted, wanted != String(record.generation) {
                 throw StorageError.noSuchObject(bucket, sourceName)
+            }
+            // objectPreconditions.ifGenerationMatch: the source must still be that revision.
+            if let condition = source["objectPreconditions"]?["ifGenerationMatch"] {
+                let expected: Int64? = switch condition {
+                case .string(let s): Int64(s)
+                case .int(let i): i
+                default: nil
+                }
+                guard let expected else { throw StorageError.badRequest("objectPreconditions.ifGenerationMatch must be a number") }
+                if expected != record.generation { throw StorageError.preconditionFailed }
             }
             records.append(record)
         }

@@ -26,31 +26,83 @@ extension StorageController {
         h[HTTPField.Name("x-goog-metageneration")!] = String(object.metageneration)
         h[HTTPField.Name("x-goog-storage-class")!] = "STANDARD"
         h[HTTPField.Name("x-goog-hash")!] = "crc32c=\(object.crc32c),md5=\(object.md5Hash)"
+        let etag = ObjectResource.etag(object)
+        if let condition = request.headers[.ifMatch], !Self.etagListMatches(condition, etag, weak: false) {
+            throw StorageError.preconditionFailed
+        }
+        if let condition = request.headers[.ifNoneMatch], Self.etagListMatches(condition, etag, weak: true) {
+            return Response(status: .notModified, headers: h)
+        }
         if object.contentEncoding == "gzip", !Self.acceptsGzip(request.headers[.acceptEncoding]) {
             return try await decompressedDownload(request, object, id: id, headers: h)
         }
         var status = HTTPResponse.Status.ok
         var range: Range<Int64>?
-        if let header = request.headers[.range] {
-            guard let r = Self.byteRange(header, size: object.size) else {
-                h[.contentRange] = "bytes */\(object.size)"
-                return Response(status: .rangeNotSatisfiable, headers: h)
-            }
+        switch request.headers[.range].map({ Self.byteRange($0, size: object.size) }) {
+        case .unsatisfiable?:
+            h[.contentRange] = "bytes */\(object.size)"
+            return Response(status: .rangeNotSatisfiable, headers: h)
+        case .bytes(let r)?:
             range = r
             status = .partialContent
             h[.contentRange] = "bytes \(r.lowerBound)-\(r.upperBound - 1)/\(object.size)"
             h[HTTPField.Name("x-goog-hash")!] = nil  // the hashes describe the whole object
+        case .ignored?, nil:
+            break
         }
         let length = range.map { $0.upperBound - $0.lowerBound } ?? object.size
-        if request.method == .head { return Response(status: status, headers: h) }
-        let blobs = service.blobs
+        if request.method == .head {
+            h[.contentLength] = String(length)
+            return Response(status: status, headers: h)
+        }
+        // Opened before the status line goes out: missing bytes are still a 404, and an overwrite
+        // of the object that deletes this blob meanwhile cannot cut the body short.
+        let blob = try await openForDownload(id, object)
         let window = range
-        // Missing bytes are reported before the status line goes out.
-        guard try await blobs.size(of: id) != nil else { throw StorageError.notFound() }
         return Response(status: status, headers: h, body: ResponseBody(contentLength: Int(length)) { writer in
-            try await blobs.read(id, range: window) { chunk in try await writer.write(chunk) }
+            try await blob.read(range: window) { chunk in try await writer.write(chunk) }
             try await writer.finish(nil)
         })
+    }
+
+    /// The record said `id`, but an overwrite or delete removed that blob before it was opened.
+    struct BlobGone: Error {}
+
+    private func openForDownload(_ id: BlobID, _ object: ObjectRecord) async throws -> any OpenedBlob {
+        do {
+            return try await service.blobs.open(id)
+        } catch let error as BlobStoreError where error.code == .notFound {
+            throw BlobGone()
+        }
+    }
+
+    /// Runs a download handler (look up the object, check access, `download`) again when the
+    /// object was replaced between its lookup and the opening of its bytes, so a read racing an
+    /// overwrite serves the new object instead of a 404; a few tries, then 404.
+    func retryingReplaced(_ bucket: String, _ name: String, _ attempt: () async throws -> Response) async throws -> Response {
+        for _ in 0..<3 {
+            do {
+                return try await attempt()
+            } catch is BlobGone {
+                continue
+            }
+        }
+        throw StorageError.noSuchObject(bucket, name)
+    }
+
+    /// Whether an `If-Match` / `If-None-Match` list names `etag` (or is `*`). `weak` compares
+    /// ignoring `W/`, as RFC 9110 asks for `If-None-Match`; `If-Match` needs a strong match.
+    static func etagListMatches(_ header: String, _ etag: String, weak: Bool) -> Bool {
+        for item in header.split(separator: ",") {
+            var tag = item.trimmingCharacters(in: .whitespaces)
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") {
+                guard weak else { continue }
+                tag.removeFirst(2)
+            }
+            if tag == etag { return true }
+        }
+        return false
     }
 
     /// Whether `Accept-Encoding` names gzip (with a non-zero q). Only then are the stored gzip bytes
@@ -76,11 +128,10 @@ extension StorageController {
         h[HTTPField.Name("x-goog-hash")!] = nil
         h[HTTPField.Name("x-goog-stored-content-encoding")!] = "gzip"
         if request.method == .head { return Response(status: .ok, headers: h) }
-        let blobs = service.blobs
-        guard try await blobs.size(of: id) != nil else { throw StorageError.notFound() }
+        let blob = try await openForDownload(id, object)
         return Response(status: .ok, headers: h, body: ResponseBody { writer in
             let inflater = try GzipInflater()
-            try await blobs.read(id, range: nil) { chunk in
+            try await blob.read(range: nil) { chunk in
                 try await inflater.inflate(chunk) { try await writer.write($0) }
             }
             try inflater.finish()
@@ -88,19 +139,38 @@ extension StorageController {
         })
     }
 
-    /// `bytes=a-b`, `bytes=a-` or `bytes=-n` within `size`; nil if unsatisfiable or not one range.
-    static func byteRange(_ header: String, size: Int64) -> Range<Int64>? {
-        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
+    /// What a `Range` header asks of an object of `size` bytes.
+    enum ByteRangeRequest: Equatable {
+        case bytes(Range<Int64>)
+        /// A well-formed single byte range that lies outside the object: 416.
+        case unsatisfiable
+        /// Another unit, several ranges or a malformed value: served whole with 200, as RFC 9110
+        /// allows and Cloud Storage does.
+        case ignored
+    }
+
+    /// `bytes=a-b`, `bytes=a-` or `bytes=-n` within `size`.
+    static func byteRange(_ header: String, size: Int64) -> ByteRangeRequest {
+        let header = header.trimmingCharacters(in: .whitespaces)
+        guard header.lowercased().hasPrefix("bytes="), !header.contains(",") else { return .ignored }
         let spec = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
         let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return nil }
-        if parts[0].isEmpty {
-            guard let n = Int64(parts[1]), n > 0, size > 0 else { return nil }
-            return max(0, size - n)..<size
+        guard parts.count == 2 else { return .ignored }
+        func number(_ text: Substring) -> Int64? {
+            text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber) ? Int64(text) : nil
         }
-        guard let start = Int64(parts[0]), start >= 0, start < size else { return nil }
-        let end = parts[1].isEmpty ? size - 1 : (Int64(parts[1]).map { min($0, size - 1) } ?? -1)
-        guard end >= start else { return nil }
-        return start..<(end + 1)
+        if parts[0].isEmpty {
+            guard let n = number(parts[1]) else { return .ignored }
+            guard n > 0, size > 0 else { return .unsatisfiable }
+            return .bytes(max(0, size - n)..<size)
+        }
+        guard let start = number(parts[0]) else { return .ignored }
+        var end = size - 1
+        if !parts[1].isEmpty {
+            guard let last = number(parts[1]), last >= start else { return .ignored }
+            end = min(last, size - 1)
+        }
+        guard start < size else { return .unsatisfiable }
+        return .bytes(start..<(end + 1))
     }
 }

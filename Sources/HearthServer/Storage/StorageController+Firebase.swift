@@ -144,20 +144,27 @@ extension StorageController {
             try await cancelSession(upload)
             return Self.json(.object([]))
         }
-        if commands.contains("query") {
-            if let generation = session.finishedGeneration, let object = try await service.object(bucket: session.bucket, name: session.name),
-                object.generation == generation
-            {
-                h[HTTPField.Name("X-Goog-Upload-Status")!] = "final"
+        if session.finishedGeneration != nil {
+            // Finalized: every command answers `final` with the stored object, and nothing more
+            // is appended (the JS SDK stops on `final`; `active` would make it start over).
+            h[HTTPField.Name("X-Goog-Upload-Status")!] = "final"
+            do {
+                let object = try await finishSession(upload, session, caller: caller)
                 h[HTTPField.Name("X-Goog-Upload-Size-Received")!] = String(object.size)
                 return Self.json(ObjectResource.firebase(object), headers: h)
+            } catch let error as StorageError {
+                var response = Self.firebaseError(error)
+                response.headers[HTTPField.Name("X-Goog-Upload-Status")!] = "final"
+                return response
             }
+        }
+        if commands.contains("query") {
             let received = try await service.blobs.uploadSize(upload) ?? 0
             h[HTTPField.Name("X-Goog-Upload-Status")!] = "active"
             h[HTTPField.Name("X-Goog-Upload-Size-Received")!] = String(received)
             return Self.json(.object([]), headers: h)
         }
-        if commands.contains("upload") && session.finishedGeneration == nil {
+        if commands.contains("upload") {
             guard let offset = request.headers[HTTPField.Name("X-Goog-Upload-Offset")!].flatMap({ Int64($0) }) else {
                 throw StorageError.badRequest("X-Goog-Upload-Offset is required")
             }
@@ -169,6 +176,16 @@ extension StorageController {
             }
         }
         if commands.contains("finalize") {
+            // Fewer bytes than the start declared is a client that lost a chunk: refuse, and keep
+            // the session so it can send the rest (more than declared was already refused).
+            if let total = session.total, let received = try await service.blobs.uploadSize(upload), received != total {
+                h[HTTPField.Name("X-Goog-Upload-Status")!] = "active"
+                h[HTTPField.Name("X-Goog-Upload-Size-Received")!] = String(received)
+                var response = Self.firebaseError(StorageError.badRequest(
+                    "The upload was finalized after \(received) of the \(total) bytes its start declared"))
+                response.headers.append(contentsOf: h)
+                return response
+            }
             h[HTTPField.Name("X-Goog-Upload-Status")!] = "final"
             do {
                 let object = try await finishSession(upload, session, caller: caller)
@@ -215,11 +232,13 @@ extension StorageController {
     }
 
     private func firebaseDownload(_ request: Request, bucket: String, name: String, token: String?, caller: Caller) async throws -> Response {
-        guard let object = try await service.object(bucket: bucket, name: name) else { throw missing(caller, .get, bucket: bucket, name: name) }
-        if !Self.hasDownloadToken(token, object) {
-            try authorize(caller, .get, bucket: bucket, name: name, existing: object)
+        try await retryingReplaced(bucket, name) {
+            guard let object = try await service.object(bucket: bucket, name: name) else { throw missing(caller, .get, bucket: bucket, name: name) }
+            if !Self.hasDownloadToken(token, object) {
+                try authorize(caller, .get, bucket: bucket, name: name, existing: object)
+            }
+            return try await download(request, object)
         }
-        return try await download(request, object)
     }
 
     /// A valid download token stands in for read permission; an unknown one falls back to the rules.

@@ -18,7 +18,7 @@ extension StorageController {
             let metadataBytes = try await reader.collectBody(upTo: Self.maxMetadataBytes)
             let json = metadataBytes.readableBytes == 0 ? JSONValue.object([]) : try JSONValue.parse(metadataBytes.readableBytesView)
             var fields = try ObjectFields(json: json)
-            guard let name = json["name"]?.stringValue ?? queryName else { throw StorageError.badRequest("The upload names no object") }
+            guard let name = queryName ?? json["name"]?.stringValue else { throw StorageError.badRequest("The upload names no object") }
             guard let media = try await reader.nextPart() else { throw StorageError.badRequest("The multipart body has no media part") }
             if fields.contentType == nil, let type = media.contentType { fields.contentType = .some(type) }
             try await precheck(caller, bucket: bucket, name: name, size: nil, fields: fields)

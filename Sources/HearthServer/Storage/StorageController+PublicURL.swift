@@ -1,12 +1,14 @@
+import Foundation
+import HTTPTypes
 import HearthCore
 import HearthStore
 import Logging
 import Hummingbird
 
 /// `GET /{bucket}/{name…}`: where google-cloud-storage's `blob.public_url` and v4 signed URLs
-/// (`?X-Goog-Signature=…`) point when it talks to an emulator host.
+/// (`?X-Goog-Signature=…`) point when it talks to an emulator host; `PUT` to a signed upload URL.
 ///
-/// Hearth has no public ACLs and cannot check Google's URL signatures, so these reads follow the
+/// Hearth has no public ACLs and cannot check Google's URL signatures, so these requests follow the
 /// Cloud Storage JSON API's access: open in `--dev` (as the emulator serves them), otherwise only
 /// with the admin credential. Apps hand out Firebase download URLs (`/v0/b/…?alt=media&token=…`)
 /// for public reading instead.
@@ -23,7 +25,7 @@ extension StorageController {
     /// The object's bytes, or nil when the request is not for an object of an existing bucket (the
     /// other services answer it).
     func publicObject(_ request: Request) async -> Response? {
-        guard request.method == .get || request.method == .head else { return nil }
+        guard [.get, .head, .put].contains(request.method) else { return nil }
         guard Self.mayBePublicObject(request.uri.path) else { return nil }
         let path = request.uri.path.dropFirst()
         guard let slash = path.firstIndex(of: "/") else { return nil }
@@ -35,13 +37,45 @@ extension StorageController {
         do {
             guard try await service.catalog.read({ tx in try tx.bucket(bucket) }) != nil else { return nil }
             try requireAdmin(request)
-            guard let object = try await service.object(bucket: bucket, name: name) else { throw StorageError.noSuchObject(bucket, name) }
-            return try await download(request, object)
+            if request.method == .put { return try await signedURLUpload(request, bucket: bucket, name: name) }
+            return try await retryingReplaced(bucket, name) {
+                guard let object = try await service.object(bucket: bucket, name: name) else { throw StorageError.noSuchObject(bucket, name) }
+                return try await download(request, object)
+            }
         } catch let error as StorageError {
             return Self.cloudError(error)
         } catch {
             logger.error("storage request failed", metadata: ["hearth.error": "\(error)"])
             return Self.cloudError(StorageError(status: 500, message: "Internal error", reason: "backendError"))
         }
+    }
+
+    /// `PUT /{bucket}/{name}` (a v4 signed upload URL, the XML API): the body becomes the object,
+    /// with `Content-Type` and `x-goog-meta-*` headers as its metadata. 200 with the ETag and no
+    /// body, as Cloud Storage answers.
+    private func signedURLUpload(_ request: Request, bucket: String, name: String) async throws -> Response {
+        var fields = ObjectFields()
+        if let type = request.headers[.contentType] { fields.contentType = .some(type) }
+        var metadata: [String: String?] = [:]
+        for field in request.headers where field.name.canonicalName.hasPrefix("x-goog-meta-") {
+            metadata[String(field.name.canonicalName.dropFirst("x-goog-meta-".count))] = field.value
+        }
+        if !metadata.isEmpty { fields.metadata = .some(metadata) }
+        var conditions: [String: String] = [:]
+        if let match = request.headers[HTTPField.Name("x-goog-if-generation-match")!] { conditions["ifGenerationMatch"] = match }
+        let object = try await mediaUpload(
+            request, bucket: bucket, name: name, fields: fields, caller: .admin, firebase: false,
+            preconditions: try StorageService.Preconditions(conditions))
+        var h = HTTPFields()
+        h[.eTag] = "\"\(Self.hexMD5(object.md5Hash))\""
+        h[HTTPField.Name("x-goog-generation")!] = String(object.generation)
+        h[HTTPField.Name("x-goog-metageneration")!] = String(object.metageneration)
+        h[HTTPField.Name("x-goog-hash")!] = "crc32c=\(object.crc32c),md5=\(object.md5Hash)"
+        return Response(status: .ok, headers: h)
+    }
+
+    /// The XML API's ETag is the MD5 in hex.
+    static func hexMD5(_ base64: String) -> String {
+        (Data(base64Encoded: base64) ?? Data()).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -113,6 +113,7 @@ extension StorageController {
     /// Turns a session's bytes into the object (rules checked as for a one-shot upload).
     func finishSession(_ id: UploadID, _ session: UploadSession, caller: Caller) async throws -> ObjectRecord {
         if let generation = session.finishedGeneration {
+            if let finished = session.finishedObject { return finished }
             guard let object = try await service.object(bucket: session.bucket, name: session.name), object.generation == generation else {
                 throw StorageError.notFound("No such upload: \(id)")
             }
@@ -142,6 +143,7 @@ extension StorageController {
         }
         var done = session
         done.finishedGeneration = object.generation
+        done.finishedObject = object
         try await saveSession(id, done)
         return object
     }

@@ -46,22 +46,38 @@ public final class StorageService: Sendable {
         var ifGenerationNotMatch: Int64?
         var ifMetagenerationMatch: Int64?
         var ifMetagenerationNotMatch: Int64?
+        /// A request that names one revision (`generation` on objects.get/patch/delete,
+        /// `sourceGeneration` on copy): any other revision is a 404, as that revision is gone.
+        var generation: Int64?
 
-        init(_ query: [String: String]) throws {
-            func value(_ key: String) throws -> Int64? {
-                guard let text = query[key] else { return nil }
-                guard let n = Int64(text) else { throw StorageError.badRequest("Invalid argument: \(key) must be a number") }
-                return n
-            }
-            ifGenerationMatch = try value("ifGenerationMatch")
-            ifGenerationNotMatch = try value("ifGenerationNotMatch")
-            ifMetagenerationMatch = try value("ifMetagenerationMatch")
-            ifMetagenerationNotMatch = try value("ifMetagenerationNotMatch")
+        /// The `if…` parameters; `source` reads copy's and rewrite's `ifSource…` ones.
+        init(_ query: [String: String], source: Bool = false) throws {
+            let prefix = source ? "ifSource" : "if"
+            ifGenerationMatch = try Self.number(query, prefix + "GenerationMatch")
+            ifGenerationNotMatch = try Self.number(query, prefix + "GenerationNotMatch")
+            ifMetagenerationMatch = try Self.number(query, prefix + "MetagenerationMatch")
+            ifMetagenerationNotMatch = try Self.number(query, prefix + "MetagenerationNotMatch")
+        }
+
+        /// The `if…` parameters and the revision named by `generationKey`.
+        init(_ query: [String: String], selecting generationKey: String, source: Bool = false) throws {
+            try self.init(query, source: source)
+            generation = try Self.number(query, generationKey)
         }
 
         init() {}
 
+        static func number(_ query: [String: String], _ key: String) throws -> Int64? {
+            guard let text = query[key] else { return nil }
+            guard let n = Int64(text) else { throw StorageError.badRequest("Invalid argument: \(key) must be a number") }
+            return n
+        }
+
         func check(_ current: ObjectRecord?) throws {
+            if let g = generation, g != current?.generation {
+                guard let current else { throw StorageError.notFound() }
+                throw StorageError.noSuchObject(current.bucket, current.name)
+            }
             let generation = current?.generation ?? 0
             if let g = ifGenerationMatch, g != generation { throw StorageError.preconditionFailed }
             if let g = ifGenerationNotMatch, g == generation { throw StorageError.preconditionFailed }

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthStore
 
 /// A resumable upload in progress, kept in the catalog so it survives a restart.
 struct UploadSession: Codable, Sendable {
@@ -14,6 +15,10 @@ struct UploadSession: Codable, Sendable {
     var total: Int64?
     /// Set once finalized: the object's generation (a repeated finalize answers the same).
     var finishedGeneration: Int64?
+    /// The object as finalizing stored it: a repeated finalize or a query answers with it even
+    /// after the object was replaced or deleted, as Cloud Storage does. Absent in sessions
+    /// finalized by older versions.
+    var finishedObject: ObjectRecord?
     /// `ifGenerationMatch` & co. from the request that started the session, checked at finalize.
     var preconditions: [String: String]?
     /// Set when finalizing was refused after the bytes were sealed (a checksum mismatch): a
