@@ -30,6 +30,7 @@ extension AuthService {
     // MARK: accounts:signUp
 
     public func signUp(_ body: JSONValue, privileged: Bool) async throws -> JSONValue {
+        try body.checkFieldTypes(Self.userFieldTypes)
         let now = clock()
         if !privileged, body["localId"] != nil { throw AuthError("UNEXPECTED_PARAMETER", "User ID") }
         if privileged { return try await create(body, now: now) }

@@ -32,20 +32,46 @@ extension AuthService {
     /// Imports users. Passwords come as `rawPassword` (hashed here); other hash algorithms are
     /// reported per user as unsupported rather than stored in a form Hearth cannot check.
     public func batchCreate(_ body: JSONValue) async throws -> JSONValue {
-        guard case .array(let users)? = body["users"] else { throw AuthError("MISSING_USER_ACCOUNT") }
+        try body.checkFieldTypes([
+            "users": .objects, "hashAlgorithm": .string, "signerKey": .string, "saltSeparator": .string, "rounds": .int64,
+            "memoryCost": .int64, "allowOverwrite": .bool, "sanityCheck": .bool,
+        ])
+        guard case .array(let users)? = body["users"], !users.isEmpty else { throw AuthError("MISSING_USER_ACCOUNT") }
+        // Two entries for one uid would silently keep only the last: refuse the request.
+        var seen = Set<String>()
+        for u in users {
+            guard let uid = u.string("localId") else { continue }
+            if !seen.insert(uid).inserted { throw AuthError("DUPLICATE_LOCAL_ID", uid) }
+        }
         let now = clock()
         var scrypt: FirebaseScryptParameters?
         if let algorithm = body.string("hashAlgorithm") {
             guard algorithm.uppercased() == "SCRYPT", let signer = body.string("signerKey").flatMap(Self.standardBase64),
                 let rounds = body.int64("rounds"), let memory = body.int64("memoryCost")
             else { throw AuthError("INVALID_HASH_ALGORITHM", "only SCRYPT (Firebase's, with signerKey, rounds, memoryCost) can be imported") }
-            let separator = body.string("saltSeparator").flatMap(Self.standardBase64) ?? ""
+            // Firebase's own ranges (`auth:import --rounds 1-8 --mem-cost 1-14`); a hash made
+            // with anything else could never be checked, and its users could never sign in.
+            guard (1...8).contains(rounds) else { throw AuthError("INVALID_HASH_ROUNDS", "SCRYPT rounds must be 1-8") }
+            guard (1...14).contains(memory) else { throw AuthError("INVALID_HASH_MEMORY_COST", "SCRYPT memoryCost must be 1-14") }
+            guard let separator = Self.standardBase64(body.string("saltSeparator") ?? "") else {
+                throw AuthError("INVALID_HASH_SALT_SEPARATOR", "saltSeparator must be base64")
+            }
             scrypt = FirebaseScryptParameters(signerKey: signer, saltSeparator: separator, rounds: Int(rounds), memoryCost: Int(memory))
         }
         var prepared: [(Int, UserRecord?, String?)] = []
         for (i, u) in users.enumerated() {
+            do {
+                try u.checkFieldTypes(Self.userFieldTypes)
+            } catch let error as AuthError {
+                prepared.append((i, nil, error.detail ?? error.code))
+                continue
+            }
             guard let uid = u.string("localId"), !uid.isEmpty, uid.utf8.count <= 128 else {
                 prepared.append((i, nil, "localId is missing or invalid"))
+                continue
+            }
+            if let phone = u.string("phoneNumber"), !Self.isValidPhone(phone) {
+                prepared.append((i, nil, "phone number format is invalid"))
                 continue
             }
             var user = UserRecord(localId: uid, createdAt: u.int64("createdAt") ?? now, validSince: now / 1000)
@@ -82,6 +108,10 @@ extension AuthService {
                 let credentials = try await hasher.hash(raw)
                 user.setPassword(credentials, at: now)
             } else if let hash = u.string("passwordHash") {
+                guard hash != UserRecord.redactedHash else {
+                    prepared.append((i, nil, "passwordHash is the redacted placeholder lookups show, not a hash"))
+                    continue
+                }
                 guard let scrypt, let h = Self.standardBase64(hash), let salt = Self.standardBase64(u.string("salt") ?? "") else {
                     prepared.append((i, nil, "passwordHash needs hashAlgorithm SCRYPT with its parameters (or import rawPassword)"))
                     continue
@@ -93,10 +123,20 @@ extension AuthService {
         let ready = prepared
         let errors: [JSONValue] = try await store.transaction { tx in
             var errors: [JSONValue] = []
+            // A provider identity (google.com + its id) belongs to one user, as linking enforces.
+            var owners = try self.providerOwners(of: ready.compactMap(\.1), in: tx)
             for (i, user, problem) in ready {
                 var message = problem
-                if let user {
-                    do { try self.save(user, in: tx) } catch let e as AuthError { message = e.message }
+                if let user, message == nil {
+                    let identities = user.linkedProviders.map { ProviderKey(providerId: $0.providerId, rawId: $0.rawId) }
+                    if identities.contains(where: { owners[$0].map { $0 != user.localId } ?? false }) {
+                        message = "raw id exists in other account in database"
+                    } else {
+                        do {
+                            try self.save(user, in: tx)
+                            for identity in identities { owners[identity] = user.localId }
+                        } catch let e as AuthError { message = e.message }
+                    }
                 }
                 if let message {
                     errors.append(.object([JSONMember("index", .int(Int64(i))), JSONMember("message", .string(message))]))
@@ -109,6 +149,32 @@ extension AuthService {
         return .object(m)
     }
 
+    struct ProviderKey: Hashable {
+        var providerId: String
+        var rawId: String
+    }
+
+    /// Who holds each provider identity the `users` link, found in one pass over the accounts
+    /// (an import of a thousand users must not scan the table a thousand times).
+    func providerOwners(of users: [UserRecord], in tx: any AccountTransaction) throws -> [ProviderKey: String] {
+        let wanted = Set(users.flatMap { $0.linkedProviders.map { ProviderKey(providerId: $0.providerId, rawId: $0.rawId) } })
+        guard !wanted.isEmpty else { return [:] }
+        var owners: [ProviderKey: String] = [:]
+        var after: String?
+        while true {
+            let rows = try tx.accounts(after: after, limit: 500)
+            for row in rows {
+                guard let user = try load(row) else { continue }
+                for linked in user.linkedProviders {
+                    let key = ProviderKey(providerId: linked.providerId, rawId: linked.rawId)
+                    if wanted.contains(key) { owners[key] = user.localId }
+                }
+            }
+            guard rows.count == 500, let last = rows.last else { return owners }
+            after = last.uid
+        }
+    }
+
     /// Base64 or base64url text as standard base64; nil if it is neither.
     static func standardBase64(_ text: String) -> String? {
         Base64URL.decode(text).map { Data($0).base64EncodedString() }
@@ -117,15 +183,19 @@ extension AuthService {
     // MARK: accounts:query
 
     public func query(_ body: JSONValue) async throws -> JSONValue {
-        let limit = Int(body.int64("limit") ?? 500)
-        let offset = Int(body.int64("offset") ?? 0)
+        try body.checkFieldTypes(["limit": .int64, "offset": .int64, "returnUserInfo": .bool, "expression": .objects])
+        let limit = body.int64("limit") ?? 500
+        let offset = body.int64("offset") ?? 0
+        guard (1...500).contains(limit) else { throw AuthError("INVALID_ARGUMENT", "limit must be between 1 and 500") }
+        guard (0...Int64(Int32.max)).contains(offset) else { throw AuthError("INVALID_ARGUMENT", "offset must be between 0 and \(Int32.max)") }
+        let (start, pageSize) = (Int(offset), Int(limit))
         let returnUserInfo = body.bool("returnUserInfo") ?? true
         let (count, rows) = try await store.transaction { tx in
-            (try tx.accountCount(), returnUserInfo ? try tx.accounts(after: nil, limit: offset + limit) : [])
+            (try tx.accountCount(), returnUserInfo ? try tx.accounts(after: nil, limit: start + pageSize) : [])
         }
         var m = [JSONMember("recordsCount", .string(String(count)))]
         if returnUserInfo {
-            m.append(JSONMember("userInfo", .array(try rows.dropFirst(offset).compactMap { try load($0)?.userInfo })))
+            m.append(JSONMember("userInfo", .array(try rows.dropFirst(start).compactMap { try load($0)?.userInfo })))
         }
         return .object(m)
     }
@@ -133,6 +203,7 @@ extension AuthService {
     // MARK: :createSessionCookie
 
     public func createSessionCookie(_ body: JSONValue) async throws -> JSONValue {
+        try body.checkFieldTypes(["idToken": .string, "validDuration": .int64])
         let now = clock()
         let duration = body.int64("validDuration") ?? 14 * 24 * 3600
         guard (300...1_209_600).contains(duration) else { throw AuthError("INVALID_DURATION") }

@@ -20,6 +20,7 @@ extension AuthService {
     /// - Parameter linkBase: where links in mails this sends point (`http://host:port`): the
     ///   recovery link an email change mails to the previous address.
     public func update(_ body: JSONValue, privileged: Bool, linkBase: String? = nil) async throws -> JSONValue {
+        try body.checkFieldTypes(Self.userFieldTypes)
         let now = clock()
         let idToken = body.string("idToken")
         if idToken == nil, let code = body.string("oobCode") { return try await applyOobCode(code, now: now, linkBase: linkBase) }
@@ -122,7 +123,7 @@ extension AuthService {
             if let p = user.photoUrl { m.append(JSONMember("photoUrl", .string(p))) }
             m.append(JSONMember("emailVerified", .bool(user.emailVerified)))
             m.append(JSONMember("providerUserInfo", .array(user.providers.map(\.json))))
-            if user.passwordHash != nil { m.append(JSONMember("passwordHash", .string("UkVEQUNURUQ="))) }
+            if user.passwordHash != nil { m.append(JSONMember("passwordHash", .string(UserRecord.redactedHash))) }
             if let tokens { m += self.tokenTrio(tokens) }
             return (.object(m), recovery)
         }

@@ -77,6 +77,10 @@ public struct UserRecord: Codable, Sendable, Hashable {
         (passwordHash, salt, passwordUpdatedAt, firebaseScrypt) = (nil, nil, nil, nil)
     }
 
+    /// What lookups show in place of a password hash and salt (base64 of `REDACTED`), as
+    /// production does without export permission.
+    public static let redactedHash = "UkVEQUNURUQ="
+
     public var isAnonymous: Bool { email == nil && phoneNumber == nil && passwordHash == nil && linkedProviders.isEmpty && customAuth != true }
 
     /// `providerUserInfo`, with the `password` and `phone` entries derived as Firebase does. An
@@ -112,8 +116,8 @@ public struct UserRecord: Codable, Sendable, Hashable {
         if passwordHash != nil {
             // Never the hash or salt themselves: the redacted marker production sends without export permission.
             // firebase-admin's list_users gives password_hash and password_salt from these (non-None for password users).
-            m.append(JSONMember("passwordHash", .string("UkVEQUNURUQ=")))
-            m.append(JSONMember("salt", .string("UkVEQUNURUQ=")))
+            m.append(JSONMember("passwordHash", .string(Self.redactedHash)))
+            m.append(JSONMember("salt", .string(Self.redactedHash)))
             if let passwordUpdatedAt { m.append(JSONMember("passwordUpdatedAt", .double(passwordUpdatedAt))) }
         }
         m.append(JSONMember("validSince", .string(String(validSince))))

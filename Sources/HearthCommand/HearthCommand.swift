@@ -1,4 +1,9 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 public import HearthServer
 import Synchronization
 
@@ -19,6 +24,10 @@ import Synchronization
 public enum HearthCommand {
     /// Parses the process arguments and runs the chosen command; exits the process when done.
     public static func main(functions: Functions = Functions()) async {
+        // Everything a command creates in the data folder (databases with their WAL files,
+        // accounts with password hashes, blobs, keys) is for this user only, whatever the
+        // shell's umask.
+        umask(0o077)
         registered.withLock { $0 = functions }
         await HearthCLI.main()
     }

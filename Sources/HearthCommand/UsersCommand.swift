@@ -16,9 +16,25 @@ struct AccountsLocation: ParsableArguments {
 
     var projectID: String { project ?? ProcessInfo.processInfo.environment["HEARTH_PROJECT"] ?? "demo" }
 
-    func service() throws -> AuthService {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteAccountStore(path: "\(folder)/\(projectID).auth.sqlite")
+    /// The accounts of `projectID` in `folder`. Only `creating` commands (import, create) may start
+    /// a new data folder or accounts file; the others refuse, rather than create an empty one
+    /// beside another project's accounts (a forgotten `--project` would otherwise list nobody,
+    /// or import into a file the server never reads).
+    func service(creating: Bool = false) throws -> AuthService {
+        let fm = FileManager.default
+        let accounts = "\(folder)/\(projectID).auth.sqlite"
+        if !fm.fileExists(atPath: accounts) {
+            let others = ((try? fm.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".auth.sqlite") }.sorted()
+            if !others.isEmpty {
+                let projects = others.map { String($0.dropLast(".auth.sqlite".count)) }.joined(separator: ", ")
+                throw fail("\(folder) has no accounts for project \(projectID), only for \(projects): pass --project (or HEARTH_PROJECT)")
+            }
+            if !creating {
+                throw fail(fm.fileExists(atPath: folder) ? "\(folder) has no accounts yet" : "there is no data folder at \(folder)")
+            }
+        }
+        try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = try SQLiteAccountStore(path: accounts)
         return AuthService(projectID: projectID, store: store, keys: try KeyRing.load(folder: folder + "/auth-keys"))
     }
 }
@@ -42,17 +58,27 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(help: "mem_cost (default 14).") var memCost = 14
 
         func run() async throws {
-            guard let data = FileManager.default.contents(atPath: file), let json = try? JSONValue.parse(Array(data)),
-                case .object = json, case .array(let exported)? = json["users"]
-            else { throw fail("\(file) is not a Firebase auth export ({\"users\": [...]})") }
+            guard let data = FileManager.default.contents(atPath: file) else { throw fail("cannot read \(file)") }
+            guard let json = try? JSONValue.parse(Array(data)), case .object = json, case .array(let exported)? = json["users"] else {
+                throw fail("\(file) is not a Firebase auth export ({\"users\": [...]})")
+            }
             var users: [JSONValue] = []
             var withHashes = 0
-            for u in exported {
-                guard case .object(var m) = u else { continue }
+            var redacted = 0
+            for (i, u) in exported.enumerated() {
+                guard case .object(var m) = u else { throw fail("user \(i) is not a JSON object; nothing was imported") }
                 // Firebase's export names the last sign-in `lastSignedInAt`.
                 if let last = m.first(where: { $0.key == "lastSignedInAt" }) { m.append(JSONMember("lastLoginAt", last.value)) }
+                // Lookups and `list_users` show every hash as this placeholder; it is no password.
+                if m.contains(where: { $0.key == "passwordHash" && $0.value == .string(UserRecord.redactedHash) }) {
+                    m.removeAll { $0.key == "passwordHash" || $0.key == "salt" }
+                    redacted += 1
+                }
                 if m.contains(where: { $0.key == "passwordHash" }) { withHashes += 1 }
                 users.append(.object(m))
+            }
+            if redacted > 0 {
+                print("\(redacted) users carry the redacted placeholder instead of a password hash: imported without a password (they can reset it)")
             }
             if withHashes > 0 && hashKey == nil {
                 throw fail("\(withHashes) users have password hashes: pass --hash-key (and --salt-separator/--rounds/--mem-cost) from the Firebase console")
@@ -66,7 +92,7 @@ struct UsersCommand: AsyncParsableCommand {
                 ]
             }
             let result: JSONValue
-            do { result = try await location.service().batchCreate(.object(request)) } catch { throw fail(error) }
+            do { result = try await location.service(creating: true).batchCreate(.object(request)) } catch { throw fail(error) }
             var failed = 0
             if case .array(let errors)? = result["error"] {
                 failed = errors.count
@@ -82,7 +108,7 @@ struct UsersCommand: AsyncParsableCommand {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write every account as JSON ({\"users\": [...]}, lookup's user format; password hashes are not exported).")
+            abstract: "Write every account as JSON ({\"users\": [...]}, lookup's user format without password hashes).")
         @OptionGroup var location: AccountsLocation
         @Argument(help: "Output file (- for standard output).") var file = "-"
 
@@ -92,7 +118,15 @@ struct UsersCommand: AsyncParsableCommand {
             var token: String?
             repeat {
                 let page = try await service.batchGet(maxResults: 1000, pageToken: token)
-                if case .array(let users)? = page["users"] { all += users }
+                if case .array(let users)? = page["users"] {
+                    // Lookup's format shows a placeholder where a hash is; leave it out, so the
+                    // file never pretends to carry a password another import could use.
+                    all += users.map { user in
+                        guard case .object(var m) = user else { return user }
+                        m.removeAll { $0.key == "passwordHash" || $0.key == "salt" }
+                        return .object(m)
+                    }
+                }
                 token = page["nextPageToken"]?.stringValue
             } while token != nil
             let out = JSONValue.object([JSONMember("users", .array(all))]).jsonBytes + [0x0A]
@@ -146,7 +180,7 @@ struct UsersCommand: AsyncParsableCommand {
             if let displayName { m.append(JSONMember("displayName", .string(displayName))) }
             if let phone { m.append(JSONMember("phoneNumber", .string(phone))) }
             do {
-                let created = try await location.service().signUp(.object(m), privileged: true)
+                let created = try await location.service(creating: true).signUp(.object(m), privileged: true)
                 print(created["localId"]?.stringValue ?? "")
             } catch { throw fail(error) }
         }

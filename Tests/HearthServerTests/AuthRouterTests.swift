@@ -604,3 +604,93 @@ extension AuthRouterTests {
         }
     }
 }
+
+extension AuthRouterTests {
+    @Test("accounts:query refuses out-of-range pages instead of crashing, and the server keeps serving")
+    func queryBoundsAreChecked() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            let query = "/identitytoolkit.googleapis.com/v1/projects/demo/accounts:query"
+            for i in 0..<3 { #expect(try await call(client, Self.adminBase, #"{"localId":"q\#(i)"}"#, headers: admin).0 == .ok) }
+            for body in [#"{"offset":-5}"#, #"{"limit":9223372036854775807,"offset":1}"#, #"{"limit":-1}"#, #"{"limit":0}"#, #"{"limit":501}"#, #"{"limit":"many"}"#] {
+                let (status, json) = try await call(client, query, body, headers: admin)
+                #expect(status == .badRequest, "\(body)")
+                #expect(errorMessage(json)?.hasPrefix("INVALID_ARGUMENT") == true, "\(body)")
+            }
+            let (status, page) = try await call(client, query, #"{"limit":2,"offset":1}"#, headers: admin)
+            #expect(status == .ok)
+            #expect(page["recordsCount"] == .string("3"))
+            #expect(page["userInfo"]?[0]?["localId"] == .string("q1"))
+            #expect(page["userInfo"]?[1]?["localId"] == .string("q2"))
+            #expect(page["userInfo"]?[2] == nil)
+        }
+    }
+
+    @Test("an import refuses duplicate uids, bad scrypt parameters and empty lists whole, and bad users one by one")
+    func importChecks() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            let batchCreate = Self.adminBase + ":batchCreate"
+            let whole: [(String, String)] = [
+                (#"{"users":[]}"#, "MISSING_USER_ACCOUNT"),
+                (#"{"users":[{"localId":"d","email":"first@b.c"},{"localId":"d","email":"second@b.c"}]}"#, "DUPLICATE_LOCAL_ID : d"),
+                (#"{"hashAlgorithm":"SCRYPT","signerKey":"AAAA","rounds":0,"memoryCost":14,"users":[{"localId":"s"}]}"#, "INVALID_HASH_ROUNDS : SCRYPT rounds must be 1-8"),
+                (#"{"hashAlgorithm":"SCRYPT","signerKey":"AAAA","rounds":8,"memoryCost":33,"users":[{"localId":"s"}]}"#, "INVALID_HASH_MEMORY_COST : SCRYPT memoryCost must be 1-14"),
+                (#"{"users":{"localId":"x"}}"#, "INVALID_ARGUMENT"),
+            ]
+            for (body, message) in whole {
+                let (status, json) = try await call(client, batchCreate, body, headers: admin)
+                #expect(status == .badRequest, "\(body)")
+                #expect(errorMessage(json)?.hasPrefix(message) == true, "\(body): \(String(describing: errorMessage(json)))")
+            }
+            let (_, counted) = try await call(client, "/identitytoolkit.googleapis.com/v1/projects/demo:queryAccounts", #"{"returnUserInfo":false}"#, headers: admin)
+            #expect(counted["recordsCount"] == .string("0"), "no refused request imported anyone")
+
+            let google = #"{"providerId":"google.com","rawId":"g-1"}"#
+            #expect(try await call(client, batchCreate, #"{"users":[{"localId":"a","providerUserInfo":[\#(google)]}]}"#, headers: admin).1["error"] == nil)
+            let mixed = """
+                {"users":[{"localId":"ok","phoneNumber":"+15550001111"},{"localId":"p","phoneNumber":"+1 (555) 010-99"},
+                {"localId":"b","providerUserInfo":[\(google)]},{"localId":"t","emailVerified":"yes"},
+                {"localId":"r","email":"r@b.c","passwordHash":"UkVEQUNURUQ=","salt":"UkVEQUNURUQ="}]}
+                """
+            let (status, result) = try await call(client, batchCreate, mixed, headers: admin)
+            #expect(status == .ok)
+            let errors = try #require(result["error"])
+            #expect(errors[0]?["index"] == .int(1))
+            #expect(errors[0]?["message"] == .string("phone number format is invalid"))
+            #expect(errors[1]?["index"] == .int(2))
+            #expect(errors[1]?["message"] == .string("raw id exists in other account in database"))
+            #expect(errors[2]?["index"] == .int(3))
+            #expect(errors[2]?["message"]?.stringValue?.hasPrefix("Invalid value at 'emailVerified' (TYPE_BOOL)") == true)
+            #expect(errors[3]?["index"] == .int(4))
+            #expect(errors[4] == nil)
+            let (_, found) = try await call(client, Self.adminBase + ":lookup", #"{"localId":["ok","p","b","t","r"]}"#, headers: admin)
+            #expect(found["users"]?[0]?["localId"] == .string("ok"))
+            #expect(found["users"]?[1] == nil, "only the valid user was imported")
+        }
+    }
+
+    @Test("fields of the wrong JSON type are refused, not read as absent")
+    func wrongTypesAreRefused() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            let (_, user) = try await call(client, Self.v1 + "signUp?key=k", #"{"email":"w@b.c","password":"secret1","returnSecureToken":true}"#)
+            let uid = try #require(user["localId"]?.stringValue)
+            let idToken = try #require(user["idToken"]?.stringValue)
+            let cases: [(String, String, HTTPFields)] = [
+                (Self.adminBase + ":update", #"{"localId":"\#(uid)","emailVerified":"yes"}"#, admin),
+                (Self.adminBase + ":update", #"{"localId":"\#(uid)","validSince":"abc"}"#, admin),
+                (Self.adminBase + ":update", #"{"localId":"\#(uid)","customAttributes":{"admin":true}}"#, admin),
+                (Self.adminBase + ":update", #"{"localId":"\#(uid)","deleteAttribute":"DISPLAY_NAME"}"#, admin),
+                ("/identitytoolkit.googleapis.com/v1/projects/demo:createSessionCookie", #"{"idToken":"\#(idToken)","validDuration":"abc"}"#, admin),
+                (Self.v1 + "signUp?key=k", #"{"email":"x@b.c","password":123456}"#, [:]),
+            ]
+            for (path, body, headers) in cases {
+                let (status, json) = try await call(client, path, body, headers: headers)
+                #expect(status == .badRequest, "\(body)")
+                #expect(errorMessage(json)?.hasPrefix("INVALID_ARGUMENT : Invalid value at") == true, "\(body): \(String(describing: errorMessage(json)))")
+            }
+            let (pageStatus, _, _) = try await client.send(.get, Self.adminBase + ":batchGet?maxResults=abc", headers: admin)
+            #expect(pageStatus == .badRequest)
+            let (_, after) = try await call(client, Self.adminBase + ":lookup", #"{"localId":["\#(uid)"]}"#, headers: admin)
+            #expect(after["users"]?[0]?["emailVerified"] == .bool(false), "the refused updates changed nothing")
+        }
+    }
+}

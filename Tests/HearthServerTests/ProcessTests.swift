@@ -197,6 +197,42 @@ struct ProcessTests {
         #expect(out.contains("3 of 4 cases as expected"))
     }
 
+    @Test("users commands refuse a missing folder or a forgotten --project, keep the accounts private and export no hashes")
+    func usersCommandsGuardTheDataFolder() async throws {
+        let folder = temporaryDataFolder()
+        let missing = try HearthProcess(["users", "list", "--data", folder + "/nowhere"])
+        #expect(try await missing.exitCode() == 1)
+        #expect(missing.stderrText.contains("there is no data folder"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/nowhere"), "listing does not create the folder")
+
+        // One password user, one whose hash is the placeholder lookups show, one not an object.
+        let export = folder + "/export.json"
+        try #"{"users":[{"localId":"u1","email":"u1@example.com","rawPassword":"secret1"},{"localId":"u2","email":"u2@example.com","passwordHash":"UkVEQUNURUQ=","salt":"UkVEQUNURUQ="}]}"#
+            .write(toFile: export, atomically: true, encoding: .utf8)
+        let imported = try HearthProcess(["users", "import", export, "--data", folder, "--project", "p1"])
+        #expect(try await imported.exitCode() == 0)
+        let said = imported.stdoutText
+        #expect(said.contains("1 users carry the redacted placeholder"))
+        #expect(said.contains("imported 2 of 2 users"))
+        let mode = try #require(FileManager.default.attributesOfItem(atPath: folder + "/p1.auth.sqlite")[.posixPermissions] as? Int)
+        #expect(mode & 0o077 == 0, "accounts file mode \(String(mode, radix: 8))")
+
+        let forgotten = try HearthProcess(["users", "list", "--data", folder])
+        #expect(try await forgotten.exitCode() == 1)
+        #expect(forgotten.stderrText.contains("no accounts for project demo, only for p1"))
+
+        let exported = try HearthProcess(["users", "export", "--data", folder, "--project", "p1"])
+        #expect(try await exported.exitCode() == 0)
+        let text = exported.stdoutText
+        #expect(text.contains(#""localId":"u1""#) && text.contains(#""localId":"u2""#))
+        #expect(!text.contains("passwordHash") && !text.contains(#""salt""#))
+
+        try #"{"users":[{"localId":"u3"},42]}"#.write(toFile: export, atomically: true, encoding: .utf8)
+        let malformed = try HearthProcess(["users", "import", export, "--data", folder, "--project", "p1"])
+        #expect(try await malformed.exitCode() == 1)
+        #expect(malformed.stderrText.contains("user 1 is not a JSON object; nothing was imported"))
+    }
+
     @Test func usersImportFromFirebaseExportListAndClaims() async throws {
         let folder = temporaryDataFolder()
         let export = folder + "/export.json"

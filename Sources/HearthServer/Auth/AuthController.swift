@@ -143,6 +143,9 @@ struct AuthController: Sendable {
                 // v3 `downloadAccount`: the page is asked for in the body.
                 return try await service.downloadAccount(try await jsonBody(request))
             }
+            if let raw = parameters["maxResults"], Int(raw) == nil {
+                throw AuthError("INVALID_ARGUMENT", "Invalid value at 'max_results' (TYPE_INT32), \"\(raw)\"")
+            }
             return try await service.batchGet(
                 maxResults: parameters["maxResults"].flatMap { Int($0) }, pageToken: parameters["nextPageToken"])
         }
