@@ -45,10 +45,12 @@ let package = Package(
             swiftSettings: strict),
         // The system zlib, to serve gzip-encoded objects to clients that do not accept gzip.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // The system's libxcrypt, to check bcrypt hashes of users imported from other backends.
+        .systemLibrary(name: "CCrypt", path: "Sources/CCrypt", providers: [.apt(["libcrypt-dev"])]),
         .target(
             name: "HearthAuth",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthWire",
+                "CCrypt", "HearthCore", "HearthStore", "HearthWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -25,7 +25,9 @@ that need no password are created through the admin API without one.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
+import os
 import re
 import time
 import uuid
@@ -1382,6 +1384,41 @@ def test_sdk_delete_users_and_import_users(api, auth_app):
     assert api.sign_in(email, "user1password")["localId"] == uid
     auth_error(api.client("signInWithPassword", {"email": email, "password": "user1passworD"}),
                "INVALID_PASSWORD")
+
+
+def test_sdk_import_users_from_other_backends_keeps_passwords(api, auth_app):
+    """Users moving from a Vapor or Spring server (bcrypt, made here by pyca/bcrypt) or from a
+    PBKDF2 or standard-scrypt system sign in with their old passwords; after the first sign-in
+    Hearth holds its own hash and the password still works. Algorithms Hearth cannot check are
+    refused instead of stored."""
+    import bcrypt
+    cases = []
+    for prefix in ("$2b$", "$2a$"):
+        email = new_email("bcrypt")
+        stored = bcrypt.hashpw(b"vapor-pass", bcrypt.gensalt(rounds=4, prefix=prefix.strip("$").encode()))
+        cases.append((auth.UserImportHash.bcrypt(), email, stored, b"", "vapor-pass"))
+    salt = os.urandom(16)
+    cases.append((auth.UserImportHash.pbkdf2_sha256(rounds=1000), new_email("pbkdf2"),
+                  hashlib.pbkdf2_hmac("sha256", b"spring-pass", salt, 1000, 32), salt, "spring-pass"))
+    cases.append((auth.UserImportHash.standard_scrypt(memory_cost=1024, parallelization=1, block_size=8, derived_key_length=64),
+                  new_email("scrypt"), hashlib.scrypt(b"scrypt-pass", salt=salt, n=1024, r=8, p=1, dklen=64), salt, "scrypt-pass"))
+    for hash_alg, email, stored, user_salt, password in cases:
+        uid = unique("moved")
+        record = auth.ImportUserRecord(uid=uid, email=email, password_hash=stored, password_salt=user_salt or None)
+        imported = auth.import_users([record], hash_alg=hash_alg, app=auth_app)
+        assert imported.success_count == 1, (hash_alg.to_dict(), [e.reason for e in imported.errors])
+        auth_error(api.client("signInWithPassword", {"email": email, "password": password + "!"}), "INVALID_PASSWORD")
+        assert api.sign_in(email, password)["localId"] == uid, hash_alg.to_dict()
+        assert api.sign_in(email, password)["localId"] == uid, "after the switch to Hearth's own hash"
+
+    # A bcrypt import whose hash is not bcrypt fails for that user only; HMAC is refused whole.
+    bad = auth.import_users([auth.ImportUserRecord(uid=unique("bad"), password_hash=b"not a bcrypt hash")],
+                            hash_alg=auth.UserImportHash.bcrypt(), app=auth_app)
+    assert bad.failure_count == 1 and "not a BCRYPT hash" in bad.errors[0].reason
+    with pytest.raises(Exception) as refused:
+        auth.import_users([auth.ImportUserRecord(uid=unique("hmac"), password_hash=b"x", password_salt=b"y")],
+                          hash_alg=auth.UserImportHash.hmac_sha256(key=b"k"), app=auth_app)
+    assert "INVALID_HASH_ALGORITHM" in str(refused.value)
 
 
 def test_sdk_import_users_keeps_linked_providers(api, auth_app):

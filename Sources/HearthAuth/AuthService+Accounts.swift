@@ -159,6 +159,9 @@ extension AuthService {
                 matches = await legacy.verify(password, hash: hash, salt: salt)
                 // Move imported users to Hearth's own hash now that the password is known.
                 if matches { upgrade = try await hasher.hash(password) }
+            } else if let imported = user.importedHash {
+                matches = await imported.verify(password, hash: hash, salt: salt)
+                if matches { upgrade = try await hasher.hash(password) }
             } else {
                 matches = await hasher.verify(password, hash: hash, salt: salt)
             }

@@ -29,12 +29,15 @@ extension AuthService {
 
     // MARK: accounts:batchCreate (import)
 
-    /// Imports users. Passwords come as `rawPassword` (hashed here); other hash algorithms are
-    /// reported per user as unsupported rather than stored in a form Hearth cannot check.
+    /// Imports users. Passwords come as `rawPassword` (hashed here) or as hashes Hearth can check:
+    /// Firebase's SCRYPT, BCRYPT, STANDARD_SCRYPT, PBKDF2_SHA256 and PBKDF_SHA1 (replaced by
+    /// Hearth's own hash at each user's first sign-in). Other algorithms are refused rather than
+    /// stored in a form nobody could sign in with.
     public func batchCreate(_ body: JSONValue) async throws -> JSONValue {
         try body.checkFieldTypes([
             "users": .objects, "hashAlgorithm": .string, "signerKey": .string, "saltSeparator": .string, "rounds": .int64,
-            "memoryCost": .int64, "allowOverwrite": .bool, "sanityCheck": .bool,
+            "memoryCost": .int64, "cpuMemCost": .int64, "blockSize": .int64, "parallelization": .int64, "dkLen": .int64, "derivedKeyLength": .int64,
+            "allowOverwrite": .bool, "sanityCheck": .bool,
         ])
         guard case .array(let users)? = body["users"], !users.isEmpty else { throw AuthError("MISSING_USER_ACCOUNT") }
         // Two entries for one uid would silently keep only the last: refuse the request.
@@ -45,10 +48,18 @@ extension AuthService {
         }
         let now = clock()
         var scrypt: FirebaseScryptParameters?
-        if let algorithm = body.string("hashAlgorithm") {
-            guard algorithm.uppercased() == "SCRYPT", let signer = body.string("signerKey").flatMap(Self.standardBase64),
-                let rounds = body.int64("rounds"), let memory = body.int64("memoryCost")
-            else { throw AuthError("INVALID_HASH_ALGORITHM", "only SCRYPT (Firebase's, with signerKey, rounds, memoryCost) can be imported") }
+        var imported: ImportedHash?
+        if let algorithm = body.string("hashAlgorithm"), let other = ImportedHash.Algorithm(rawValue: algorithm.uppercased()) {
+            imported = try ImportedHash.validated(
+                // admin SDKs send standard scrypt's N as `cpuMemCost`.
+                other, rounds: body.int64("rounds"), memoryCost: body.int64("cpuMemCost") ?? body.int64("memoryCost"), blockSize: body.int64("blockSize"),
+                parallelization: body.int64("parallelization"), derivedKeyLength: body.int64("dkLen") ?? body.int64("derivedKeyLength"))
+        } else if let algorithm = body.string("hashAlgorithm") {
+            let supported = (["SCRYPT"] + ImportedHash.Algorithm.allCases.map(\.rawValue)).joined(separator: ", ")
+            guard algorithm.uppercased() == "SCRYPT" else { throw AuthError("INVALID_HASH_ALGORITHM", "\(algorithm) cannot be imported; supported: \(supported)") }
+            guard let signer = body.string("signerKey").flatMap(Self.standardBase64), let rounds = body.int64("rounds"),
+                let memory = body.int64("memoryCost")
+            else { throw AuthError("INVALID_HASH_ALGORITHM", "SCRYPT (Firebase's) needs signerKey, rounds and memoryCost") }
             // Firebase's own ranges (`auth:import --rounds 1-8 --mem-cost 1-14`); a hash made
             // with anything else could never be checked, and its users could never sign in.
             guard (1...8).contains(rounds) else { throw AuthError("INVALID_HASH_ROUNDS", "SCRYPT rounds must be 1-8") }
@@ -112,11 +123,16 @@ extension AuthService {
                     prepared.append((i, nil, "passwordHash is the redacted placeholder lookups show, not a hash"))
                     continue
                 }
-                guard let scrypt, let h = Self.standardBase64(hash), let salt = Self.standardBase64(u.string("salt") ?? "") else {
-                    prepared.append((i, nil, "passwordHash needs hashAlgorithm SCRYPT with its parameters (or import rawPassword)"))
+                guard scrypt != nil || imported != nil, let h = Self.standardBase64(hash), let salt = Self.standardBase64(u.string("salt") ?? "")
+                else {
+                    prepared.append((i, nil, "passwordHash needs a hashAlgorithm with its parameters (or import rawPassword)"))
                     continue
                 }
-                (user.passwordHash, user.salt, user.firebaseScrypt) = (h, salt, scrypt)
+                if let imported, !imported.accepts(hash: h) {
+                    prepared.append((i, nil, "passwordHash is not a \(imported.algorithm.rawValue) hash"))
+                    continue
+                }
+                (user.passwordHash, user.salt, user.firebaseScrypt, user.importedHash) = (h, salt, scrypt, imported)
             }
             prepared.append((i, user, nil))
         }

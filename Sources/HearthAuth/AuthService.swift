@@ -139,6 +139,7 @@ public final class AuthService: Sendable {
         visible.passwordHash = nil
         visible.salt = nil
         visible.firebaseScrypt = nil
+        visible.importedHash = nil
         let payload = Array(try JSONEncoder().encode(visible))
         let now = clock()
         for function in functions { try tx.enqueueEvent(function: function, payload: payload, at: now) }

@@ -46,6 +46,9 @@ public struct UserRecord: Codable, Sendable, Hashable {
     /// Set for users imported with Firebase scrypt hashes; replaced by Hearth's own hash at the
     /// first successful sign-in.
     public var firebaseScrypt: FirebaseScryptParameters?
+    /// Set for users imported with another system's hash (bcrypt, standard scrypt, PBKDF2);
+    /// replaced by Hearth's own hash at the first successful sign-in.
+    public var importedHash: ImportedHash?
     /// Seconds since 1970; tokens issued before are revoked.
     public var validSince: Int64
     public var disabled = false
@@ -70,11 +73,11 @@ public struct UserRecord: Codable, Sendable, Hashable {
 
     /// Stores a new password hash (Hearth's scheme).
     public mutating func setPassword(_ credentials: (hash: String, salt: String), at now: Int64) {
-        (passwordHash, salt, passwordUpdatedAt, firebaseScrypt) = (credentials.hash, credentials.salt, Double(now), nil)
+        (passwordHash, salt, passwordUpdatedAt, firebaseScrypt, importedHash) = (credentials.hash, credentials.salt, Double(now), nil, nil)
     }
 
     public mutating func removePassword() {
-        (passwordHash, salt, passwordUpdatedAt, firebaseScrypt) = (nil, nil, nil, nil)
+        (passwordHash, salt, passwordUpdatedAt, firebaseScrypt, importedHash) = (nil, nil, nil, nil, nil)
     }
 
     /// What lookups show in place of a password hash and salt (base64 of `REDACTED`), as
@@ -195,6 +198,9 @@ extension UserRecord {
             case "firebaseScrypt":
                 guard let v = FirebaseScryptParameters(stored: value) else { return nil }
                 record.firebaseScrypt = v
+            case "importedHash":
+                guard let v = ImportedHash(stored: value) else { return nil }
+                record.importedHash = v
             default: continue  // JSONDecoder ignores unknown keys too
             }
         }
@@ -248,5 +254,27 @@ extension FirebaseScryptParameters {
         }
         guard let signerKey, let saltSeparator, let rounds, let memoryCost else { return nil }
         self.init(signerKey: signerKey, saltSeparator: saltSeparator, rounds: rounds, memoryCost: memoryCost)
+    }
+}
+
+extension ImportedHash {
+    /// See `UserRecord.init?(stored:)`.
+    init?(stored: JSONValue) {
+        guard case .object(let members) = stored else { return nil }
+        var algorithm: Algorithm?
+        var numbers: [String: Int] = [:]
+        for member in members {
+            switch member.key {
+            case "algorithm": guard let v = member.value.stringValue.flatMap(Algorithm.init(rawValue:)) else { return nil }; algorithm = v
+            case "rounds", "memoryCost", "blockSize", "parallelization", "derivedKeyLength":
+                guard case .int(let v) = member.value, let i = Int(exactly: v) else { return nil }
+                numbers[member.key] = i
+            default: continue
+            }
+        }
+        guard let algorithm else { return nil }
+        self.init(
+            algorithm: algorithm, rounds: numbers["rounds"], memoryCost: numbers["memoryCost"], blockSize: numbers["blockSize"],
+            parallelization: numbers["parallelization"], derivedKeyLength: numbers["derivedKeyLength"])
     }
 }

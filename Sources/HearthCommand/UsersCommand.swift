@@ -49,13 +49,18 @@ struct UsersCommand: AsyncParsableCommand {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import the JSON that `firebase auth:export` writes; passwords keep working with the project's hash parameters.")
+            abstract: "Import the JSON that `firebase auth:export` writes (or the same shape from another backend); passwords keep working with their hash parameters.")
         @OptionGroup var location: AccountsLocation
         @Argument(help: "The exported JSON file ({\"users\": [...]}).") var file: String
+        @Option(help: "How the passwordHash fields were made: SCRYPT (Firebase's; the default with --hash-key), BCRYPT, STANDARD_SCRYPT, PBKDF2_SHA256 or PBKDF_SHA1.")
+        var hashAlgo: String?
         @Option(help: "base64_signer_key of the Firebase project's password hash parameters.") var hashKey: String?
         @Option(help: "base64_salt_separator (default Bw==).") var saltSeparator = "Bw=="
-        @Option(help: "rounds (default 8).") var rounds = 8
-        @Option(help: "mem_cost (default 14).") var memCost = 14
+        @Option(help: "SCRYPT rounds (default 8); PBKDF iterations.") var rounds: Int?
+        @Option(help: "SCRYPT mem_cost (default 14); STANDARD_SCRYPT's N.") var memCost: Int?
+        @Option(help: "STANDARD_SCRYPT r.") var blockSize: Int?
+        @Option(help: "STANDARD_SCRYPT p.") var parallelization: Int?
+        @Option(help: "STANDARD_SCRYPT derived key length in bytes.") var dkLen: Int?
 
         func run() async throws {
             guard let data = FileManager.default.contents(atPath: file) else { throw fail("cannot read \(file)") }
@@ -80,16 +85,27 @@ struct UsersCommand: AsyncParsableCommand {
             if redacted > 0 {
                 print("\(redacted) users carry the redacted placeholder instead of a password hash: imported without a password (they can reset it)")
             }
-            if withHashes > 0 && hashKey == nil {
-                throw fail("\(withHashes) users have password hashes: pass --hash-key (and --salt-separator/--rounds/--mem-cost) from the Firebase console")
+            let algorithm = hashAlgo?.uppercased() ?? (hashKey != nil ? "SCRYPT" : nil)
+            if withHashes > 0 && algorithm == nil {
+                throw fail(
+                    "\(withHashes) users have password hashes: pass --hash-key (and --salt-separator/--rounds/--mem-cost) from the Firebase console, or --hash-algo for hashes from elsewhere")
             }
             var request = [JSONMember("users", .array(users))]
-            if let hashKey {
-                request += [
-                    JSONMember("hashAlgorithm", .string("SCRYPT")), JSONMember("signerKey", .string(hashKey)),
-                    JSONMember("saltSeparator", .string(saltSeparator)), JSONMember("rounds", .int(Int64(rounds))),
-                    JSONMember("memoryCost", .int(Int64(memCost))),
-                ]
+            if let algorithm {
+                request.append(JSONMember("hashAlgorithm", .string(algorithm)))
+                func number(_ key: String, _ value: Int?) { if let value { request.append(JSONMember(key, .int(Int64(value)))) } }
+                if algorithm == "SCRYPT" {
+                    guard let hashKey else { throw fail("SCRYPT needs --hash-key") }
+                    request += [JSONMember("signerKey", .string(hashKey)), JSONMember("saltSeparator", .string(saltSeparator))]
+                    number("rounds", rounds ?? 8)
+                    number("memoryCost", memCost ?? 14)
+                } else {
+                    number("rounds", rounds)
+                    number("cpuMemCost", memCost)
+                    number("blockSize", blockSize)
+                    number("parallelization", parallelization)
+                    number("dkLen", dkLen)
+                }
             }
             let result: JSONValue
             do { result = try await location.service(creating: true).batchCreate(.object(request)) } catch { throw fail(error) }

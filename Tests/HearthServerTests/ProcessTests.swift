@@ -233,6 +233,31 @@ struct ProcessTests {
         #expect(malformed.stderrText.contains("user 1 is not a JSON object; nothing was imported"))
     }
 
+    @Test("users import --hash-algo BCRYPT: a user from a Vapor or Spring server signs in with the old password")
+    func usersImportBcryptFromAnotherBackend() async throws {
+        let folder = temporaryDataFolder()
+        let export = folder + "/export.json"
+        // OpenBSD's bcrypt test vector for the password "U*U", base64 as auth exports carry hashes.
+        let hash = Data("$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW".utf8).base64EncodedString()
+        try #"{"users":[{"localId":"v1","email":"vapor@example.com","passwordHash":"\#(hash)"}]}"#
+            .write(toFile: export, atomically: true, encoding: .utf8)
+        let imported = try HearthProcess(["users", "import", export, "--data", folder, "--hash-algo", "bcrypt"])
+        #expect(try await imported.exitCode() == 0)
+        #expect(imported.stdoutText.contains("imported 1 of 1 users"))
+        let server = try await HearthProcess.serve(data: folder)
+        let (wrong, _) = try await server.request(
+            .POST, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k", body: #"{"email":"vapor@example.com","password":"U*U*"}"#,
+            token: nil)
+        #expect(wrong == 400)
+        let (status, body) = try await server.request(
+            .POST, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k", body: #"{"email":"vapor@example.com","password":"U*U"}"#,
+            token: nil)
+        #expect(status == 200, "\(body)")
+        #expect(body.contains(#""localId":"v1""#))
+        server.signal(SIGTERM)
+        #expect(try await server.exitCode() == 0)
+    }
+
     @Test func usersImportFromFirebaseExportListAndClaims() async throws {
         let folder = temporaryDataFolder()
         let export = folder + "/export.json"

@@ -1,0 +1,138 @@
+import CCrypt
+import Crypto
+import Foundation
+import _CryptoExtras
+
+/// A password hash made by another system, kept as imported until the user's first successful
+/// sign-in replaces it with Hearth's own (as `FirebaseScryptParameters` does for Firebase's).
+///
+/// These are the algorithms of Firebase's user import that need nothing beyond the hash, the
+/// salt and numeric parameters: bcrypt (what Vapor and Spring Security store), standard scrypt
+/// and PBKDF2. The HMAC and plain digest families are refused at import: how Firebase joins
+/// their salt and password is not documented well enough to check them reliably.
+public struct ImportedHash: Codable, Sendable, Hashable {
+    public enum Algorithm: String, Codable, Sendable, CaseIterable {
+        case bcrypt = "BCRYPT"
+        case standardScrypt = "STANDARD_SCRYPT"
+        case pbkdf2SHA256 = "PBKDF2_SHA256"
+        case pbkdfSHA1 = "PBKDF_SHA1"
+    }
+
+    public var algorithm: Algorithm
+    /// PBKDF2 iterations.
+    public var rounds: Int?
+    /// Standard scrypt: N, r, p and the derived key's length in bytes.
+    public var memoryCost: Int?
+    public var blockSize: Int?
+    public var parallelization: Int?
+    public var derivedKeyLength: Int?
+
+    public init(
+        algorithm: Algorithm, rounds: Int? = nil, memoryCost: Int? = nil, blockSize: Int? = nil, parallelization: Int? = nil,
+        derivedKeyLength: Int? = nil
+    ) {
+        self.algorithm = algorithm
+        self.rounds = rounds
+        self.memoryCost = memoryCost
+        self.blockSize = blockSize
+        self.parallelization = parallelization
+        self.derivedKeyLength = derivedKeyLength
+    }
+
+    /// Checks the parameters an import request gives for `algorithm`; the error says which is wrong.
+    public static func validated(_ algorithm: Algorithm, rounds: Int64?, memoryCost: Int64?, blockSize: Int64?, parallelization: Int64?,
+        derivedKeyLength: Int64?) throws -> ImportedHash
+    {
+        switch algorithm {
+        case .bcrypt:
+            return ImportedHash(algorithm: .bcrypt)
+        case .pbkdf2SHA256, .pbkdfSHA1:
+            // Firebase accepts 0-120000; at least one iteration is needed to compute anything.
+            guard let rounds, (1...120_000).contains(rounds) else {
+                throw AuthError("INVALID_HASH_ROUNDS", "\(algorithm.rawValue) rounds must be 1-120000")
+            }
+            return ImportedHash(algorithm: algorithm, rounds: Int(rounds))
+        case .standardScrypt:
+            guard let n = memoryCost, n > 1, n <= 1 << 20, n & (n - 1) == 0 else {
+                throw AuthError("INVALID_HASH_MEMORY_COST", "STANDARD_SCRYPT memoryCost (N) must be a power of two up to 2^20")
+            }
+            guard let r = blockSize, (1...32).contains(r) else { throw AuthError("INVALID_HASH_BLOCK_SIZE", "STANDARD_SCRYPT blockSize must be 1-32") }
+            guard let p = parallelization, (1...16).contains(p) else {
+                throw AuthError("INVALID_HASH_PARALLELIZATION", "STANDARD_SCRYPT parallelization must be 1-16")
+            }
+            guard let length = derivedKeyLength, (16...128).contains(length) else {
+                throw AuthError("INVALID_HASH_DERIVED_KEY_LENGTH", "STANDARD_SCRYPT dkLen must be 16-128")
+            }
+            return ImportedHash(
+                algorithm: .standardScrypt, memoryCost: Int(n), blockSize: Int(r), parallelization: Int(p), derivedKeyLength: Int(length))
+        }
+    }
+
+    /// Whether a stored `hash` (base64) fits this algorithm at all, so an import can refuse it
+    /// per user instead of storing a hash nobody could ever sign in with.
+    public func accepts(hash: String) -> Bool {
+        guard let bytes = Data(base64Encoded: hash), !bytes.isEmpty else { return false }
+        switch algorithm {
+        case .bcrypt: return Self.isBcrypt(bytes)
+        case .standardScrypt: return bytes.count == derivedKeyLength
+        case .pbkdf2SHA256, .pbkdfSHA1: return (16...64).contains(bytes.count)
+        }
+    }
+
+    /// `$2a$`, `$2b$` or `$2y$`, two cost digits, `$`, 53 characters of bcrypt's base64.
+    static func isBcrypt(_ bytes: Data) -> Bool {
+        let text = Array(bytes)
+        guard text.count == 60, text[0] == UInt8(ascii: "$"), text[1] == UInt8(ascii: "2"),
+            [UInt8(ascii: "a"), UInt8(ascii: "b"), UInt8(ascii: "y")].contains(text[2]), text[3] == UInt8(ascii: "$"),
+            text[6] == UInt8(ascii: "$"), text[4...5].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return false }
+        let alphabet = Set("./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        return text[7...].allSatisfy(alphabet.contains)
+    }
+
+    /// Whether `password` matches `hash` and `salt` (both base64), on the hashing queues.
+    public func verify(_ password: String, hash: String, salt: String) async -> Bool {
+        (try? await HashingQueues.shared.run { self.verifyNow(password, hash: hash, salt: salt) }) ?? false
+    }
+
+    func verifyNow(_ password: String, hash: String, salt: String) -> Bool {
+        guard let expected = Data(base64Encoded: hash) else { return false }
+        let saltBytes = Data(base64Encoded: salt) ?? Data()
+        let actual: [UInt8]?
+        switch algorithm {
+        case .bcrypt:
+            actual = Self.bcrypt(password, setting: expected)
+        case .standardScrypt:
+            actual = try? KDF.Scrypt.deriveKey(
+                from: Array(password.utf8), salt: Array(saltBytes), outputByteCount: expected.count, rounds: memoryCost ?? 0,
+                blockSize: blockSize ?? 0, parallelism: parallelization ?? 0
+            ).withUnsafeBytes { Array($0) }
+        case .pbkdf2SHA256, .pbkdfSHA1:
+            actual = try? KDF.Insecure.PBKDF2.deriveKey(
+                from: Array(password.utf8), salt: Array(saltBytes), using: algorithm == .pbkdf2SHA256 ? .sha256 : .insecureSHA1,
+                outputByteCount: expected.count, unsafeUncheckedRounds: rounds ?? 0
+            ).withUnsafeBytes { Array($0) }
+        }
+        guard let actual else { return false }
+        return constantTimeEqual(Array(expected), actual)
+    }
+
+    /// bcrypt of `password` with the salt and cost of `setting` (a whole stored hash), through
+    /// the system's libxcrypt; nil if libxcrypt refuses the setting. bcrypt reads at most 72
+    /// bytes of the password, as every implementation does.
+    static func bcrypt(_ password: String, setting: Data) -> [UInt8]? {
+        guard isBcrypt(setting), !password.utf8.contains(0) else { return nil }
+        let data = UnsafeMutablePointer<crypt_data>.allocate(capacity: 1)
+        defer {
+            // The buffer held the password's key schedule.
+            UnsafeMutableRawPointer(data).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)
+            data.deallocate()
+        }
+        UnsafeMutableRawPointer(data).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)
+        let settingText = String(decoding: setting, as: UTF8.self)
+        guard let result = crypt_r(password, settingText, data) else { return nil }
+        let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(result).assumingMemoryBound(to: UInt8.self), count: strlen(result)))
+        // libxcrypt answers a refused setting with a string starting with `*`.
+        return bytes.first == UInt8(ascii: "$") ? bytes : nil
+    }
+}
