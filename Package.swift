@@ -50,7 +50,7 @@ let package = Package(
         .target(
             name: "HearthAuth",
             dependencies: [
-                "CCrypt", "HearthCore", "HearthStore", "HearthWire",
+                .target(name: "CCrypt", condition: .when(platforms: [.linux])), "HearthCore", "HearthStore", "HearthWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -200,7 +200,8 @@ extension AuthService {
 
     public func query(_ body: JSONValue) async throws -> JSONValue {
         try body.checkFieldTypes(["limit": .int64, "offset": .int64, "returnUserInfo": .bool, "expression": .objects])
-        let limit = body.int64("limit") ?? 500
+        // proto3: 0 is the same as unset.
+        let limit = body.int64("limit").flatMap { $0 == 0 ? nil : $0 } ?? 500
         let offset = body.int64("offset") ?? 0
         guard (1...500).contains(limit) else { throw AuthError("INVALID_ARGUMENT", "limit must be between 1 and 500") }
         guard (0...Int64(Int32.max)).contains(offset) else { throw AuthError("INVALID_ARGUMENT", "offset must be between 0 and \(Int32.max)") }

@@ -1,4 +1,6 @@
+#if canImport(CCrypt)
 import CCrypt
+#endif
 import Crypto
 import Foundation
 import _CryptoExtras
@@ -45,7 +47,11 @@ public struct ImportedHash: Codable, Sendable, Hashable {
     {
         switch algorithm {
         case .bcrypt:
+            #if canImport(CCrypt)
             return ImportedHash(algorithm: .bcrypt)
+            #else
+            throw AuthError("INVALID_HASH_ALGORITHM", "BCRYPT needs the system's libxcrypt, which this platform lacks")
+            #endif
         case .pbkdf2SHA256, .pbkdfSHA1:
             // Firebase accepts 0-120000; at least one iteration is needed to compute anything.
             guard let rounds, (1...120_000).contains(rounds) else {
@@ -63,17 +69,37 @@ public struct ImportedHash: Codable, Sendable, Hashable {
             guard let length = derivedKeyLength, (16...128).contains(length) else {
                 throw AuthError("INVALID_HASH_DERIVED_KEY_LENGTH", "STANDARD_SCRYPT dkLen must be 16-128")
             }
-            return ImportedHash(
+            // Every sign-in attempt pays this, so it is bounded: 128·N·r·p bytes of work memory at
+            // most 256 MiB (Hearth's own hash uses 16 MiB).
+            guard n * r * p <= Self.maxScryptWork else {
+                throw AuthError("INVALID_HASH_MEMORY_COST", "STANDARD_SCRYPT with N·r·p over 2^21 (256 MiB per sign-in) is not accepted")
+            }
+            let hash = ImportedHash(
                 algorithm: .standardScrypt, memoryCost: Int(n), blockSize: Int(r), parallelization: Int(p), derivedKeyLength: Int(length))
+            // Some combinations pass every range and still cannot be computed (BoringSSL wants
+            // N < 2^(16·r), and room for r·(N+p+1) blocks): try once, so such an import is refused
+            // instead of storing users who could never sign in.
+            guard hash.derive(Array("probe".utf8), salt: [0], count: Int(length)) != nil else {
+                throw AuthError("INVALID_HASH_BLOCK_SIZE", "these STANDARD_SCRYPT parameters cannot be computed; check N, r and p")
+            }
+            return hash
         }
     }
+
+    static let maxScryptWork: Int64 = 1 << 21
+    /// bcrypt costs above this take seconds per sign-in attempt; Vapor and Spring default to 12 and 10.
+    static let maxBcryptCost = 14
 
     /// Whether a stored `hash` (base64) fits this algorithm at all, so an import can refuse it
     /// per user instead of storing a hash nobody could ever sign in with.
     public func accepts(hash: String) -> Bool {
         guard let bytes = Data(base64Encoded: hash), !bytes.isEmpty else { return false }
         switch algorithm {
-        case .bcrypt: return Self.isBcrypt(bytes)
+        case .bcrypt:
+            guard Self.isBcrypt(bytes), let cost = Int(String(decoding: bytes[bytes.startIndex + 4..<bytes.startIndex + 6], as: UTF8.self)) else {
+                return false
+            }
+            return (4...Self.maxBcryptCost).contains(cost)
         case .standardScrypt: return bytes.count == derivedKeyLength
         case .pbkdf2SHA256, .pbkdfSHA1: return (16...64).contains(bytes.count)
         }
@@ -103,10 +129,7 @@ public struct ImportedHash: Codable, Sendable, Hashable {
         case .bcrypt:
             actual = Self.bcrypt(password, setting: expected)
         case .standardScrypt:
-            actual = try? KDF.Scrypt.deriveKey(
-                from: Array(password.utf8), salt: Array(saltBytes), outputByteCount: expected.count, rounds: memoryCost ?? 0,
-                blockSize: blockSize ?? 0, parallelism: parallelization ?? 0
-            ).withUnsafeBytes { Array($0) }
+            actual = derive(Array(password.utf8), salt: Array(saltBytes), count: expected.count)
         case .pbkdf2SHA256, .pbkdfSHA1:
             actual = try? KDF.Insecure.PBKDF2.deriveKey(
                 from: Array(password.utf8), salt: Array(saltBytes), using: algorithm == .pbkdf2SHA256 ? .sha256 : .insecureSHA1,
@@ -117,11 +140,22 @@ public struct ImportedHash: Codable, Sendable, Hashable {
         return constantTimeEqual(Array(expected), actual)
     }
 
+    /// Standard scrypt with these parameters; nil if they cannot be computed.
+    func derive(_ password: [UInt8], salt: [UInt8], count: Int) -> [UInt8]? {
+        guard let n = memoryCost, let r = blockSize, let p = parallelization, Int64(n) * Int64(r) * Int64(p) <= Self.maxScryptWork else { return nil }
+        return try? KDF.Scrypt.deriveKey(from: password, salt: salt, outputByteCount: count, rounds: n, blockSize: r, parallelism: p)
+            .withUnsafeBytes { Array($0) }
+    }
+
     /// bcrypt of `password` with the salt and cost of `setting` (a whole stored hash), through
     /// the system's libxcrypt; nil if libxcrypt refuses the setting. bcrypt reads at most 72
     /// bytes of the password, as every implementation does.
     static func bcrypt(_ password: String, setting: Data) -> [UInt8]? {
+        #if canImport(CCrypt)
         guard isBcrypt(setting), !password.utf8.contains(0) else { return nil }
+        // bcrypt reads 72 bytes; libxcrypt refuses passphrases of 512 bytes or more outright, so
+        // cut first (byte-wise, as the hash was made).
+        let key = Array(password.utf8.prefix(72)).map { CChar(bitPattern: $0) } + [0]
         let data = UnsafeMutablePointer<crypt_data>.allocate(capacity: 1)
         defer {
             // The buffer held the password's key schedule.
@@ -130,9 +164,12 @@ public struct ImportedHash: Codable, Sendable, Hashable {
         }
         UnsafeMutableRawPointer(data).initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<crypt_data>.size)
         let settingText = String(decoding: setting, as: UTF8.self)
-        guard let result = crypt_r(password, settingText, data) else { return nil }
+        guard let result = crypt_r(key, settingText, data) else { return nil }
         let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(result).assumingMemoryBound(to: UInt8.self), count: strlen(result)))
         // libxcrypt answers a refused setting with a string starting with `*`.
         return bytes.first == UInt8(ascii: "$") ? bytes : nil
+        #else
+        return nil
+        #endif
     }
 }

@@ -18,4 +18,8 @@ func fail(_ message: String, _ code: ExitCode = .failure) -> ExitCode {
 }
 
 /// Prints an error (an auth error as the server would name it) and returns exit code 1.
-func fail(_ error: any Error) -> ExitCode { fail("\(error)") }
+/// An `ExitCode` (already reported by `fail(_:_:)`) passes through unprinted.
+func fail(_ error: any Error) -> ExitCode {
+    if let code = error as? ExitCode { return code }
+    return fail("\(error)")
+}

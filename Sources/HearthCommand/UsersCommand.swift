@@ -25,9 +25,13 @@ struct AccountsLocation: ParsableArguments {
         let accounts = "\(folder)/\(projectID).auth.sqlite"
         if !fm.fileExists(atPath: accounts) {
             let others = ((try? fm.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".auth.sqlite") }.sorted()
-            if !others.isEmpty {
+            // Naming the project is how a second project's accounts are started on purpose.
+            let named = project != nil || ProcessInfo.processInfo.environment["HEARTH_PROJECT"] != nil
+            if !others.isEmpty && !(creating && named) {
                 let projects = others.map { String($0.dropLast(".auth.sqlite".count)) }.joined(separator: ", ")
-                throw fail("\(folder) has no accounts for project \(projectID), only for \(projects): pass --project (or HEARTH_PROJECT)")
+                throw fail(named
+                    ? "\(folder) has no accounts for project \(projectID), only for \(projects)"
+                    : "\(folder) has no accounts for project \(projectID), only for \(projects): pass --project (or HEARTH_PROJECT)")
             }
             if !creating {
                 throw fail(fm.fileExists(atPath: folder) ? "\(folder) has no accounts yet" : "there is no data folder at \(folder)")

@@ -34,6 +34,13 @@ struct ImportedHashTests {
         // $2b$ is the same computation for passwords under 256 bytes.
         let b = "$2b$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW"
         #expect(await hash.verify("U*U", hash: Self.base64(b), salt: ""))
+        // bcrypt reads 72 bytes: a longer password matches on its first 72 (libxcrypt alone
+        // would refuse 512 bytes and more).
+        // 72 × "a", hashed by pyca/bcrypt (and libxcrypt: the same text).
+        let long = Self.base64("$2b$04$CCCCCCCCCCCCCCCCCCCCC.mDyzbhj.9K0apb9O/AGMWwoLXiYAu6u")
+        #expect(await hash.verify(String(repeating: "a", count: 600), hash: long, salt: ""))
+        #expect(await !hash.verify(String(repeating: "a", count: 71), hash: long, salt: ""))
+        #expect(!hash.accepts(hash: Self.base64("$2a$15$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW")), "cost 15 is over the cap")
         // Not bcrypt at all: refused at import, never a match.
         for junk in ["$1$abc$def", "$2a$05$short", String(repeating: "x", count: 60)] {
             #expect(!hash.accepts(hash: Self.base64(junk)), "\(junk)")
@@ -70,7 +77,10 @@ struct ImportedHashTests {
         #expect(await !scrypt.verify("Password", hash: rfc, salt: Self.base64("NaCl")))
         let shorter = try ImportedHash.validated(.standardScrypt, rounds: nil, memoryCost: 1024, blockSize: 8, parallelization: 16, derivedKeyLength: 32)
         #expect(!shorter.accepts(hash: rfc), "a 64-byte hash is not a 32-byte scrypt output")
-        for (n, r, p, length) in [(1000, 8, 1, 64), (1024, 0, 1, 64), (1024, 8, 0, 64), (1024, 8, 1, 8)] {
+        // Over 256 MiB per attempt, or not computable at all (r = 1 needs N < 2^16; r = 32 with
+        // p = 1 needs more room than swift-crypto grants).
+        for (n, r, p, length) in [(1000, 8, 1, 64), (1024, 0, 1, 64), (1024, 8, 0, 64), (1024, 8, 1, 8), (1 << 20, 32, 16, 64),
+                                  (1 << 16, 1, 1, 64), (16, 32, 1, 64)] {
             #expect(throws: AuthError.self, "\(n) \(r) \(p) \(length)") {
                 try ImportedHash.validated(
                     .standardScrypt, rounds: nil, memoryCost: Int64(n), blockSize: Int64(r), parallelization: Int64(p), derivedKeyLength: Int64(length))

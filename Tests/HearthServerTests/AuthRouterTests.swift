@@ -598,6 +598,10 @@ extension AuthRouterTests {
             #expect(second["users"]?[0]?["localId"] == .string("a3"))
             #expect(second["nextPageToken"] == nil)
             #expect(second["users"]?[1] == nil, "the refused uploads created nobody")
+            // The v1 batchGet reads its page from the query string, even when POSTed.
+            let (_, posted, _) = try await client.send(.post, Self.adminBase + ":batchGet?maxResults=1", "", headers: admin)
+            #expect(try JSONValue.parse(posted)["users"]?[1] == nil)
+            #expect(try JSONValue.parse(posted)["nextPageToken"] != nil)
             let (badStatus, bad) = try await call(client, v3 + "downloadAccount", #"{"maxResults":"many"}"#, headers: admin)
             #expect(badStatus == .badRequest)
             #expect(errorMessage(bad) == "INVALID_PAGE_SELECTION")
@@ -611,11 +615,14 @@ extension AuthRouterTests {
         try await withRouterClient(auth: Self.service()) { client in
             let query = "/identitytoolkit.googleapis.com/v1/projects/demo/accounts:query"
             for i in 0..<3 { #expect(try await call(client, Self.adminBase, #"{"localId":"q\#(i)"}"#, headers: admin).0 == .ok) }
-            for body in [#"{"offset":-5}"#, #"{"limit":9223372036854775807,"offset":1}"#, #"{"limit":-1}"#, #"{"limit":0}"#, #"{"limit":501}"#, #"{"limit":"many"}"#] {
+            for body in [#"{"offset":-5}"#, #"{"limit":9223372036854775807,"offset":1}"#, #"{"limit":-1}"#, #"{"limit":501}"#, #"{"limit":"many"}"#] {
                 let (status, json) = try await call(client, query, body, headers: admin)
                 #expect(status == .badRequest, "\(body)")
                 #expect(errorMessage(json)?.hasPrefix("INVALID_ARGUMENT") == true, "\(body)")
             }
+            // proto3's 0 is "unset": the default page.
+            let (_, everyone) = try await call(client, query, #"{"limit":0}"#, headers: admin)
+            #expect(everyone["userInfo"]?[2]?["localId"] == .string("q2"))
             let (status, page) = try await call(client, query, #"{"limit":2,"offset":1}"#, headers: admin)
             #expect(status == .ok)
             #expect(page["recordsCount"] == .string("3"))

@@ -220,6 +220,10 @@ struct ProcessTests {
         let forgotten = try HearthProcess(["users", "list", "--data", folder])
         #expect(try await forgotten.exitCode() == 1)
         #expect(forgotten.stderrText.contains("no accounts for project demo, only for p1"))
+        // Naming a second project starts its accounts on purpose.
+        let second = try HearthProcess(["users", "create", "--email", "p2@example.com", "--data", folder, "--project", "p2"])
+        #expect(try await second.exitCode() == 0)
+        #expect(FileManager.default.fileExists(atPath: folder + "/p2.auth.sqlite"))
 
         let exported = try HearthProcess(["users", "export", "--data", folder, "--project", "p1"])
         #expect(try await exported.exitCode() == 0)

@@ -137,6 +137,9 @@ struct StorageRevisionTests {
             #expect(slice == "234")
             #expect(sliced[.contentRange] == "bytes 2-4/10")
             #expect(try await get(media, [.range: "bytes=-3"]).1 == "789")
+            let (huge, tail, _) = try await get(media, [.range: "bytes=7-99999999999999999999"])
+            #expect(huge == .partialContent, "a last position past Int64 is clamped to the end")
+            #expect(tail == "789")
             #expect(try await get(media, [.range: "bytes=10-"]).0 == .rangeNotSatisfiable)
             #expect(try await get(media, [.range: "bytes=-0"]).0 == .rangeNotSatisfiable)
         }

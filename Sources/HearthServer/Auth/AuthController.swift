@@ -139,7 +139,7 @@ struct AuthController: Sendable {
         if !admin { try requireKey(request, parameters, privileged) }
         if operation == "batchGet" {
             guard privileged else { throw PlatformError.unauthenticated }
-            if request.method == .post {
+            if path.hasPrefix(Self.v3Prefix) {
                 // v3 `downloadAccount`: the page is asked for in the body.
                 return try await service.downloadAccount(try await jsonBody(request))
             }

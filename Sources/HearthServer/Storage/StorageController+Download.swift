@@ -156,8 +156,10 @@ extension StorageController {
         let spec = header.dropFirst(6).trimmingCharacters(in: .whitespaces)
         let parts = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return .ignored }
+        func isDigits(_ text: Substring) -> Bool { !text.isEmpty && text.utf8.allSatisfy { (0x30...0x39).contains($0) } }
         func number(_ text: Substring) -> Int64? {
-            text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber) ? Int64(text) : nil
+            // A position past Int64 is past any object's end: clamped below, as RFC 9110 says.
+            isDigits(text) ? (Int64(text) ?? Int64.max) : nil
         }
         if parts[0].isEmpty {
             guard let n = number(parts[1]) else { return .ignored }
