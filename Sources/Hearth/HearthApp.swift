@@ -32,7 +32,9 @@ public final class HearthApp: Sendable {
         self.options = options
         let auth = Auth(options: scoped)
         self.auth = auth
-        let connection = PersistentConnection(options: options, authToken: nil, tokenSource: { auth.currentIDToken })
+        let connection = PersistentConnection(
+            options: options, authToken: nil, tokenSource: { auth.currentIDToken },
+            tokenRefresher: { try? await auth.idToken(forceRefresh: true) })
         self.connection = connection
         self.database = Database(
             options: options, connection: connection, persistence: folder.map { $0.appendingPathComponent("database", isDirectory: true) })

@@ -42,10 +42,12 @@ extension PersistentConnection {
         case "h":
             receiveHandshake(payload)
         case "s":
-            // Shutdown: stop retrying until `setOnline(true)`; waiting calls fail.
+            // Shutdown: offline until `setOnline(true)`, as after `goOffline()`. Reads waiting for
+            // an answer fail; writes, onDisconnect changes and listens stay and go out again, in
+            // order, on the next socket (as Firebase re-sends its outstanding puts).
             online = false
             stopLoop()
-            failWaitingCalls(with: .shutDown(reason: payload.stringValue ?? ""))
+            failWaitingReads(with: .shutDown(reason: payload.stringValue ?? ""))
         case "r":
             // Reset: the server asks for a new socket (its payload names a host; Hearth keeps its URL).
             reconnectNow()
@@ -105,9 +107,16 @@ extension PersistentConnection {
 
         case .auth(let token):
             guard !ok else { return }
-            // The token was refused: carry on unauthenticated; the app may supply a new one.
             if authToken == token { authToken = nil }
             eventSink.yield(.authRevoked(status: status, reason: data.stringValue ?? status))
+            // The token was refused (it expired, or the server's clock disagrees): start over on a
+            // new socket with a freshly refreshed one, before the listens that followed this auth
+            // are refused for lack of it. A refreshed token refused again means the identity
+            // itself is gone: carry on signed out.
+            if tokenRefresher != nil, token != refreshedToken {
+                needsFreshToken = true
+                reconnectNow()
+            }
 
         case .reregistration(let operation):
             if !ok { onDisconnectOperations.removeAll { $0 == operation } }
@@ -134,7 +143,10 @@ extension PersistentConnection {
             guard case .string(let path)? = body["p"] else { return }
             revokeListen(path: Path(path), wireQuery: body["q"])
         case "ac":
-            // The server no longer accepts the token: drop it and start over on a fresh socket.
+            // The server no longer accepts the token: drop it and start over on a fresh socket,
+            // which authenticates with a freshly refreshed token (when there is a refresher)
+            // before it listens again (unless this was already a refreshed token: no loops).
+            if tokenRefresher != nil, authToken != refreshedToken { needsFreshToken = true }
             authToken = nil
             eventSink.yield(.authRevoked(status: body["s"]?.stringValue ?? "", reason: body["d"]?.stringValue ?? ""))
             reconnectNow()

@@ -28,6 +28,8 @@ extension PersistentConnection {
         var body: JSONValue
         /// Set for onDisconnect changes, recorded once the server accepted them.
         var onDisconnect: OnDisconnectOperation?
+        /// A `get`: it gives up when no socket can answer it; writes wait for one.
+        var isRead = false
         var continuation: CheckedContinuation<JSONValue, any Error>
     }
 

@@ -37,6 +37,13 @@ extension PersistentConnection {
                 guard !Task.isCancelled else { return }
             }
             wait = true
+            if needsFreshToken, let refresher = tokenRefresher {
+                needsFreshToken = false
+                let fresh = await refresher()
+                guard !Task.isCancelled, lifecycle == .open, online else { return }
+                refreshedToken = fresh
+                authToken = fresh
+            }
             guard let url = RealtimeEndpoint.url(serverURL: serverURL, namespace: namespace, lastSessionID: lastSessionID) else { return }
             let socket: any RealtimeTransport
             do {

@@ -81,6 +81,15 @@ actor PersistentConnection: RealtimeConnection {
     /// operation started right after a sign-in goes out with the new identity: the app's token relay
     /// (an asynchronous task) can lag behind, and a write sent before it caught up was refused.
     let tokenSource: (@Sendable () -> String?)?
+    /// Gets a new ID token from the auth server (a forced refresh). Used after the server revoked
+    /// or refused the current one (`ac`, or a refused `auth`), before the next socket
+    /// authenticates and re-listens, as Firebase's clients do.
+    let tokenRefresher: (@Sendable () async -> String?)?
+    /// Set when the server revoked or refused the token: the next socket waits for a fresh one.
+    var needsFreshToken = false
+    /// The last token a forced refresh produced; if the server refuses that one too, the
+    /// connection carries on signed out instead of refreshing in a loop.
+    var refreshedToken: String?
     var nextRequestID = 1
     var nextSequence = 0
     var inflight: [Int: InflightRequest] = [:]
@@ -96,7 +105,7 @@ actor PersistentConnection: RealtimeConnection {
     ///   - random: numbers in 0..<1 for the backoff's jitter.
     init(
         serverURL: URL, namespace: String, authToken: String?, tokenSource: (@Sendable () -> String?)? = nil,
-        configuration: Configuration = Configuration(),
+        tokenRefresher: (@Sendable () async -> String?)? = nil, configuration: Configuration = Configuration(),
         transportFactory: any RealtimeTransportFactory = makePlatformRealtimeTransportFactory(),
         clock: any RealtimeClock = SystemRealtimeClock(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
@@ -105,6 +114,7 @@ actor PersistentConnection: RealtimeConnection {
         self.namespace = namespace
         self.authToken = authToken
         self.tokenSource = tokenSource
+        self.tokenRefresher = tokenRefresher
         self.configuration = configuration
         self.transportFactory = transportFactory
         self.clock = clock
@@ -115,11 +125,12 @@ actor PersistentConnection: RealtimeConnection {
     /// A connection to the database of `options` (its server URL and namespace) over the
     /// platform's WebSocket client.
     init(
-        options: HearthOptions, authToken: String?, tokenSource: (@Sendable () -> String?)? = nil, configuration: Configuration = Configuration()
+        options: HearthOptions, authToken: String?, tokenSource: (@Sendable () -> String?)? = nil,
+        tokenRefresher: (@Sendable () async -> String?)? = nil, configuration: Configuration = Configuration()
     ) {
         self.init(
             serverURL: options.serverURL, namespace: options.namespace, authToken: authToken, tokenSource: tokenSource,
-            configuration: configuration)
+            tokenRefresher: tokenRefresher, configuration: configuration)
     }
 
     // MARK: - Lifecycle
@@ -180,6 +191,15 @@ actor PersistentConnection: RealtimeConnection {
 
     /// Fails every call waiting for an answer, and the listens not yet acknowledged (which are
     /// dropped). Acknowledged listens stay.
+    /// Fails the reads still waiting for an answer; writes, onDisconnect changes and listens stay,
+    /// to go out again on the next socket.
+    func failWaitingReads(with error: RealtimeError) {
+        for (sequence, request) in pending.sorted(by: { $0.key < $1.key }) where request.isRead {
+            pending[sequence] = nil
+            request.continuation.resume(throwing: error)
+        }
+    }
+
     func failWaitingCalls(with error: RealtimeError) {
         let failed = pending.sorted { $0.key < $1.key }
         pending.removeAll()
@@ -277,7 +297,7 @@ actor PersistentConnection: RealtimeConnection {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                pending[sequence] = PendingRequest(action: action, body: body, onDisconnect: onDisconnect, continuation: continuation)
+                pending[sequence] = PendingRequest(action: action, body: body, onDisconnect: onDisconnect, isRead: true, continuation: continuation)
                 if session?.handshakeReceived == true { sendPending(sequence) }
             }
         } onCancel: {

@@ -181,26 +181,35 @@ struct PersistentConnectionReconnectTests {
         await connection.close()
     }
 
-    @Test func serverShutdownStopsRetryingAndFailsWaitingCalls() async throws {
+    @Test("server shutdown: no retries until goOnline, waiting reads fail, a waiting write goes out again and completes")
+    func serverShutdownStopsRetryingAndKeepsWrites() async throws {
         var h = try RealtimeHarness()
         let connection = h.connection
         await connection.open()
         var (socket, client) = try await h.connect()
         let write = Task { try await connection.put(path: Path("a"), data: .int(1), hash: nil) }
-        _ = try await client.nextRequest()
+        let sentWrite = try await client.nextRequest()
+        #expect(sentWrite.action == "p")
+        let read = Task { try await connection.get(path: Path("r"), query: nil) }
+        #expect(try await client.nextRequest().action == "g")
 
         socket.deliver(.control(type: "s", payload: .string("maintenance")))
         #expect(await h.nextEvent() == .disconnected)
         await #expect(throws: RealtimeError(status: "disconnected", message: "The server shut the connection down: maintenance")) {
-            try await write.value
+            try await read.value
         }
         #expect(await eventually { socket.isClosed })
         #expect(await eventually { h.clock.pendingSleeps.isEmpty })
         #expect(h.factory.attempts.count == 1)
 
-        // The app may come back online explicitly.
+        // The app comes back online explicitly: the write is sent again, first, and completes.
         await connection.setOnline(true)
-        _ = try await h.connect(session: "s2")
+        var (next, nextClient) = try await h.connect(session: "s2")
+        let resent = try await nextClient.nextRequest()
+        #expect(resent.action == "p")
+        #expect(resent.body == sentWrite.body)
+        next.deliverResponse(to: resent)
+        try await write.value
         await connection.close()
     }
 

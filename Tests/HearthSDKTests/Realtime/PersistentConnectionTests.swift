@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthWire
+import Synchronization
 import Testing
 
 @testable import Hearth
@@ -350,6 +351,68 @@ struct PersistentConnectionTests {
         #expect(request.action == "p")
         next.deliverResponse(to: request)
         try await put
+        await connection.close()
+    }
+
+    @Test("a revoked token is refreshed before the next socket authenticates and listens again")
+    func authRevokedPushRefreshesTheToken() async throws {
+        let refreshes = Mutex(0)
+        var h = try RealtimeHarness(token: "expiring", refresher: {
+            refreshes.withLock { $0 += 1 }
+            return "fresh"
+        })
+        let connection = h.connection
+        await connection.open()
+        var (socket, client) = try await h.connect()
+        socket.deliverResponse(to: try await client.nextRequest(), data: .object([]))
+        async let ack = connection.listen(path: Path("private"), query: nil, tag: nil, hash: "")
+        socket.deliverResponse(to: try await client.nextRequest(), data: .object([]))
+        _ = try await ack
+
+        socket.deliver(.push(action: "ac", body: try parsedJSON(#"{"s":"expired_token","d":"Auth token is expired."}"#)))
+        #expect(await h.nextEvent() == .authRevoked(status: "expired_token", reason: "Auth token is expired."))
+        #expect(await h.nextEvent() == .disconnected)
+        var (next, nextClient) = try await h.connect(session: "s2")
+        let auth = try await nextClient.nextRequest()
+        #expect(auth.action == "auth")
+        #expect(auth.body == (try parsedJSON(#"{"cred":"fresh"}"#)))
+        let listen = try await nextClient.nextRequest()
+        #expect(listen.action == "q", "the listen goes out after the fresh auth")
+        #expect(refreshes.withLock { $0 } == 1)
+        next.deliverResponse(to: auth, data: .object([]))
+        next.deliverResponse(to: listen, data: .object([]))
+        await connection.close()
+    }
+
+    @Test("a token refused on a new socket is refreshed once; a refreshed token refused again leaves the connection signed out")
+    func refusedAuthIsRefreshedOnce() async throws {
+        let refreshes = Mutex(0)
+        var h = try RealtimeHarness(token: "stale", refresher: {
+            refreshes.withLock { $0 += 1 }
+            return "fresh"
+        })
+        let connection = h.connection
+        await connection.open()
+        var (socket, client) = try await h.connect()
+        let auth = try await client.nextRequest()
+        #expect(auth.body == (try parsedJSON(#"{"cred":"stale"}"#)))
+        socket.deliverResponse(to: auth, status: "expired_token", data: .string("Auth token is expired."))
+        #expect(await h.nextEvent() == .authRevoked(status: "expired_token", reason: "Auth token is expired."))
+        #expect(await h.nextEvent() == .disconnected)
+
+        var (next, nextClient) = try await h.connect(session: "s2")
+        let second = try await nextClient.nextRequest()
+        #expect(second.body == (try parsedJSON(#"{"cred":"fresh"}"#)))
+        next.deliverResponse(to: second, status: "invalid_token", data: .string("Invalid claim 'aud'."))
+        #expect(await h.nextEvent() == .authRevoked(status: "invalid_token", reason: "Invalid claim 'aud'."))
+        // No third socket: the connection stays, signed out, and requests go out without auth.
+        async let put: Void = connection.put(path: Path("a"), data: .int(1), hash: nil)
+        let request = try await nextClient.nextRequest()
+        #expect(request.action == "p")
+        next.deliverResponse(to: request)
+        try await put
+        #expect(refreshes.withLock { $0 } == 1)
+        #expect(h.factory.attempts.count == 2)
         await connection.close()
     }
 

@@ -17,7 +17,8 @@ struct RealtimeHarness {
     init(
         serverURL: String = "http://127.0.0.1:9000", namespace: String = "demo", token: String? = nil, random: Double = 0,
         tokens: TokenHolder? = nil,
-        configure: (inout PersistentConnection.Configuration) -> Void = { _ in }
+        configure: (inout PersistentConnection.Configuration) -> Void = { _ in },
+        refresher: (@Sendable () async -> String?)? = nil
     ) throws {
         var configuration = PersistentConnection.Configuration()
         configure(&configuration)
@@ -25,7 +26,7 @@ struct RealtimeHarness {
         let clock = ManualRealtimeClock()
         connection = PersistentConnection(
             serverURL: try #require(URL(string: serverURL)), namespace: namespace, authToken: token, tokenSource: tokens.map(\.source),
-            configuration: configuration,
+            tokenRefresher: refresher, configuration: configuration,
             transportFactory: factory, clock: clock, random: { random })
         self.factory = factory
         self.clock = clock

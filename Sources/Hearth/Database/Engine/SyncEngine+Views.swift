@@ -107,10 +107,12 @@ extension SyncEngine {
     func refresh(_ id: Int) {
         guard var sub = subscriptions[id] else { return }
         let v = view(sub.spec)
-        guard v.complete, sub.last != v.node else { return }
+        let confirmed = sub.kind == .value && sub.lastFromCache && !v.fromCache
+        guard v.complete, sub.last != v.node || confirmed else { return }
         switch sub.kind {
         case .value:
             sub.sink(.value(v.node, fromCache: v.fromCache))
+            sub.lastFromCache = v.fromCache
         case .children:
             let changes = ChildChange.diff(old: sub.last ?? .empty, new: v.node, order: sub.spec.order)
             if !changes.isEmpty { sub.sink(.children(changes, fromCache: v.fromCache)) }

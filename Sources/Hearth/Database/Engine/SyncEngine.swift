@@ -23,6 +23,9 @@ struct Subscription: Sendable {
     let sink: @Sendable (ViewUpdate) -> Void
     /// What was last reported (nil before the first report).
     var last: Node?
+    /// Whether the last value report was from the cache: a value observer is told again, with
+    /// the same data, once the server confirms it.
+    var lastFromCache = false
 }
 
 /// Work the engine hands to its run loop (which owns the child tasks talking to the connection).
