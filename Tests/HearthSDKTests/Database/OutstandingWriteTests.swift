@@ -29,6 +29,14 @@ struct WireRig {
             await connection.close()
         }
     }
+
+    /// The next socket the connection opens, after the server's handshake on it.
+    mutating func connect(session: String) async throws -> (FakeSocket, ClientMessages) {
+        let socket = try #require(await sockets.next())
+        let client = ClientMessages(socket)
+        socket.deliverHandshake(timestamp: clock.millisecondsSince1970, session: session)
+        return (socket, client)
+    }
 }
 
 /// Reads client requests on one socket, answering each `p`/`m` with ok, until a write to `last`
@@ -54,9 +62,8 @@ struct OutstandingWriteTests {
     @Test func writeOutstandingAtServerShutdownIsResentAfterGoOnline() async throws {
         var rig = try WireRig()
         let db = rig.db
-        let s1 = try #require(await rig.sockets.next())
-        var c1 = ClientMessages(s1)
-        s1.deliverHandshake(timestamp: rig.clock.millisecondsSince1970, session: "s1")
+        let (s1, openedS1) = try await rig.connect(session: "s1")
+        var c1 = openedS1
 
         let first = Task { try await db.reference("a").setValue(1) }
         let put = try await c1.nextRequest()
@@ -69,9 +76,8 @@ struct OutstandingWriteTests {
         #expect(try await db.reference("a").getSnapshot().value == .int(1))
 
         await db.goOnline()
-        let s2 = try #require(await rig.sockets.next())
-        var c2 = ClientMessages(s2)
-        s2.deliverHandshake(timestamp: rig.clock.millisecondsSince1970, session: "s2")
+        let (s2, openedS2) = try await rig.connect(session: "s2")
+        var c2 = openedS2
         let second = Task { try await db.reference("b").setValue(2) }
         // (The rig's watchdog ends this if the write never comes.)
         let order = try await answerWrites(s2, &c2, until: "/b")
@@ -87,9 +93,8 @@ struct OutstandingWriteTests {
     @Test func writeOutstandingAtSocketResetIsResentAndCompletes() async throws {
         var rig = try WireRig()
         let db = rig.db
-        let s1 = try #require(await rig.sockets.next())
-        var c1 = ClientMessages(s1)
-        s1.deliverHandshake(timestamp: rig.clock.millisecondsSince1970, session: "s1")
+        let (s1, openedS1) = try await rig.connect(session: "s1")
+        var c1 = openedS1
 
         let first = Task { try await db.reference("a").setValue(1) }
         let put = try await c1.nextRequest()
@@ -122,18 +127,16 @@ struct OutstandingWriteTests {
         do {
             var rig = try WireRig(persistence: folder)
             let db = rig.db
-            let s1 = try #require(await rig.sockets.next())
-            var c1 = ClientMessages(s1)
-            s1.deliverHandshake(timestamp: rig.clock.millisecondsSince1970, session: "s1")
+            let (s1, openedS1) = try await rig.connect(session: "s1")
+            var c1 = openedS1
             let first = Task { try await db.reference("x").setValue("old") }
             _ = try await c1.nextRequest()
             s1.deliver(.control(type: "s", payload: .string("maintenance")))
             // The frame is read asynchronously: go online only once the connection went offline.
             #expect(await eventually { await !rig.connection.online })
             await db.goOnline()
-            let s2 = try #require(await rig.sockets.next())
-            var c2 = ClientMessages(s2)
-            s2.deliverHandshake(timestamp: rig.clock.millisecondsSince1970, session: "s2")
+            let (s2, openedS2) = try await rig.connect(session: "s2")
+            var c2 = openedS2
             var values: [JSONValue] = []
             while values.count < 1 {
                 let request = try await c2.nextRequest()
@@ -156,9 +159,8 @@ struct OutstandingWriteTests {
         // The next launch.
         var rig = try WireRig(persistence: folder)
         let db = rig.db
-        let s3 = try #require(await rig.sockets.next())
-        var c3 = ClientMessages(s3)
-        s3.deliverHandshake(timestamp: rig.clock.millisecondsSince1970, session: "s3")
+        let (s3, openedS3) = try await rig.connect(session: "s3")
+        var c3 = openedS3
         let sentinel = Task { try await db.reference("sentinel").setValue(true) }
         var resent: [(String, JSONValue)] = []
         while true {
