@@ -54,19 +54,19 @@ struct AuthLifecycleLiveTests {
                 for await user in auth.authStateChanges { collected.items.withLock { $0.append(user) } }
                 collected.ended.withLock { $0 = true }
             }
-            #expect(await eventually { collected.all.count == 1 })
+            await expectEventually { collected.all.count == 1 }
             let anonymous = try await auth.signInAnonymously()
-            #expect(await eventually { collected.all.count == 2 })
+            await expectEventually { collected.all.count == 2 }
             // A token refresh is not an auth-state change.
             live.serverClock.advance(by: 5)
             _ = try await auth.idToken(forceRefresh: true)
             // One event for the profile change.
             _ = try await auth.updateProfile(displayName: "Zed")
-            #expect(await eventually { collected.all.count >= 3 })
+            await expectEventually { collected.all.count >= 3 }
             // Reloading an unchanged user is not a change either.
             _ = try await auth.reload()
             try auth.signOut()
-            #expect(await eventually { collected.all.count >= 4 })
+            await expectEventually { collected.all.count >= 4 }
             try await Task.sleep(for: .milliseconds(300))  // let any duplicate arrive before counting
             let seen = collected.all
             #expect(seen.count == 4, "events: \(seen.map { $0.map { "\($0.uid)/\($0.displayName ?? "-")" } ?? "nil" })")
@@ -75,8 +75,8 @@ struct AuthLifecycleLiveTests {
             #expect(seen.last == .some(nil))
 
             consumer.cancel()
-            #expect(await eventually { collected.isEnded })
-            #expect(await eventually { auth.state.withLock { $0.userObservers.isEmpty } })
+            await expectEventually { collected.isEnded }
+            await expectEventually { auth.state.withLock { $0.userObservers.isEmpty } }
         }
     }
 

@@ -132,7 +132,7 @@ struct CodableTests {
     @Test func localEstimateOfServerTimestampUsesTheOffset() async throws {
         let connection = ScriptedConnection(holdWrites: true, serverTimeOffset: 500)
         let db = Database(options: nil, connection: connection, persistence: nil, now: { 1_000 })
-        #expect(await eventually { db.serverTimeOffset == .milliseconds(500) })
+        await expectEventually { db.serverTimeOffset == .milliseconds(500) }
         let recorder = EventRecorder(db.reference("t").snapshots())
         await recorder.wait(for: 1)
         let write = Task { try await db.reference("t").setValue(Hearth.ServerValue.timestamp) }

@@ -38,7 +38,7 @@ struct OfflineRestartLiveTests {
             try await live.rest.put("counter", "1")
             let ref = app.database.reference("counter")
             let recorder = EventRecorder(ref.snapshots())
-            #expect(await eventually { recorder.all.last?.value == .int(1) })
+            await expectEventually { recorder.all.last?.value == .int(1) }
             await app.database.goOffline()
             try await live.rest.put("counter", "10")  // someone else writes while we are offline
             let outcome = Task {
@@ -49,12 +49,12 @@ struct OfflineRestartLiveTests {
                 }
             }
             // The local result shows at once (from the cached 1).
-            #expect(await eventually { recorder.all.last?.value == .int(2) })
+            await expectEventually { recorder.all.last?.value == .int(2) }
             await app.database.goOnline()
             let result = try await withTimeout(20) { try await outcome.value }
             #expect(result.committed)
             #expect(try await live.rest.get("counter") == .int(11))
-            #expect(await eventually { recorder.all.last?.value == .int(11) })
+            await expectEventually { recorder.all.last?.value == .int(11) }
         } catch {
             Issue.record(error)
         }
@@ -121,10 +121,10 @@ struct OfflineRestartLiveTests {
             let news = app.database.reference("news")
             news.keepSynced(true)
             let engine = app.database.engine
-            #expect(await eventually { await engine.tree.child(at: Path("news")) == (try? Node(json: .string("first"))) })
+            await expectEventually { await engine.tree.child(at: Path("news")) == (try? Node(json: .string("first"))) }
             // A change made elsewhere reaches the cache without any observer or read.
             try await live.rest.put("news", #""second""#)
-            #expect(await eventually { await engine.tree.child(at: Path("news")) == (try? Node(json: .string("second"))) })
+            await expectEventually { await engine.tree.child(at: Path("news")) == (try? Node(json: .string("second"))) }
             await app.database.goOffline()
             let offline = try await news.getSnapshot()
             #expect(offline.value == .string("second"))
@@ -150,13 +150,13 @@ struct OfflineRestartLiveTests {
         let news = app.database.reference("news")
         news.keepSynced(true)
         let engine = app.database.engine
-        #expect(await eventually {
+        await expectEventually {
             let live = await engine.listens.values.contains { $0.live }
             return live
-        })
+        }
         news.keepSynced(false)
-        #expect(await eventually { await engine.listens.isEmpty })
-        #expect(await eventually { await app.database.connection.hasNoListens() })
+        await expectEventually { await engine.listens.isEmpty }
+        await expectEventually { await app.database.connection.hasNoListens() }
         await app.close()
         await live.finish()
     }
@@ -173,7 +173,7 @@ struct OfflineRestartLiveTests {
             let app = HearthApp(name: "q", options: appOptions(port: live.port, persistence: appFolder))
             let list = app.database.reference("list")
             let first = EventRecorder(list.snapshots())
-            #expect(await eventually { first.all.last?.value == json(#"{"a":1}"#) })
+            await expectEventually { first.all.last?.value == json(#"{"a":1}"#) }
             first.stop()
             await live.stop()
             var writes: [Task<Void, any Error>] = []
@@ -182,7 +182,7 @@ struct OfflineRestartLiveTests {
             writes.append(Task { try await list.child("a").removeValue() })
             try await Task.sleep(for: .milliseconds(50))
             writes.append(Task { try await list.updateChildValues(["c": 3, "b": 22]) })
-            #expect(await eventually { (try? await list.getSnapshot())?.value == json(#"{"b":22,"c":3}"#) })
+            await expectEventually { (try? await list.getSnapshot())?.value == json(#"{"b":22,"c":3}"#) }
             await app.close()
             for w in writes { _ = await w.result }
 

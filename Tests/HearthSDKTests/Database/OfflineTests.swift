@@ -20,9 +20,9 @@ struct OfflineTests {
         #expect(await r1.wait(for: 1).first?.isFromCache == false)
         await db1.goOffline()
         let w1 = Task { try await todos1.child("t2").setValue("eggs") }
-        #expect(await eventually { r1.all.count == 2 })
+        await expectEventually { r1.all.count == 2 }
         let w2 = Task { try await todos1.updateChildValues(["t3": "jam"]) }
-        #expect(await eventually { r1.all.count == 3 })
+        await expectEventually { r1.all.count == 3 }
         let w3 = Task { try await todos1.child("t1").removeValue() }
         let local = await r1.wait(for: 4).last
         #expect(local?.value == json(#"{"t2":"eggs","t3":"jam"}"#))
@@ -57,14 +57,14 @@ struct OfflineTests {
 
         // Back online: re-sent in order, each exactly once.
         await db2.goOnline()
-        #expect(await eventually { c2.serverValue("todos") == json(#"{"t2":"eggs","t3":"jam"}"#) })
+        await expectEventually { c2.serverValue("todos") == json(#"{"t2":"eggs","t3":"jam"}"#) }
         #expect(
             c2.writes == [
                 .put(path: "/todos/t2", data: .string("eggs"), hash: nil),
                 .merge(path: "/todos", data: [JSONMember("t3", .string("jam"))]),
                 .put(path: "/todos/t1", data: .null, hash: nil),
             ])
-        #expect(await eventually { (try? JSONValue.parse(Array(Data(contentsOf: dir.appendingPathComponent("writes.json")))))?["writes"] == .array([]) })
+        await expectEventually { (try? JSONValue.parse(Array(Data(contentsOf: dir.appendingPathComponent("writes.json")))))?["writes"] == .array([]) }
         await db2.close()
 
         // Third run: nothing left to send.
@@ -90,8 +90,8 @@ struct OfflineTests {
         let db = Database(options: nil, connection: connection, persistence: nil)
         let ref = db.reference("a")
         ref.keepSynced(true)
-        #expect(await eventually { !connection.listenCalls.isEmpty })
-        #expect(await eventually { await !db.engine.view(ViewSpec(path: Path("a"), query: nil)).fromCache })
+        await expectEventually { !connection.listenCalls.isEmpty }
+        await expectEventually { await !db.engine.view(ViewSpec(path: Path("a"), query: nil)).fromCache }
         // Once the listen is live, reads are answered from it without asking the server.
         let gets = connection.calls.filter { $0 == .get(path: "/a") }.count
         let live = try await ref.getSnapshot()
@@ -103,7 +103,7 @@ struct OfflineTests {
         #expect(offline.isFromCache)
         #expect(offline.value == .int(1))
         ref.keepSynced(false)
-        #expect(await eventually { connection.calls.contains(.unlisten(path: "/a", tag: nil)) })
+        await expectEventually { connection.calls.contains(.unlisten(path: "/a", tag: nil)) }
     }
 
     @Test func unreadableQueueFilesAreSetAside() async throws {

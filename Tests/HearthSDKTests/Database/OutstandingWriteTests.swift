@@ -71,7 +71,7 @@ struct OutstandingWriteTests {
         #expect(put.body["p"] == .string("/a"))
         // The server goes away before answering.
         s1.deliver(.control(type: "s", payload: .string("maintenance")))
-        #expect(await eventually { s1.isClosed })
+        await expectEventually { s1.isClosed }
         // The write is still shown locally.
         #expect(try await db.reference("a").getSnapshot().value == .int(1))
 
@@ -133,7 +133,7 @@ struct OutstandingWriteTests {
             _ = try await c1.nextRequest()
             s1.deliver(.control(type: "s", payload: .string("maintenance")))
             // The frame is read asynchronously: go online only once the connection went offline.
-            #expect(await eventually { await !rig.connection.online })
+            await expectEventually { await !rig.connection.online }
             await db.goOnline()
             let (s2, openedS2) = try await rig.connect(session: "s2")
             var c2 = openedS2

@@ -18,7 +18,7 @@ struct PushIDAndCompatibilityTests {
     @Test func pushIDsUseTheServerClock() async throws {
         let connection = ScriptedConnection(serverTimeOffset: 3_600_000)
         let db = Database(options: nil, connection: connection, persistence: nil, now: { 1_000 })
-        #expect(await eventually { db.serverTimeOffset == .seconds(3600) })
+        await expectEventually { db.serverTimeOffset == .seconds(3600) }
         let id = try #require(db.reference().childByAutoId().key)
         let expected = PushIDGenerator().next(millis: 3_601_000)
         #expect(id.prefix(8) == expected.prefix(8))
@@ -38,11 +38,11 @@ struct PushIDAndCompatibilityTests {
         let ref = db.reference("x")
         let seen = Mutex<[JSONValue]>([])
         let handle = ref.observe(.value) { snapshot in seen.withLock { $0.append(snapshot.value) } }
-        #expect(await eventually { seen.withLock { $0.count } == 1 })
+        await expectEventually { seen.withLock { $0.count } == 1 }
         try await ref.setValue(1)
-        #expect(await eventually { seen.withLock { $0 } == [.null, .int(1)] })
+        await expectEventually { seen.withLock { $0 } == [.null, .int(1)] }
         ref.removeObserver(withHandle: handle)
-        #expect(await eventually { connection.calls.contains(.unlisten(path: "/x", tag: nil)) })
+        await expectEventually { connection.calls.contains(.unlisten(path: "/x", tag: nil)) }
         try await ref.setValue(2)
         #expect(seen.withLock { $0 } == [.null, .int(1)])
     }
@@ -55,9 +55,9 @@ struct PushIDAndCompatibilityTests {
         #expect(single.children.map(\.key) == ["bob", "ann"])
         let added = Mutex<[String]>([])
         let handle = people.queryOrdered(byChild: "age").observe(.childAdded) { s in added.withLock { $0.append(s.key ?? "") } }
-        #expect(await eventually { added.withLock { $0 } == ["bob", "ann"] })
+        await expectEventually { added.withLock { $0 } == ["bob", "ann"] }
         try await people.child("cid").setValue(["age": 30])
-        #expect(await eventually { added.withLock { $0 } == ["bob", "ann", "cid"] }, "\(added.withLock { $0 })")
+        await expectEventually("\(added.withLock { $0 })") { added.withLock { $0 } == ["bob", "ann", "cid"] }
         people.removeObserver(withHandle: handle)
         let firstAdded = try await people.observeSingleEvent(of: .childAdded)
         #expect(firstAdded.key == "ann")

@@ -46,7 +46,7 @@ struct QueryWindowEventTests {
         #expect(await values.wait(for: 1).last?.children.compactMap(\.key) == ["b", "c"])
         await db.goOffline()
         let write = Task { try await scores.child("c").setValue(0) }
-        #expect(await eventually { values.all.count >= 2 })
+        await expectEventually { values.all.count >= 2 }
         // The true top 2 is [a, b]; Firebase's LimitedFilter shows [b] until the server answers.
         let shown = values.all.last?.children.compactMap(\.key) ?? []
         #expect(!shown.contains("c"), "top-2 window shows c=0 although a=1 exists: \(shown)")

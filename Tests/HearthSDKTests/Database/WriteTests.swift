@@ -16,7 +16,7 @@ struct WriteTests {
         // The local event arrives while the server still holds the write.
         let events = await recorder.wait(for: 2)
         #expect(events.map(\.value) == [.string("old"), .string("new")])
-        #expect(await eventually { connection.heldCount == 1 })
+        await expectEventually { connection.heldCount == 1 }
         #expect(connection.serverValue("title") == .string("old"))
 
         connection.answerNextWrite()
@@ -36,7 +36,7 @@ struct WriteTests {
 
         let write = Task { try await ref.setValue("forbidden") }
         await recorder.wait(for: 2)
-        #expect(await eventually { connection.heldCount == 1 })
+        await expectEventually { connection.heldCount == 1 }
         connection.answerNextWrite(failing: "permission_denied")
         let result = await write.result
         #expect(throws: DatabaseError.permissionDenied("/title")) { try result.get() }
@@ -73,15 +73,15 @@ struct WriteTests {
         let connection = ScriptedConnection(holdWrites: true)
         let db = Database(options: nil, connection: connection, persistence: nil)
         let a = Task { try await db.reference("a").setValue(1) }
-        #expect(await eventually { connection.heldCount == 1 })
+        await expectEventually { connection.heldCount == 1 }
         let b = Task { try await db.reference("b").setValue(2) }
-        #expect(await eventually { await db.engine.writes.count == 2 })
+        await expectEventually { await db.engine.writes.count == 2 }
         let c = Task { try await db.reference("c").updateChildValues(["x": 3, "y": 4]) }
         try await Task.sleep(for: .milliseconds(100))
         // Only the first write is on the wire until it is acknowledged.
         #expect(connection.writes.count == 1)
         for _ in 0..<3 {
-            #expect(await eventually { connection.heldCount == 1 })
+            await expectEventually { connection.heldCount == 1 }
             connection.answerNextWrite()
         }
         try await a.value
@@ -130,6 +130,6 @@ struct WriteTests {
         r1.stop()
         r2.stop()
         r3.stop()
-        #expect(await eventually { connection.calls.contains(.unlisten(path: "/", tag: nil)) })
+        await expectEventually { connection.calls.contains(.unlisten(path: "/", tag: nil)) }
     }
 }

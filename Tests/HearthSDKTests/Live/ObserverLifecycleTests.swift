@@ -30,7 +30,7 @@ struct ObserverLifecycleTests {
             #expect(second.error == nil, "second observer failed: \(String(describing: second.error))")
             #expect(!second.isFinished)
             try await rest.put("room/title", #""changed""#)
-            #expect(await eventually { second.all.last?.value == .string("changed") })
+            await expectEventually { second.all.last?.value == .string("changed") }
         }
     }
 

@@ -105,7 +105,7 @@ struct RealtimeLiveTests {
                 }
                 return seen
             }
-            #expect(await eventually { (try? await top.getSnapshot())?.children.compactMap(\.key) == ["c", "b"] })
+            await expectEventually { (try? await top.getSnapshot())?.children.compactMap(\.key) == ["c", "b"] }
             try await rest.put("scores/d", #"{"v":9}"#)
             let windows = try await withTimeout(10) { try await keys.value }
             #expect(windows.first == ["c", "b"])
@@ -236,7 +236,7 @@ struct FeatureLiveTests {
                 }
                 return seen
             }
-            #expect(await eventually { (try? await ranking.getSnapshot())?.childrenCount == 2 })
+            await expectEventually { (try? await ranking.getSnapshot())?.childrenCount == 2 }
             try await app.database.reference("gifts/bike/votes").setValue(5)
             try await rest.put("gifts/book", "null")
             let seen = try await withTimeout(15) { try await events.value }
@@ -255,9 +255,9 @@ struct FeatureLiveTests {
             let ref = app.database.reference("shim")
             let values = Mutex<[JSONValue]>([])
             let handle = ref.observe(.value) { snapshot in values.withLock { $0.append(snapshot.value) } }
-            #expect(await eventually { values.withLock { $0 } == [.null] })
+            await expectEventually { values.withLock { $0 } == [.null] }
             try await AdminREST(port: live.port).put("shim", "7")
-            #expect(await eventually { values.withLock { $0.last } == .int(7) })
+            await expectEventually { values.withLock { $0.last } == .int(7) }
             ref.removeObserver(withHandle: handle)
             let count = values.withLock { $0.count }
             try await AdminREST(port: live.port).put("shim", "8")

@@ -26,7 +26,7 @@ struct PersistentConnectionTests {
         var h = try RealtimeHarness(token: "id-token")
         let connection = h.connection
         async let ack = connection.listen(path: Path("users"), query: nil, tag: nil, hash: "")
-        #expect(await eventually { await connection.listens.count == 1 })
+        await expectEventually { await connection.listens.count == 1 }
         await connection.open()
         var (socket, client) = try await h.connect()
 
@@ -342,7 +342,7 @@ struct PersistentConnectionTests {
         socket.deliver(.push(action: "ac", body: try parsedJSON(#"{"s":"expired_token","d":"Auth token is expired."}"#)))
         #expect(await h.nextEvent() == .authRevoked(status: "expired_token", reason: "Auth token is expired."))
         #expect(await h.nextEvent() == .disconnected)
-        #expect(await eventually { socket.isClosed })
+        await expectEventually { socket.isClosed }
 
         // No backoff wait, and the new socket does not authenticate.
         var (next, nextClient) = try await h.connect(session: "s2")
@@ -445,7 +445,7 @@ struct PersistentConnectionTests {
         // Never opened: calls wait.
         let first = Task { try await connection.put(path: Path("a"), data: .int(1), hash: nil) }
         let second = Task { try await connection.put(path: Path("b"), data: .int(2), hash: nil) }
-        #expect(await eventually { await connection.pending.count == 2 })
+        await expectEventually { await connection.pending.count == 2 }
         await #expect(throws: RealtimeError.queueFull) {
             try await connection.put(path: Path("c"), data: .int(3), hash: nil)
         }
