@@ -94,6 +94,7 @@ extension PersistentConnection {
                 let waiter = listen.waiter
                 listen.waiter = nil
                 listens[key] = listen
+                eventSink.yield(.listenAcknowledged(path: key.path, query: listen.query))
                 waiter?.resume(returning: ListenAcknowledgement(warnings: Self.warnings(in: data)))
             } else {
                 listens[key] = nil

@@ -16,6 +16,7 @@ extension PersistentConnection {
         /// Issue order: listens are re-sent in the order they were made.
         var sequence: Int
         var query: Query?
+        /// The hash of the cached data sent with the first `q`; `""` once sent (see `sendListen`).
         var hash: String
         /// The `listen` call still waiting for the server's first acknowledgement.
         var waiter: CheckedContinuation<ListenAcknowledgement, any Error>?

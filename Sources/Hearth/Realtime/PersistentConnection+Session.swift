@@ -153,6 +153,10 @@ extension PersistentConnection {
         }
         body.append(JSONMember("h", .string(listen.hash)))
         send(action: "q", body: .object(body), as: .listen(key, sequence: listen.sequence))
+        // The hash was the cache's when the listen was made; pushes change the data after that, and a server
+        // that skips the initial push for a matching hash would leave a value that went back to the cached
+        // one unseen. A listen re-sent on a new socket asks for everything.
+        listens[key]?.hash = ""
     }
 
     func sendPending(_ sequence: Int) {

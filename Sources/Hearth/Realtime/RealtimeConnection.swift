@@ -21,7 +21,7 @@ protocol RealtimeConnection: Sendable {
     func setAuthToken(_ token: String?) async
 
     /// Starts listening; resolves when the server acknowledged (after it pushed the initial data
-    /// as `.data` events). Throws `RealtimeError` (e.g. `permission_denied`).
+    /// as events, and after the `.listenAcknowledged` event). Throws `RealtimeError` (e.g. `permission_denied`).
     /// - Parameters:
     ///   - tag: set for queries with a range or limit; data for it arrives with this tag.
     ///   - hash: the hash of the cached data (`""` when none).
@@ -55,6 +55,10 @@ enum RealtimeEvent: Sendable, Hashable {
     case overwrite(path: Path, data: JSONValue, tag: Int?)
     /// `m` push: each relative path under `path` is now its value (null = deleted).
     case merge(path: Path, data: [JSONMember], tag: Int?)
+    /// The server acknowledged this listen, after pushing its data: the listen's data is current. Sent for
+    /// every acknowledgement, also of a listen re-sent on a new socket (whose data may not have changed, so
+    /// the server pushes nothing), and in order with the pushes and `disconnected`.
+    case listenAcknowledged(path: Path, query: Query?)
     /// `c` push: the server revoked this listen (rules changed).
     case listenRevoked(path: Path, query: Query?)
     /// `ac` push: the token is no longer accepted.

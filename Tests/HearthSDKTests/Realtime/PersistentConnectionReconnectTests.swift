@@ -42,7 +42,7 @@ struct PersistentConnectionReconnectTests {
         #expect(await h.nextEvent() == .disconnected)
         // A write made while disconnected waits for the next socket.
         let third = Task { try await connection.put(path: Path("d"), data: .int(3), hash: nil) }
-        #expect(await eventually { await connection.pending.count == 3 })
+        await expectEventually { await connection.pending.count == 3 }
 
         #expect(await h.clock.waitForSleeps { $0 == [.seconds(1)] })
         h.clock.advance(by: .seconds(1))
@@ -53,7 +53,8 @@ struct PersistentConnectionReconnectTests {
         for _ in 0..<7 { resent.append(try await nextClient.nextRequest()) }
         #expect(resent.map(\.action) == ["auth", "q", "q", "o", "p", "m", "p"])
         #expect(resent[0].body == (try parsedJSON(#"{"cred":"tok"}"#)))
-        #expect(resent[1].body == (try parsedJSON(#"{"p":"/users","h":"h1"}"#)))
+        // Re-sent without the hash of the cache the listen started from (see the next test).
+        #expect(resent[1].body == (try parsedJSON(#"{"p":"/users","h":""}"#)))
         #expect(resent[2].body == (try parsedJSON(#"{"p":"/scores","q":{"l":3,"vf":"r","i":"score"},"t":1,"h":""}"#)))
         #expect(resent[3].body == (try parsedJSON(#"{"p":"/status/me","d":"offline"}"#)))
         #expect(resent[4].body == (try parsedJSON(#"{"p":"/a","d":1}"#)))
@@ -66,6 +67,36 @@ struct PersistentConnectionReconnectTests {
         try await second.value
         try await third.value
         #expect(await connection.pending.isEmpty)
+        await connection.close()
+    }
+
+    /// Every `ok` to a listen is an event, in order with the pushes before it and the socket's end after it:
+    /// the database marks data current on it (a call's return, on another task, could be seen after the
+    /// `disconnected` that followed it). A re-sent listen is acknowledged too, though no call waits for it,
+    /// and it is re-sent without the old cache hash: the data may have changed back to it since.
+    @Test func everyListenAcknowledgementIsAnEventInOrderWithPushesAndDisconnects() async throws {
+        var h = try RealtimeHarness()
+        let connection = h.connection
+        await connection.open()
+        var (socket, client) = try await h.connect(session: "first")
+        async let ack = connection.listen(path: Path("home/heater"), query: nil, tag: nil, hash: "cached-false")
+        let listen = try await client.nextRequest()
+        #expect(listen.body == (try parsedJSON(#"{"p":"/home/heater","h":"cached-false"}"#)))
+        socket.deliver(try RealtimeMessage(parsing: #"{"t":"d","d":{"a":"d","b":{"p":"home/heater","d":true}}}"#))
+        socket.deliverResponse(to: listen, data: .object([]))
+        _ = try await ack
+        #expect(await h.nextEvent(acknowledgements: true) == .overwrite(path: Path("home/heater"), data: .bool(true), tag: nil))
+        #expect(await h.nextEvent(acknowledgements: true) == .listenAcknowledged(path: Path("home/heater"), query: nil))
+        socket.drop()
+        #expect(await h.nextEvent(acknowledgements: true) == .disconnected)
+
+        #expect(await h.clock.waitForSleeps { $0 == [.seconds(1)] })
+        h.clock.advance(by: .seconds(1))
+        var (next, nextClient) = try await h.connect(session: "second")
+        let relisten = try await nextClient.nextRequest()
+        #expect(relisten.body == (try parsedJSON(#"{"p":"/home/heater","h":""}"#)))
+        next.deliverResponse(to: relisten, data: .object([]))
+        #expect(await h.nextEvent(acknowledgements: true) == .listenAcknowledged(path: Path("home/heater"), query: nil))
         await connection.close()
     }
 
@@ -144,10 +175,10 @@ struct PersistentConnectionReconnectTests {
 
         await connection.setOnline(false)
         #expect(await h.nextEvent() == .disconnected)
-        #expect(await eventually { socket.isClosed })
-        #expect(await eventually { h.clock.pendingSleeps.isEmpty })
+        await expectEventually { socket.isClosed }
+        await expectEventually { h.clock.pendingSleeps.isEmpty }
         let write = Task { try await connection.put(path: Path("offline"), data: .bool(true), hash: nil) }
-        #expect(await eventually { await connection.pending.count == 1 })
+        await expectEventually { await connection.pending.count == 1 }
         #expect(h.factory.attempts.count == 1)
 
         await connection.setOnline(true)
@@ -173,7 +204,7 @@ struct PersistentConnectionReconnectTests {
         await connection.close()
         await #expect(throws: RealtimeError.closed) { try await write.value }
         await #expect(throws: RealtimeError.closed) { try await listen.value }
-        #expect(await eventually { socket.isClosed })
+        await expectEventually { socket.isClosed }
         #expect(await h.nextEvent() == .disconnected)
         #expect(await h.nextEvent() == nil)
         await #expect(throws: RealtimeError.closed) { try await connection.get(path: .root, query: nil) }
@@ -198,8 +229,8 @@ struct PersistentConnectionReconnectTests {
         await #expect(throws: RealtimeError(status: "disconnected", message: "The server shut the connection down: maintenance")) {
             try await read.value
         }
-        #expect(await eventually { socket.isClosed })
-        #expect(await eventually { h.clock.pendingSleeps.isEmpty })
+        await expectEventually { socket.isClosed }
+        await expectEventually { h.clock.pendingSleeps.isEmpty }
         #expect(h.factory.attempts.count == 1)
 
         // The app comes back online explicitly: the write is sent again, first, and completes.

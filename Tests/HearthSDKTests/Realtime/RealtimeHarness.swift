@@ -47,9 +47,13 @@ struct RealtimeHarness {
         try #require(await sockets.next())
     }
 
-    /// The next event (nil once the connection closed).
-    mutating func nextEvent() async -> RealtimeEvent? {
-        await events.next()
+    /// The next event (nil once the connection closed); listen acknowledgements only when asked for.
+    mutating func nextEvent(acknowledgements: Bool = false) async -> RealtimeEvent? {
+        while let event = await events.next() {
+            if case .listenAcknowledged = event, !acknowledgements { continue }
+            return event
+        }
+        return nil
     }
 
     /// Takes the next socket, plays the server's handshake and checks the connected event.

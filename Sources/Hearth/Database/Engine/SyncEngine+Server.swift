@@ -45,6 +45,8 @@ extension SyncEngine {
             if let generation = listens[spec]?.generation {
                 failListen(spec, generation: generation, error: DatabaseError(code: .listenRevoked, path: path.description, message: "The server revoked this listen"))
             }
+        case .listenAcknowledged(let path, let query):
+            listenAcknowledged(ViewSpec(path: path, query: query).listen)
         case .authRevoked:
             // The connection drops the token and reconnects; listens it cannot restore fail one by one.
             break
@@ -115,30 +117,27 @@ extension SyncEngine {
         commands.yield(.unlisten(spec, tag: state.tag))
     }
 
-    func hasReceivedData(_ spec: ListenSpec, generation: Int) -> Bool {
-        guard let state = listens[spec], state.generation == generation else { return true }
-        return state.dataReceived
-    }
-
-    /// Runs in a child task of the run loop.
+    /// Runs in a child task of the run loop. Success is applied by the `.listenAcknowledged` event, which
+    /// arrives in order with the listen's data and with `.disconnected` (this call's return does not).
     nonisolated func performListen(_ spec: ListenSpec, tag: Int?, hash: String, generation: Int) async {
         do {
             _ = try await connection.listen(path: spec.path, query: spec.query, tag: tag, hash: hash)
-            // The server pushes the data before acknowledging, but the push and the acknowledgement
-            // reach the engine on different tasks: give an in-flight push a moment to land first.
-            if await !hasReceivedData(spec, generation: generation) { try? await Task.sleep(for: .milliseconds(100)) }
-            await listenAcknowledged(spec, tag: tag, generation: generation)
+            await stopIfReleased(spec, tag: tag)
         } catch {
             await failListen(spec, generation: generation, error: error)
         }
     }
 
-    func listenAcknowledged(_ spec: ListenSpec, tag: Int?, generation: Int) {
-        guard var state = listens[spec], state.generation == generation else {
-            // Released while the listen was in flight: make sure the server stops too.
-            if listens[spec] == nil { commands.yield(.unlisten(spec, tag: tag)) }
-            return
-        }
+    /// Released while the listen was in flight (its unlisten may have reached the connection first): make
+    /// sure the server stops too.
+    private func stopIfReleased(_ spec: ListenSpec, tag: Int?) {
+        if listens[spec] == nil { commands.yield(.unlisten(spec, tag: tag)) }
+    }
+
+    /// The server acknowledged `spec` on the current socket, after the data it pushed for it: that data is
+    /// current (no longer from cache) until the next `.disconnected`.
+    private func listenAcknowledged(_ spec: ListenSpec) {
+        guard var state = listens[spec] else { return }
         if !state.dataReceived, state.sentHash.isEmpty {
             // Nothing pushed for an empty hash: the server holds nothing here.
             if spec.isTagged {

@@ -96,6 +96,7 @@ public actor InMemoryDatabaseServer {
             let result = self.result(key)
             client.listens[key] = result
             continuation.yield(.overwrite(path: key.path, data: DatabaseCoding.exportJSON(result), tag: key.tag))
+            continuation.yield(.listenAcknowledged(path: key.path, query: key.query))
         }
         clients[id] = client
     }
@@ -127,6 +128,7 @@ public actor InMemoryDatabaseServer {
         client.listens[key] = result
         clients[id] = client
         client.continuation.yield(.overwrite(path: path, data: DatabaseCoding.exportJSON(result), tag: tag))
+        client.continuation.yield(.listenAcknowledged(path: path, query: query))
     }
 
     func unlisten(_ id: Int, path: Path, query: Query?, tag: Int?) {

@@ -100,7 +100,10 @@ final class ScriptedConnection: RealtimeConnection {
         }
         if online {
             pusher.yield(.connected(serverTimeOffset: serverTimeOffset))
-            for (path, query, tag) in listens { pushResult(path: path, query: query, tag: tag, tree: tree) }
+            for (path, query, tag) in listens {
+                pushResult(path: path, query: query, tag: tag, tree: tree)
+                pusher.yield(.listenAcknowledged(path: path, query: query))
+            }
             for w in waiters { w.resume() }
         } else {
             pusher.yield(.disconnected)
@@ -139,6 +142,7 @@ final class ScriptedConnection: RealtimeConnection {
             return s.tree
         }
         pushResult(path: path, query: query, tag: tag, tree: tree)
+        pusher.yield(.listenAcknowledged(path: path, query: query))
         return ListenAcknowledgement()
     }
 
