@@ -106,6 +106,28 @@ struct OfflineTests {
         await expectEventually { connection.calls.contains(.unlisten(path: "/a", tag: nil)) }
     }
 
+    /// The listen's `ok` and the socket's end arrive together, and the `listen` call returns after `.disconnected`
+    /// was handled: the view must stay "from cache" (it once went back to current, so writes made while offline were
+    /// reported as confirmed server data).
+    @Test func anAcknowledgementJustBeforeTheSocketDropsLeavesTheViewFromCache() async throws {
+        let connection = ScriptedConnection(json: json(#"{"todos":{"t1":"milk"}}"#))
+        connection.dropAfterNextListen()
+        let db = Database(options: nil, connection: connection, persistence: nil)
+        let todos = db.reference("todos")
+        let recorder = EventRecorder(todos.snapshots())
+        let first = await recorder.wait(for: 1).first
+        #expect(first?.isFromCache == false)
+        try await Task.sleep(for: .milliseconds(300))  // the listen call has returned by now
+        let view = await db.engine.view(ViewSpec(path: Path("todos"), query: nil))
+        #expect(view.fromCache)
+        let write = Task { try await todos.child("t2").setValue("eggs") }
+        let local = await recorder.wait(for: 2).last
+        #expect(local?.value == json(#"{"t1":"milk","t2":"eggs"}"#))
+        #expect(local?.isFromCache == true)
+        write.cancel()
+        await db.close()
+    }
+
     @Test func unreadableQueueFilesAreSetAside() async throws {
         let dir = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }

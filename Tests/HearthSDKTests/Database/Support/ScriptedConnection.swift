@@ -34,6 +34,7 @@ final class ScriptedConnection: RealtimeConnection {
         var held: [HeldWrite] = []
         var offlineWaiters: [CheckedContinuation<Void, any Error>] = []
         var listens: [(Path, Query?, Int?)] = []
+        var dropAfterNextListen = false
     }
 
     private let state: Mutex<State>
@@ -66,6 +67,10 @@ final class ScriptedConnection: RealtimeConnection {
     }
     var listenCalls: [Call] { calls.filter { if case .listen = $0 { return true } else { return false } } }
     var heldCount: Int { state.withLock { $0.held.count } }
+
+    /// The next listen is acknowledged and then the socket drops, before the `listen` call returns (as when the
+    /// `ok` and the socket's end arrive together): the call returns well after `.disconnected`.
+    func dropAfterNextListen() { state.withLock { $0.dropAfterNextListen = true } }
     func serverValue(_ path: String) -> JSONValue {
         state.withLock { DatabaseCoding.plainJSON($0.tree.child(at: Path(path))) }
     }
@@ -143,6 +148,15 @@ final class ScriptedConnection: RealtimeConnection {
         }
         pushResult(path: path, query: query, tag: tag, tree: tree)
         pusher.yield(.listenAcknowledged(path: path, query: query))
+        let drop = state.withLock { s in
+            defer { s.dropAfterNextListen = false }
+            if s.dropAfterNextListen { s.online = false }
+            return s.dropAfterNextListen
+        }
+        if drop {
+            pusher.yield(.disconnected)
+            try await Task.sleep(for: .milliseconds(100))
+        }
         return ListenAcknowledgement()
     }
 
