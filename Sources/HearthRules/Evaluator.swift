@@ -10,6 +10,8 @@ public struct RuleDecision: Sendable {
         case notGranted(operation: StaticString, path: Path, lastFalse: CompiledRule?)
         /// A `.validate` failed at a location.
         case invalid(CompiledRule, at: Path)
+        /// An empty multi-path update: nothing to check.
+        case nothingWritten
     }
 
     public let allowed: Bool
@@ -25,6 +27,8 @@ public struct RuleDecision: Sendable {
             return "no .\(operation) rule on the way to \(path)"
         case .invalid(let rule, let path):
             return "\(rule.location): \(rule.text) failed at \(path)"
+        case .nothingWritten:
+            return "nothing is written"
         }
     }
 }
@@ -91,6 +95,9 @@ extension RuleSet {
     public func canWrite(
         _ writes: [(path: Path, node: Node)], auth: JSONValue?, now: Int64, data: any RuleDataSource
     ) -> RuleDecision {
+        // An empty update (`PATCH {}`, `m` with `{}`) writes nothing, so no rule can object: Firebase answers it as
+        // a no-op. (It used to reach `granted!` below with nothing granted and stop the server.)
+        guard !writes.isEmpty else { return RuleDecision(allowed: true, basis: .nothingWritten) }
         let overlay = Overlay(base: data, writes: writes)
         var evaluator = Evaluator(auth: auth, now: now, before: data, after: overlay, query: QueryValues(nil))
         // 1. Every path needs a granting .write on the way down to it.
@@ -151,7 +158,10 @@ extension RuleSet {
                 depth += 1
             }
         }
-        return RuleDecision(allowed: true, basis: .granted(granted!))
+        guard let granted else {
+            return RuleDecision(allowed: false, basis: .notGranted(operation: "write", path: writes[0].path, lastFalse: nil))
+        }
+        return RuleDecision(allowed: true, basis: .granted(granted))
     }
 
     /// Runs `.validate` for every present node under a written location that has rules.

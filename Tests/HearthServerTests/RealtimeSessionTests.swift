@@ -156,6 +156,37 @@ struct RealtimeSessionTests {
         #expect(try await h.read("") == json(#"{"s":"second","t":{"u":1}}"#))
     }
 
+    /// An empty `m` or `om` under deny-all rules used to stop the server (the rules check had nothing to grant):
+    /// it is a no-op. A priority-only `om` is checked like the `m` it stands for.
+    @Test func emptyUpdatesAreNoOpsAndPriorityOnlyOnDisconnectIsChecked() async throws {
+        let h = try await Harness(rules: #"{"rules":{"pp":{".write":true,".validate":"newData.getPriority() == null"}}}"#)
+        try await h.send(0, "p", #"{"p":"/pp","d":{"v":1}}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":0,"b":{"s":"ok","d":""}}}"#))
+        try await h.send(1, "m", #"{"p":"/a","d":{}}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":1,"b":{"s":"ok","d":""}}}"#))
+        try await h.send(2, "om", #"{"p":"/a","d":{}}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":2,"b":{"s":"ok","d":""}}}"#))
+        try await h.send(3, "m", #"{"p":"/pp","d":{"v":2,".priority":5}}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":3,"b":{"s":"permission_denied","d":"Permission denied"}}}"#))
+        try await h.send(4, "om", #"{"p":"/pp","d":{".priority":5}}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":4,"b":{"s":"permission_denied","d":"Permission denied"}}}"#))
+        try await h.send(5, "om", #"{"p":"/pp","d":{"v":3}}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":5,"b":{"s":"ok","d":""}}}"#))
+        await h.session.disconnected()
+        #expect(try await h.read("pp") == json(#"{"v":3}"#))
+    }
+
+    /// A one-off `g` with an order but no range or limit reads the whole location, and the rules see its order
+    /// (the same read over REST is allowed; the socket used to drop the query and deny it).
+    @Test func aGetWithAnOrderOnlyQueryIsCheckedWithItsOrder() async throws {
+        let h = try await Harness(rules: #"{"rules":{"ordered":{".indexOn":["owner"],".read":"query.orderByChild == 'owner'"}}}"#)
+        try await h.write("ordered/a", #"{"owner":"x"}"#)
+        try await h.send(1, "g", #"{"p":"/ordered","q":{"i":"owner"}}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":1,"b":{"s":"ok","d":{"a":{"owner":"x"}}}}}"#))
+        try await h.send(2, "g", #"{"p":"/ordered"}"#)
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":2,"b":{"s":"permission_denied","d":"Permission denied"}}}"#))
+    }
+
     @Test("a signed-out client may not listen where the rules require a user")
     func rulesDenyListen() async throws {
         let h = try await Harness(rules: #"{"rules":{"p":{".read":"auth != null"}}}"#)

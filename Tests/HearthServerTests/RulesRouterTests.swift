@@ -52,6 +52,11 @@ struct RulesRouterTests {
             #expect(denied == .unauthorized)
             #expect(headers[HTTPField.Name("X-Hearth-Rule")!]?.contains("/users/$uid/.write") == true)
             #expect(try await client.send(.get, "/users/bob.json?auth=not-a-token", headers: [:]).1 == #"{"error":"Could not parse auth token."}"#)
+            // Expired (an hour ago): refused over REST as the realtime socket refuses it, not read as alice.
+            let expired = Self.unsignedToken(#"{"sub":"alice","exp":\#(Int(Date().timeIntervalSince1970) - 3600)}"#)
+            let (status, body, _) = try await client.send(.get, "/users/alice.json?auth=\(expired)", headers: [:])
+            #expect(status == .unauthorized)
+            #expect(body == #"{"error":"Auth token is expired"}"#)
         }
     }
 
@@ -86,6 +91,22 @@ struct RulesRouterTests {
             // Nothing was changed by the refused requests.
             #expect(try await client.send(.get, "/hidden.json").1 == #"{"pw":"hunter2"}"#)
             #expect(try await client.send(.get, "/wo.json").1 == #"{"pw":"hunter2"}"#)
+        }
+    }
+
+    /// `PATCH {}` by a signed-out caller under deny-all rules used to stop the server (the rules check had
+    /// nothing to grant). An empty update writes nothing: 200 `{}`, as for the admin.
+    @Test func anEmptyUpdateIsANoOpForEveryone() async throws {
+        try await withRouterClient { client in
+            #expect(try await client.send(.put, "/.settings/rules.json", #"{"rules":{".read":false,".write":false}}"#).0 == .ok)
+            #expect(try await client.send(.put, "/x.json", #"{"a":1}"#).0 == .ok)
+            let (status, body, _) = try await client.send(.patch, "/x.json", "{}", headers: [:])
+            #expect(status == .ok)
+            #expect(body == "{}")
+            let (asUser, userBody, _) = try await client.send(.patch, "/x.json?\(Self.asUser("u"))", "{}")
+            #expect(asUser == .ok)
+            #expect(userBody == "{}")
+            #expect(try await client.send(.get, "/x.json").1 == #"{"a":1}"#)
         }
     }
 

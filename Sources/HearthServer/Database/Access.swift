@@ -32,6 +32,11 @@ extension DatabaseController {
             // Hearth-signed ID tokens everywhere; in `--dev` also unsigned ones, as the Firebase
             // emulator accepts.
             if let auth = tokens.authVariable(for: token, verifier: auth, acceptUnsigned: configuration.dev) {
+                // An expired token (verification refuses a signed one; an unsigned `--dev` one is decoded as it
+                // is) does not count, as on the realtime socket, which refuses it with `expired_token`.
+                if case .int(let exp)? = auth["token"]?["exp"], exp <= wallClockMillis() / 1000 {
+                    throw RestError(.unauthorized, "Auth token is expired")
+                }
                 return .user(auth)
             }
             throw RestError(.unauthorized, "Could not parse auth token.")

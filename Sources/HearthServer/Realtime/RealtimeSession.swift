@@ -242,7 +242,7 @@ actor RealtimeSession {
         keysByHubID[hubID] = key
         let snapshot: (Node, UInt64)
         do {
-            snapshot = try await checkedRead(path, query: query)
+            snapshot = try await checkedRead(path, query: query, rulesQuery: query)
         } catch {
             drop(key)
             throw error
@@ -295,12 +295,15 @@ actor RealtimeSession {
 
     /// The data at `path` (or the query's result) with its commit sequence, after the read rules
     /// allowed it, in one snapshot.
-    private func checkedRead(_ path: Path, query: Query?) async throws -> (Node, UInt64) {
+    /// - Parameters:
+    ///   - query: what is read (nil: the whole location).
+    ///   - rulesQuery: what the rules see as `query` (an order-only `g` reads everything but still has an order).
+    private func checkedRead(_ path: Path, query: Query?, rulesQuery asked: Query?) async throws -> (Node, UInt64) {
         let auth = access.userAuth
         let rules = namespace.rules.ruleSet
         return try await namespace.database.store.snapshot { reader in
             if let auth {
-                let decision = rules.canRead(path, auth: auth, query: query, now: wallClockMillis(), data: StoreRuleData(reader: reader))
+                let decision = rules.canRead(path, auth: auth, query: asked, now: wallClockMillis(), data: StoreRuleData(reader: reader))
                 if !decision.allowed { throw RestError.permissionDenied(decision.reason) }
             }
             let node = try query.map { try reader.query(path, $0) } ?? reader.read(path)
@@ -437,10 +440,12 @@ actor RealtimeSession {
 
     private func get(_ id: Int, _ body: JSONValue) async throws {
         let path = try requestPath(body)
-        var (query, _) = try requestQuery(body)
-        if let q = query, q.isUnfiltered { query = nil }
+        let (asked, _) = try requestQuery(body)
+        // An order-only query reads like a plain get, but the rules still see its order (`query.orderByChild`),
+        // as they do for the same REST read.
+        let query = asked.flatMap { $0.isUnfiltered ? nil : $0 }
         if let query { try controller.checkIndex(query, namespace: namespace, path: path) }
-        let (node, _) = try await checkedRead(path, query: query)
+        let (node, _) = try await checkedRead(path, query: query, rulesQuery: asked)
         outbox.send(RealtimeMessage.dataResponse(id: id, node: node))
     }
 
@@ -489,10 +494,14 @@ actor RealtimeSession {
         let data = body["d"] ?? .null
         let operation: DisconnectOperation
         var writes: [(Path, ParsedWrite)] = []
+        var priorities: [(path: Path, priority: Leaf?)] = []
         if merge {
             guard case .object(let members) = data else { throw RestError.badRequest(ErrorMessage.invalidPatch) }
             let update = try controller.updateOperation(members, at: path)
-            if case .update(let entries, _) = update { writes = entries.map { (path.appending($0.path), $0.value) } }
+            if case .update(let entries, let changes) = update {
+                writes = entries.map { (path.appending($0.path), $0.value) }
+                priorities = changes.map { (path.appending($0.path), $0.priority) }
+            }
             operation = .update(update)
         } else {
             let parsed = try controller.parseWrite(data, at: path)
@@ -503,11 +512,13 @@ actor RealtimeSession {
         if case .user(let auth) = access {
             let rules = namespace.rules.ruleSet
             let now = wallClockMillis()
-            let writes = writes
+            let (writes, priorities) = (writes, priorities)
             let allowed = try await namespace.database.store.snapshot { reader in
-                let resolved = try writes.map { (path, parsed) in
+                var resolved = try writes.map { (path, parsed) in
                     (path: path, node: try parsed.resolved(now: now) { try reader.read(path.appending($0)) })
                 }
+                // Priority entries are writes too, checked as the commit will check them.
+                for (target, priority) in priorities { resolved.append((target, try reader.read(target).withPriority(priority))) }
                 return rules.canWrite(resolved, auth: auth, now: now, data: StoreRuleData(reader: reader)).allowed
             }
             guard allowed else { throw RestError.permissionDenied }
