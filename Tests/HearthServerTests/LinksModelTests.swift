@@ -222,6 +222,32 @@ struct LinksModelTests {
             == "com.example.app://google/link/?deep_link_id=https%3A%2F%2Fe.com%2Finvite%3Finviter%3Du1&match_type=unique&utm_source=mail&imv=2.0&invitation_id=u1")
     }
 
+    /// A link's creator cannot make its domain send visitors to script or inline content: fallbacks must be
+    /// http(s) and fall through otherwise; `al` may open an app but not `javascript:` or `data:`.
+    @Test func redirectsNeverGoToScriptOrInlineContent() {
+        let hostile = DynamicLink(prefix: "https://ex.page.link", parameters: [
+            "link": "https://e.com/deep", "afl": "data:text/html,<script>alert(1)</script>", "al": "javascript://%0Aalert(1)",
+            "ofl": "javascript:alert(document.cookie)", "ifl": "javascript://x/%0Aalert(1)", "ipfl": "data://x", "efr": "1",
+            "ibi": "c.d", "isi": "123",
+        ])
+        let android = LinkAction.decide(hostile, visitor: LinkVisitor(platform: .android), debug: false)
+        #expect(android == .redirect("https://e.com/deep"))
+        let desktop = LinkAction.decide(hostile, visitor: LinkVisitor(platform: .desktop), debug: false)
+        #expect(desktop == .redirect("https://e.com/deep"))
+        let iPhone = LinkAction.decide(hostile, visitor: LinkVisitor(platform: .ios), debug: false)
+        #expect(iPhone == .redirect("https://apps.apple.com/app/id123"))
+        let iPad = LinkAction.decide(hostile, visitor: LinkVisitor(platform: .ios, iPad: true), debug: false)
+        #expect(iPad == .redirect("https://apps.apple.com/app/id123"))
+        var app = hostile
+        app.parameters["al"] = "myapp://open/item/1"
+        #expect(LinkAction.decide(app, visitor: LinkVisitor(platform: .android), debug: false) == .redirect("myapp://open/item/1"))
+        // The iOS page's "open the app" button never becomes a script link, and a raw line break is no URL.
+        let scheme = DynamicLink(prefix: "https://ex.page.link", parameters: ["link": "https://a.com/x", "ibi": "JavaScript"])
+        #expect(LinkAction.customSchemeURL(scheme, inviter: nil, iPad: false) == nil)
+        #expect(LinkURL("https://a.com/\nalert(document.domain)//") == nil)
+        #expect(LinkURL("https://a.com/ok") != nil)
+    }
+
     @Test func pagesEscapeEverythingFromTheLink() {
         let link = DynamicLink(prefix: "https://ex.page.link", parameters: [
             "link": "https://e.com/?q=\"><script>alert(1)</script>", "st": "<script>alert('t')</script>", "sd": "a & b \"c\"",

@@ -16,6 +16,10 @@ public enum LinkAction: Sendable, Equatable {
     /// - iOS → interstitial unless `efr=1`, else `ifl` (`ipfl` on iPad), the App Store (`isi`), `link`;
     /// - Android → `afl`, else the Play Store when `apn` is set, else `al`, else `link`;
     /// - desktop and others → `ofl`, else `link`.
+    ///
+    /// Fallbacks are followed only when they are http(s) URLs, and `al` only when its scheme cannot run script
+    /// or carry a page (`javascript:`, `data:` …): a link's creator must not be able to make its domain redirect
+    /// visitors there. A refused fallback falls through to the next choice.
     public static func decide(_ link: DynamicLink, visitor: LinkVisitor, debug: Bool) -> LinkAction {
         if debug || visitor.crawler { return .preview }
         let p = link.parameters
@@ -25,16 +29,28 @@ public enum LinkAction: Sendable, Equatable {
             guard link.forcedRedirect else { return .interstitial }
             return .redirect(iosFallback(link, iPad: visitor.iPad) ?? appStore(link) ?? deep)
         case .android:
-            if let afl = p["afl"] { return .redirect(afl) }
+            if let afl = web(p["afl"]) { return .redirect(afl) }
             if let store = playStore(link) { return .redirect(store) }
-            return .redirect(p["al"] ?? deep)
+            return .redirect(app(p["al"]) ?? deep)
         case .desktop, .other:
-            return .redirect(p["ofl"] ?? deep)
+            return .redirect(web(p["ofl"]) ?? deep)
         }
     }
 
     static func iosFallback(_ link: DynamicLink, iPad: Bool) -> String? {
-        iPad ? (link["ipfl"] ?? link["ifl"]) : link["ifl"]
+        iPad ? (web(link["ipfl"]) ?? web(link["ifl"])) : web(link["ifl"])
+    }
+
+    /// `value` when it is an http(s) URL.
+    static func web(_ value: String?) -> String? {
+        guard let value, LinkURL(value)?.isHTTP == true else { return nil }
+        return value
+    }
+
+    /// `value` when it is a URL whose scheme opens an app or a page, not one that runs script or inlines content.
+    static func app(_ value: String?) -> String? {
+        guard let value, let url = LinkURL(value), !LinkURL.unsafeSchemes.contains(url.scheme) else { return nil }
+        return value
     }
 
     /// `https://apps.apple.com/app/id<isi>` when `isi` is numeric.
@@ -55,7 +71,8 @@ public enum LinkAction: Sendable, Equatable {
     static func customSchemeURL(_ link: DynamicLink, inviter: String?, iPad: Bool) -> String? {
         let bundle = iPad ? (link["ipbi"] ?? link["ibi"]) : link["ibi"]
         guard let scheme = (link["ius"] ?? bundle)?.lowercased(), !scheme.isEmpty, let deep = link.link,
-            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "+") })
+            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }),
+            !LinkURL.unsafeSchemes.contains(scheme)
         else { return nil }
         var url = scheme + "://google/link/?deep_link_id=" + percentEncodeComponent(deep) + "&match_type=unique"
         for (param, name) in [("utm_source", "utm_source"), ("utm_medium", "utm_medium"), ("utm_campaign", "utm_campaign"), ("imv", "imv")] {

@@ -13,8 +13,14 @@ struct LinkURL: Sendable, Equatable {
     var query: String?
     var fragment: String?
 
-    /// Nil unless `text` has a scheme of letters, digits, `+`, `-` or `.` followed by `://` and a non-empty authority.
+    /// Schemes a browser runs or renders inline: never a redirect target or an app button (`javascript://%0A…` is
+    /// script despite the slashes).
+    static let unsafeSchemes: Set<String> = ["javascript", "vbscript", "data", "file", "blob", "about", "filesystem"]
+
+    /// Nil unless `text` has a scheme of letters, digits, `+`, `-` or `.` followed by `://` and a non-empty authority,
+    /// and no control characters (a raw line break would end up in pages and headers).
     init?(_ text: String) {
+        guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
         guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else { return nil }
         let scheme = text[..<colon]
         guard let first = scheme.first, first.isASCII, first.isLetter,
