@@ -83,6 +83,24 @@ def test_an_invite_link_rewards_both_sides_once(example):
     assert admin_get(url, f"wallets/{invitee}/coins") == 50
 
 
+def test_an_invite_names_exactly_one_user(example):
+    # The inviter becomes a path segment in the reward: "victim/coins" once overwrote the victim's balance
+    # with {"coins": 50}, and "me/" redeemed an invite from oneself that could never be rewarded.
+    url = example
+    victim, _ = sign_up(url)
+    eventually("the victim's wallet", lambda: admin_get(url, f"wallets/{victim}"))
+    attacker, attacker_token = sign_up(url)
+    eventually("the attacker's wallet", lambda: admin_get(url, f"wallets/{attacker}"))
+    before = admin_get(url, f"wallets/{victim}")
+    for inviter in [f"{victim}/coins", f"{attacker}/", "a.b", "", f"{victim}#x"]:
+        r = call(url, "redeemInvite", {"inviter": inviter}, attacker_token)
+        assert r.status_code == 400, (inviter, r.text)
+        assert r.json()["error"]["status"] == "INVALID_ARGUMENT", (inviter, r.text)
+    time.sleep(0.5)
+    assert admin_get(url, f"wallets/{victim}") == before
+    assert admin_get(url, f"invites/{attacker}") is None
+
+
 def test_coins_come_from_the_shake_callable_at_most_once_per_interval(example):
     url = example
     uid, token = sign_up(url)

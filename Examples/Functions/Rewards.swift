@@ -78,7 +78,13 @@ enum Rewards {
         // The invitee's app, after sign-up, redeems the invite it was opened with.
         try functions.callable("redeemInvite") { (input: InviteInput, request, context) -> InviteResult in
             guard let invitee = request.auth?.uid else { throw CallableError(.unauthenticated, "Sign in to redeem an invite") }
-            guard !input.inviter.isEmpty, input.inviter != invitee else {
+            // The inviter comes from the client and becomes a path segment: it must be exactly one key. ("V/coins"
+            // would otherwise turn the reward into an overwrite of another user's balance, and "me/" an invite of
+            // oneself that can never be rewarded.)
+            guard (try? Key.validated(input.inviter)) != nil else {
+                throw CallableError(.invalidArgument, "inviter must be a user id")
+            }
+            guard input.inviter != invitee else {
                 throw CallableError(.invalidArgument, "You cannot invite yourself")
             }
             guard try await context.database.get("/wallets/\(input.inviter)") != .null else {
