@@ -10,6 +10,7 @@ import HearthTesting
 import Hummingbird
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 import Synchronization
 import Testing
 
@@ -271,6 +272,34 @@ struct FunctionsLiveTests {
     }
 
     // MARK: Scheduled jobs
+
+    /// SIGTERM (a deploy) while a job runs: the job finishes, not cancelled, and the server waits for it, as
+    /// docs/scheduling.md promises. (The functions service used to cancel it with the trigger dispatchers.)
+    @Test func aRunningScheduledJobFinishesOnGracefulShutdown() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-schedule-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A missed minute, so the job runs (catches up) as soon as the server starts.
+        let store = try SQLiteStore(path: folder + "/demo.sqlite", durability: .normal)
+        let twoMinutesAgo = (Int64(Date().timeIntervalSince1970) / 60 - 2) * 60_000
+        try await store.write { try $0.setSetting("schedule:slow", String(twoMinutesAgo)) }
+        try await store.close()
+
+        let seen = Seen()
+        var functions = Functions()
+        try functions.schedule("slow", "* * * * *") { _, _ in
+            seen.add("started")
+            while !Task.isShuttingDownGracefully, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+            try? await Task.sleep(for: .milliseconds(200))  // still working after the signal
+            seen.add(Task.isCancelled ? "cancelled" : "finished")
+        }
+        let server = LiveServer(stores: SQLiteStoreFactory(folder: folder, durability: .normal), functions: functions)
+        _ = try await server.start()
+        _ = try await seen.wait(for: 1)
+        await server.stop()
+        let events = try await seen.wait(for: 2)
+        #expect(events == ["started", "finished"])
+    }
 
     @Test func aScheduledJobMissedDuringDowntimeCatchesUpOnceAtStartWithItsContext() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-schedule-\(UUID().uuidString)").path

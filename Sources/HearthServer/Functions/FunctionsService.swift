@@ -27,16 +27,24 @@ struct FunctionsService: Service {
         }
         let scheduler = runtime.functions.schedules.isEmpty ? nil : makeScheduler()
         let runtime = self.runtime
-        await withDiscardingTaskGroup { group in
-            if let scheduler { group.addTask { await scheduler.run() } }
-            group.addTask {
-                try? await gracefulShutdown()
-                runtime.finish()
+        await withDiscardingTaskGroup { services in
+            // The scheduler stops by itself on graceful shutdown and lets a running job finish (cancelling it here
+            // cut every deploy's running job short, and its time is never run again).
+            if let scheduler { services.addTask { await scheduler.run() } }
+            // The trigger dispatchers are cancelled then: an event being delivered is delivered again after the
+            // restart (at least once).
+            services.addTask {
+                await withDiscardingTaskGroup { group in
+                    group.addTask {
+                        try? await gracefulShutdown()
+                        runtime.finish()
+                    }
+                    for await dispatcher in runtime.started {
+                        group.addTask { await dispatcher.run() }
+                    }
+                    group.cancelAll()
+                }
             }
-            for await dispatcher in runtime.started {
-                group.addTask { await dispatcher.run() }
-            }
-            group.cancelAll()
         }
         logger.debug("functions stopped")
     }
