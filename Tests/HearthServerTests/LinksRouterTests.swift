@@ -55,6 +55,10 @@ struct LinksRouterTests {
             let (s4, preview, _) = try await client.send(.get, path + "?d=1", headers: desktop)
             #expect(s4 == .ok)
             #expect(preview.contains("og:title"))
+            // A HEAD (a link checker) is answered alike and not counted.
+            let (headStatus, _, headHeaders) = try await client.send(.head, path, headers: desktop)
+            #expect(headStatus == .found)
+            #expect(headHeaders[.location] == "https://e.com/x")
 
             let encoded = short.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             let (s5, stats, _) = try await client.send(.get, "/v1/\(encoded)/linkStats?durationDays=7", headers: [.authorization: "Bearer owner"])

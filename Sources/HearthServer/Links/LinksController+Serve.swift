@@ -77,10 +77,12 @@ extension LinksController {
         let debug = query.map { linkQueryPairs($0).contains { $0.name == "d" && $0.value == "1" } } ?? false
         let url = record?.shortLink ?? link.longLink
         let action = LinkAction.decide(link, visitor: visitor, debug: debug)
-        if let suffix = record?.suffix, action != .preview { service.record(suffix, visitor.platform, .click) }
+        // A HEAD is a link checker or an unfurler looking, not a visit: it gets the same answer but is not counted.
+        let counted = request.method == .get ? record?.suffix : nil
+        if let suffix = counted, action != .preview { service.record(suffix, visitor.platform, .click) }
         switch action {
         case .redirect(let target):
-            if let suffix = record?.suffix { service.record(suffix, visitor.platform, .redirect) }
+            if let suffix = counted { service.record(suffix, visitor.platform, .redirect) }
             var headers = HTTPFields()
             headers[.location] = Self.headerSafe(target)
             headers[.cacheControl] = "no-cache"
