@@ -83,6 +83,19 @@ struct NodeTests {
         #expect(n.priority == .string("p"))
     }
 
+    /// Firebase's leaf ignores the removal of a child it does not have; the server keeps `k: 4` for `k/score = null`,
+    /// so a client applying the same change must too (the differential soak's seed 78 diverged here).
+    @Test func removingUnderALeafOrAnAbsentChildChangesNothing() {
+        let n = node(#"{"k":4,"j":{"a":1}}"#)
+        #expect(n.setting(Path("k/score"), to: .empty) == n)
+        #expect(n.setting(Path("k/score/deep"), to: .empty) == n)
+        #expect(n.setting(Path("j/b"), to: .empty) == n)
+        #expect(n.setting(Path("x/y"), to: .empty) == n)
+        let leaf = Node.leaf(.int(5), priority: .string("p"))
+        #expect(leaf.setting(Path("k"), to: .empty) == leaf)
+        #expect(n.setting(Path("k"), to: .empty) == node(#"{"j":{"a":1}}"#), "removing the leaf itself still works")
+    }
+
     @Test func priorities() throws {
         let leaf = node(#"{".value":5,".priority":1}"#)
         #expect(leaf.leafValue == .int(5))

@@ -58,14 +58,17 @@ public struct Node: Sendable, Hashable {
     /// A copy with `priority` replaced (ignored on an empty node).
     public func withPriority(_ p: Leaf?) -> Node { Node(content, priority: p) }
 
-    /// A copy with the node at `path` replaced by `value`, normalised (empty parents vanish).
+    /// A copy with the node at `path` replaced by `value`, normalised (empty parents vanish). Removing something
+    /// that is not there changes nothing: a leaf on the way stays (as in Firebase, `a/b = null` keeps `a: 5`).
     public func setting(_ path: Path, to value: Node) -> Node {
         setting(path.keys[...], to: value)
     }
 
     private func setting(_ keys: ArraySlice<Key>, to value: Node) -> Node {
         guard let first = keys.first else { return value }
-        let updatedChild = child(first).setting(keys.dropFirst(), to: value)
+        let current = child(first)
+        let updatedChild = current.setting(keys.dropFirst(), to: value)
+        if updatedChild.isEmpty, current.isEmpty { return self }
         var c = children
         if updatedChild.isEmpty {
             c.remove(first)
