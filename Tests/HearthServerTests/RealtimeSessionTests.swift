@@ -115,6 +115,26 @@ struct RealtimeSessionTests {
         }
     }
 
+    /// The SDK drops its local copy of a write on the `ok`, so a limited query's new window must be out by then (the
+    /// differential soak saw a written child leave the window and come back when it was sent afterwards).
+    @Test("a client's own write reaches its query listens, re-run, before the write's ok")
+    func ownWriteReachesQueriesBeforeOk() async throws {
+        let h = try await Harness()
+        let filler = (0..<300).map { #""z\#($0)":\#($0)"# }.joined(separator: ",")
+        try await h.write("items", "{\(filler)}")
+        try await h.send(1, "q", #"{"p":"/items","q":{"i":".key","l":3,"vf":"l"},"t":7,"h":""}"#)
+        _ = try await h.next()
+        _ = try await h.next()
+        for id in 2...21 {
+            try await h.send(id, "p", #"{"p":"/items/a\#(100 - id)","d":\#(id)}"#)
+            let push = try await h.next()
+            #expect(push["d"]?["a"] == .string("d"))
+            #expect(push["d"]?["b"]?["t"] == .int(7))
+            #expect(push["d"]?["b"]?["d"]?["a\(100 - id)"] == .int(Int64(id)), "the window holds the write: \(push)")
+            #expect(try await h.next() == json(#"{"t":"d","d":{"r":\#(id),"b":{"s":"ok","d":""}}}"#))
+        }
+    }
+
     @Test("a second identical listen gets the current data, then ok, with still one hub listener that keeps delivering")
     func duplicateListen() async throws {
         let h = try await Harness()

@@ -45,4 +45,26 @@ struct SerialWorkTests {
         try await Task.sleep(for: .milliseconds(20))
         #expect(handled.withLock { $0 } == [1, 2, 3, 4])
     }
+
+    @Test("handledAll returns once everything queued before it was handled, not what came after")
+    func handledAll() async throws {
+        let gate = Mutex(false)
+        let handled = Mutex<[Int]>([])
+        let work = SerialWork<Int>(limit: 100) { item in
+            while item == 1, !gate.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(1)) }
+            handled.withLock { $0.append(item) }
+        }
+        await work.handledAll()  // nothing queued: returns at once
+        for i in 1...3 { #expect(work.add(i)) }
+        let waiter = Task {
+            await work.handledAll()
+            return handled.withLock { $0 }
+        }
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(handled.withLock { $0 }.isEmpty)  // item 1 holds the queue
+        gate.withLock { $0 = true }
+        #expect(work.add(4))
+        let seen = await waiter.value
+        #expect(seen.prefix(3) == [1, 2, 3])
+    }
 }

@@ -477,8 +477,13 @@ actor RealtimeSession {
     private func write(_ id: Int, _ request: WriteRequest) async throws {
         let outcome = try await controller.commit(request, namespace: namespace, access: access)
         // The client's own listens (and, after a stale hash, its next attempt) must see this write and
-        // everything committed before it before the answer. Without listens there is nothing to wait for.
-        if !listens.isEmpty { await namespace.hub.published() }
+        // everything committed before it before the answer: the hub has handed the changes to every listen,
+        // and the queries they made re-run (and the rules re-checks) have been done. The client drops its
+        // local copy of the write on the `ok`. Without listens there is nothing to wait for.
+        if !listens.isEmpty {
+            await namespace.hub.published()
+            await deliveries.handledAll()
+        }
         switch outcome {
         case .committed:
             respond(id)

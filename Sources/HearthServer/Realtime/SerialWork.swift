@@ -12,6 +12,11 @@ final class SerialWork<Item: Sendable>: Sendable {
         var queue: Deque<Item> = []
         var running = false
         var finished = false
+        /// Items accepted, and items handled, since the start.
+        var added: UInt64 = 0
+        var handled: UInt64 = 0
+        /// Callers of ``handledAll()``: each resumes once `handled` reaches its target.
+        var waiters: [(target: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Mutex(State())
@@ -32,6 +37,7 @@ final class SerialWork<Item: Sendable>: Sendable {
         let start = state.withLock { s -> Bool? in
             guard !s.finished, s.queue.count < limit else { return nil }
             s.queue.append(item)
+            s.added += 1
             defer { s.running = true }
             return !s.running
         }
@@ -42,6 +48,18 @@ final class SerialWork<Item: Sendable>: Sendable {
 
     /// Items waiting (not counting one being handled).
     var waiting: Int { state.withLock { $0.queue.count } }
+
+    /// Returns once every item queued before the call has been handled.
+    func handledAll() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { s -> Bool in
+                guard s.handled < s.added else { return true }
+                s.waiters.append((s.added, c))
+                return false
+            }
+            if done { c.resume() }
+        }
+    }
 
     /// Accepts nothing more; what is queued is still handled.
     func finish() {
@@ -55,6 +73,14 @@ final class SerialWork<Item: Sendable>: Sendable {
             return nil
         }) {
             await handle(item)
+            let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+                s.handled += 1
+                guard !s.waiters.isEmpty else { return [] }
+                let handled = s.handled
+                defer { s.waiters.removeAll { $0.target <= handled } }
+                return s.waiters.filter { $0.target <= handled }.map(\.continuation)
+            }
+            for c in ready { c.resume() }
         }
     }
 }
