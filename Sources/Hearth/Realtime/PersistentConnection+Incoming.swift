@@ -83,6 +83,7 @@ extension PersistentConnection {
             guard let request = pending.removeValue(forKey: sequence) else { return }
             if ok {
                 if let operation = request.onDisconnect { onDisconnectOperations.record(operation) }
+                if let receipt = request.receipt { eventSink.yield(.writeAcknowledged(receipt: receipt)) }
                 request.continuation.resume(returning: data)
             } else {
                 request.continuation.resume(throwing: RealtimeError(status: status, data: data))

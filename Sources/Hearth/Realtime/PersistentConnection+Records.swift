@@ -31,6 +31,8 @@ extension PersistentConnection {
         var onDisconnect: OnDisconnectOperation?
         /// A `get`: it gives up when no socket can answer it; writes wait for one.
         var isRead = false
+        /// Yielded as `.writeAcknowledged` when the server accepts it.
+        var receipt: Int64?
         var continuation: CheckedContinuation<JSONValue, any Error>
     }
 

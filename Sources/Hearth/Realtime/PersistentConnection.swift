@@ -247,14 +247,15 @@ actor PersistentConnection: RealtimeConnection {
         return try await request(action: "g", body: .object(body), isRead: true)
     }
 
-    func put(path: Path, data: JSONValue, hash: String?) async throws {
+    func put(path: Path, data: JSONValue, hash: String?, receipt: Int64?) async throws {
         var body = [JSONMember("p", .string(path.description)), JSONMember("d", data)]
         if let hash { body.append(JSONMember("h", .string(hash))) }
-        _ = try await request(action: "p", body: .object(body))
+        _ = try await request(action: "p", body: .object(body), receipt: receipt)
     }
 
-    func merge(path: Path, data: [JSONMember]) async throws {
-        _ = try await request(action: "m", body: .object([JSONMember("p", .string(path.description)), JSONMember("d", .object(data))]))
+    func merge(path: Path, data: [JSONMember], receipt: Int64?) async throws {
+        let body = JSONValue.object([JSONMember("p", .string(path.description)), JSONMember("d", .object(data))])
+        _ = try await request(action: "m", body: body, receipt: receipt)
     }
 
     func onDisconnectPut(path: Path, data: JSONValue) async throws {
@@ -276,7 +277,10 @@ actor PersistentConnection: RealtimeConnection {
     /// Sends a request now (when connected) or when connected; resolves with the answer's data.
     /// - Parameter isRead: a read gives up when its caller's task is cancelled, and fails as offline when no socket
     ///   comes up within `offlineReadTimeout` (writes stay queued until they are answered).
-    private func request(action: String, body: JSONValue, onDisconnect: OnDisconnectOperation? = nil, isRead: Bool = false) async throws -> JSONValue {
+    ///   `receipt` is yielded as `.writeAcknowledged` when the server accepts the request.
+    private func request(
+        action: String, body: JSONValue, onDisconnect: OnDisconnectOperation? = nil, isRead: Bool = false, receipt: Int64? = nil
+    ) async throws -> JSONValue {
         guard lifecycle != .closed else { throw RealtimeError.closed }
         guard pending.count < configuration.maxPendingRequests else { throw RealtimeError.queueFull }
         catchUpWithToken()
@@ -284,7 +288,7 @@ actor PersistentConnection: RealtimeConnection {
         nextSequence += 1
         guard isRead else {
             return try await withCheckedThrowingContinuation { continuation in
-                pending[sequence] = PendingRequest(action: action, body: body, onDisconnect: onDisconnect, continuation: continuation)
+                pending[sequence] = PendingRequest(action: action, body: body, onDisconnect: onDisconnect, receipt: receipt, continuation: continuation)
                 if session?.handshakeReceived == true { sendPending(sequence) }
             }
         }

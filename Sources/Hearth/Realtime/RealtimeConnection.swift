@@ -31,9 +31,11 @@ protocol RealtimeConnection: Sendable {
     /// One-off read (`g`); the value in export format.
     func get(path: Path, query: Query?) async throws -> JSONValue
     /// `p`: overwrite; with `hash`, only if the current data has this hash (else `datastale`).
-    func put(path: Path, data: JSONValue, hash: String?) async throws
-    /// `m`: multi-path update; keys are relative paths.
-    func merge(path: Path, data: [JSONMember]) async throws
+    /// - Parameter receipt: when set, the server's `ok` is also yielded as `.writeAcknowledged(receipt)`, in order
+    ///   with the pushes that came before it (the server sends a write's data to the client's listens first).
+    func put(path: Path, data: JSONValue, hash: String?, receipt: Int64?) async throws
+    /// `m`: multi-path update; keys are relative paths. `receipt` as for `put`.
+    func merge(path: Path, data: [JSONMember], receipt: Int64?) async throws
 
     func onDisconnectPut(path: Path, data: JSONValue) async throws
     func onDisconnectMerge(path: Path, data: [JSONMember]) async throws
@@ -59,6 +61,9 @@ enum RealtimeEvent: Sendable, Hashable {
     /// every acknowledgement, also of a listen re-sent on a new socket (whose data may not have changed, so
     /// the server pushes nothing), and in order with the pushes and `disconnected`.
     case listenAcknowledged(path: Path, query: Query?)
+    /// The server accepted the write sent with this receipt. It comes after the pushes that preceded the `ok`,
+    /// which hold the write's effect on this client's listens, so the write's local copy can go at once.
+    case writeAcknowledged(receipt: Int64)
     /// `c` push: the server revoked this listen (rules changed).
     case listenRevoked(path: Path, query: Query?)
     /// `ac` push: the token is no longer accepted.
@@ -75,4 +80,15 @@ struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible {
     static let offline = RealtimeError(status: "offline", message: "Client is offline.")
 
     var description: String { "\(status): \(message)" }
+}
+
+extension RealtimeConnection {
+    /// A write whose acknowledgement is only its return.
+    func put(path: Path, data: JSONValue, hash: String?) async throws {
+        try await put(path: path, data: data, hash: hash, receipt: nil)
+    }
+
+    func merge(path: Path, data: [JSONMember]) async throws {
+        try await merge(path: path, data: data, receipt: nil)
+    }
 }

@@ -20,14 +20,7 @@ import FoundationNetworking
 /// (operations per batch), `DIFF_SOAK_BATCHES=2`, `DIFF_SOAK_KEEP=3,17,40` (run only these operation indices of
 /// the generated sequence; the others are skipped, the sequence itself does not change), `DIFF_SOAK_DUMP=counters`
 /// (print the operation log, and every snapshot of the observers whose label contains the text).
-@Suite(
-    "Differential soak (live)",
-    .disabled("""
-        Finds two open SDK bugs, see the 2026-11-23 closing note: a write drops out of a limited query's view \
-        between its acknowledgement and the server's re-query (SyncEngine.serverTouched counts any tagged push as \
-        the answer), and a re-made observer once showed a confirmed value without a counter the server held. \
-        Enable it to reproduce; the second test is the minimized first bug.
-        """))
+@Suite("Differential soak (live)")
 struct DifferentialSoakTests {
     @Test("every observer of every app converges to the server's data")
     func observersConvergeToServer() async throws {
@@ -48,10 +41,9 @@ struct DifferentialSoakTests {
     /// Minimized from the soak (the `/own by key first 3` violations): an app observes a limited query, goes
     /// offline, writes a child inside the window and reconnects. Its write must stay visible until the server's
     /// data for it arrives. On reconnection the listen is sent before the write, so the server's first answer to
-    /// it may not hold the write yet; the engine counts any data of a tagged (filtered) listen touching a sent
-    /// write as the server's answer to it (`SyncEngine.serverTouched`: `tagged || …`), so when the write's `ok`
-    /// is handled it is dropped at once and the child vanishes from the window until the re-query's push.
-    /// It happens about one attempt in three; ten attempts.
+    /// it does not hold the write yet. The engine used to count any data of a tagged listen touching a sent write
+    /// as the server's answer to it, and the server re-ran the query only after the write's `ok`, so the child
+    /// vanished from the window until the re-query's push (about one attempt in three). Ten attempts.
     @Test("a write made offline stays in a limited query's window when the app reconnects")
     func offlineWriteStaysInLimitedWindow() async throws {
         try await withAuthStorageServer { live in

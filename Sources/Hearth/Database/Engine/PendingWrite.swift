@@ -18,14 +18,9 @@ struct PendingWrite: Sendable {
     var durable: Bool
     /// The value(s) shown locally: absolute path → node, server values estimated.
     var resolved: [(Path, Node)]
-    /// On the wire (set just before sending).
-    var sent = false
-    /// The server accepted it; it stays applied locally until the server's data for it arrived.
+    /// The server accepted it. It stays applied locally while a listen it touches has not received the server's
+    /// data since (made or re-sent after the write, or its socket dropped): their cached data may predate it.
     var acknowledged = false
-    /// The server's data for it arrived after it was sent.
-    var touchedByServer = false
-    /// It holds server values (its local estimate will not match the server's data exactly).
-    var hasServerValues = false
 
     /// Applies this write to `node`, which is the data at `location`. Returns whether the write
     /// replaced the whole location (so the result is complete even without server data).
@@ -45,5 +40,10 @@ struct PendingWrite: Sendable {
     /// True when this write and `location` overlap (one is at or below the other).
     func touches(_ location: Path) -> Bool {
         resolved.contains { $0.0.isAncestor(ofOrEqualTo: location) || location.isAncestor(ofOrEqualTo: $0.0) }
+    }
+
+    /// True when the two writes change some location in common.
+    func overlaps(_ other: PendingWrite) -> Bool {
+        other.resolved.contains { touches($0.0) }
     }
 }

@@ -7,6 +7,7 @@ extension SyncEngine {
         if current.complete, !current.fromCache { return current }
         if !connected, current.complete { return current }
         if explicitlyOffline { throw .offline(spec.path.description) }
+        let version = serverVersion
         let json: JSONValue
         do {
             json = try await connection.get(path: spec.path, query: spec.listen.query)
@@ -19,7 +20,9 @@ extension SyncEngine {
         guard let node = try? Node(json: json) else {
             throw DatabaseError(code: .server, path: spec.path.description, message: "The server sent invalid data")
         }
-        if spec.listen.query == nil {
+        // Cached only when no server data arrived meanwhile: the answer and the pushes reach the engine on
+        // different tasks, so a push handled first may be newer than the answer, and must not be overwritten.
+        if spec.listen.query == nil, serverVersion == version {
             tree = tree.setting(spec.path, to: node)
             complete.insert(spec.path)
             serverVersion &+= 1

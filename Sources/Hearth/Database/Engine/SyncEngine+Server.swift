@@ -22,7 +22,6 @@ extension SyncEngine {
                 complete.insert(path)
                 markReceived(at: path)
             }
-            serverTouched([path], tagged: tag != nil)
             serverChanged()
         case .merge(let path, let members, let tag):
             let entries = members.compactMap { m -> (Path, Node)? in
@@ -38,7 +37,6 @@ extension SyncEngine {
             } else {
                 for (rel, node) in entries { tree = tree.setting(path.appending(rel), to: node) }
             }
-            serverTouched(entries.map { path.appending($0.0) }, tagged: tag != nil)
             serverChanged()
         case .listenRevoked(let path, let query):
             let spec = ViewSpec(path: path, query: query).listen
@@ -47,6 +45,8 @@ extension SyncEngine {
             }
         case .listenAcknowledged(let path, let query):
             listenAcknowledged(ViewSpec(path: path, query: query).listen)
+        case .writeAcknowledged(let receipt):
+            acknowledge(receipt)
         case .authRevoked:
             // The connection drops the token and reconnects; listens it cannot restore fail one by one.
             break
@@ -79,6 +79,7 @@ extension SyncEngine {
     private func serverChanged() {
         serverVersion &+= 1
         saveCache()
+        dropSettledWrites()
         refresh()
     }
 
@@ -115,6 +116,7 @@ extension SyncEngine {
         listens[spec] = nil
         if let tag = state.tag { tags[tag] = nil }
         commands.yield(.unlisten(spec, tag: state.tag))
+        if dropSettledWrites() { refresh() }
     }
 
     /// Runs in a child task of the run loop. Success is applied by the `.listenAcknowledged` event, which
@@ -171,5 +173,6 @@ extension SyncEngine {
             if view.listen == spec { c.fail(failure) } else { waiting.append((view, c)) }
         }
         completionWaiters = waiting
+        if dropSettledWrites() { refresh() }
     }
 }

@@ -64,9 +64,7 @@ extension SyncEngine {
         }
         let id = nextWriteID
         nextWriteID += 1
-        var write = PendingWrite(id: id, path: path, operation: operation, hash: hash, durable: durable, resolved: shown)
-        write.hasServerValues = PendingWrite.containsServerValue(operation)
-        writes.append(write)
+        writes.append(PendingWrite(id: id, path: path, operation: operation, hash: hash, durable: durable, resolved: shown))
         let ticket = Completion()
         tickets[id] = ticket
         if durable { saveWrites() }
@@ -80,72 +78,57 @@ extension SyncEngine {
         try await enqueue(path, operation).wait()
     }
 
-    /// The write to send next, marked as sent.
-    func takeForSending(_ id: Int64) -> PendingWrite? {
-        guard let i = writes.firstIndex(where: { $0.id == id }) else { return nil }
-        writes[i].sent = true
-        return writes[i]
+    /// The write to send next (nil when it is gone: rejected before it was sent, or the engine closed).
+    func pendingWrite(_ id: Int64) -> PendingWrite? {
+        writes.first { $0.id == id && !$0.acknowledged }
     }
 
-    /// Runs in a child task of the run loop: sends queued writes one at a time, in id order.
+    /// Runs in a child task of the run loop: sends queued writes one at a time, in id order. Success is applied by
+    /// the `.writeAcknowledged` event, which arrives after the server's pushes for the write (this call's return
+    /// does not).
     nonisolated func sendWrites() async {
         for await id in outboxStream {
-            guard let w = await takeForSending(id) else { continue }
+            guard let w = await pendingWrite(id) else { continue }
             do {
                 switch w.operation {
-                case .set(let data): try await connection.put(path: w.path, data: data, hash: w.hash)
-                case .merge(let data): try await connection.merge(path: w.path, data: data)
+                case .set(let data): try await connection.put(path: w.path, data: data, hash: w.hash, receipt: id)
+                case .merge(let data): try await connection.merge(path: w.path, data: data, receipt: id)
                 }
             } catch {
                 await reject(id, error)
-                continue
             }
-            if await acknowledge(id) { continue }
-            // The server pushes a write's data before acknowledging it, but the push and the
-            // acknowledgement reach the engine on different tasks: keep showing the write until
-            // the push landed (bounded, for servers that push later or not at all).
-            for _ in 0..<40 {
-                try? await Task.sleep(for: .milliseconds(5))
-                if await settle(id, force: false) { break }
-            }
-            await settle(id, force: true)
         }
     }
 
-    /// The server accepted a write: its caller resumes and it leaves the durable queue. Returns
-    /// true when it was also removed from the local view (its data arrived or nothing observes it).
-    func acknowledge(_ id: Int64) -> Bool {
-        guard let i = writes.firstIndex(where: { $0.id == id }) else { return true }
+    /// The server accepted a write, after pushing what it changed in this client's live listens: its caller
+    /// resumes, it leaves the durable queue, and it leaves the local view in the same step (no flicker) unless a
+    /// listen it touches is not live yet (see ``dropSettledWrites()``).
+    func acknowledge(_ id: Int64) {
+        guard let i = writes.firstIndex(where: { $0.id == id }) else { return }
         writes[i].acknowledged = true
         if writes[i].durable { saveWrites() }
         tickets.removeValue(forKey: id)?.succeed()
-        let observed = listens.keys.contains { writes[i].touches($0.path) }
-        return settle(id, force: !observed)
+        if dropSettledWrites() { refresh() }
     }
 
-    /// Removes an acknowledged write from the local view once the server's data for it arrived
-    /// (or when forced). Returns whether it is gone.
+    /// Removes the acknowledged writes whose effect the server data now holds: every listen they touch has had
+    /// data or an acknowledgement since it was (re)sent, which the server produced after the write. A listen in
+    /// flight, or one waiting for a reconnection, may still show cached data from before the write, so the write
+    /// stays on top of it until then (the cache would otherwise show an older value between the two).
+    /// A write that stays keeps every later write it overlaps with it: those are applied after it, so without them it
+    /// would cover their newer values with its older ones. Returns whether any went.
     @discardableResult
-    func settle(_ id: Int64, force: Bool) -> Bool {
-        guard let i = writes.firstIndex(where: { $0.id == id }) else { return true }
-        guard force || writes[i].touchedByServer else { return false }
-        writes.remove(at: i)
-        refresh()
-        return true
-    }
-
-    /// Notes server data arriving at `paths`: a sent write counts as answered once the server's
-    /// data there matches it (any data, for writes with server values or filtered listens), and
-    /// acknowledged ones leave the local view in the same step, so observers see no flicker.
-    func serverTouched(_ paths: [Path], tagged: Bool) {
-        guard writes.contains(where: \.sent) else { return }
-        for i in writes.indices where writes[i].sent && !writes[i].touchedByServer && paths.contains(where: writes[i].touches) {
-            let w = writes[i]
-            if tagged || w.hasServerValues || w.resolved.allSatisfy({ tree.child(at: $0.0) == $0.1 }) {
-                writes[i].touchedByServer = true
-            }
+    func dropSettledWrites() -> Bool {
+        guard writes.contains(where: \.acknowledged) else { return false }
+        let waiting = listens.filter { !$0.value.live }.map(\.key.path)
+        var kept: [PendingWrite] = []
+        for w in writes {
+            let settled = w.acknowledged && !waiting.contains(where: w.touches) && !kept.contains { $0.overlaps(w) }
+            if !settled { kept.append(w) }
         }
-        writes.removeAll { $0.acknowledged && $0.touchedByServer }
+        guard kept.count != writes.count else { return false }
+        writes = kept
+        return true
     }
 
     func reject(_ id: Int64, _ error: any Error) {
@@ -164,20 +147,6 @@ extension SyncEngine {
 }
 
 extension PendingWrite {
-    static func containsServerValue(_ operation: Operation) -> Bool {
-        func scan(_ json: JSONValue) -> Bool {
-            switch json {
-            case .object(let members): return members.contains { $0.key == ".sv" || scan($0.value) }
-            case .array(let items): return items.contains(where: scan)
-            default: return false
-            }
-        }
-        switch operation {
-        case .set(let data): return scan(data)
-        case .merge(let members): return members.contains { scan($0.value) }
-        }
-    }
-
     /// Size of the JSON this write sends (for the queue's bound).
     var byteCount: Int {
         switch operation {

@@ -126,9 +126,7 @@ actor SyncEngine {
                 SyncEngine.localNode(at: path, tree: base, writes: earlier)
             }
             guard let resolved else { continue }
-            var write = PendingWrite(id: w.id, path: w.path, operation: w.operation, hash: nil, durable: true, resolved: resolved)
-            write.hasServerValues = PendingWrite.containsServerValue(w.operation)
-            restored.append(write)
+            restored.append(PendingWrite(id: w.id, path: w.path, operation: w.operation, hash: nil, durable: true, resolved: resolved))
             outbox.yield(w.id)
         }
         writes = restored

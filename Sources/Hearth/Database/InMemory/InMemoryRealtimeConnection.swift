@@ -108,12 +108,15 @@ final class InMemoryRealtimeConnection: RealtimeConnection {
         try await whenConnected { try await server.get(id, path: path, query: query) }
     }
 
-    func put(path: Path, data: JSONValue, hash: String?) async throws {
+    func put(path: Path, data: JSONValue, hash: String?, receipt: Int64?) async throws {
         try await whenConnected { try await server.put(id, path: path, data: data, hash: hash) }
+        // The server pushed the write to this client's listens before returning.
+        if let receipt { continuation.yield(.writeAcknowledged(receipt: receipt)) }
     }
 
-    func merge(path: Path, data: [JSONMember]) async throws {
+    func merge(path: Path, data: [JSONMember], receipt: Int64?) async throws {
         try await whenConnected { try await server.merge(id, path: path, data: data) }
+        if let receipt { continuation.yield(.writeAcknowledged(receipt: receipt)) }
     }
 
     func onDisconnectPut(path: Path, data: JSONValue) async throws {

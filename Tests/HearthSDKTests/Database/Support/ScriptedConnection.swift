@@ -21,6 +21,7 @@ final class ScriptedConnection: RealtimeConnection {
         var path: Path
         var data: JSONValue
         var isMerge: Bool
+        var receipt: Int64?
         var continuation: CheckedContinuation<Void, any Error>
     }
 
@@ -35,6 +36,10 @@ final class ScriptedConnection: RealtimeConnection {
         var offlineWaiters: [CheckedContinuation<Void, any Error>] = []
         var listens: [(Path, Query?, Int?)] = []
         var dropAfterNextListen = false
+        var holdNextListen = false
+        var heldListen: CheckedContinuation<Void, Never>?
+        var holdNextGet = false
+        var heldGet: CheckedContinuation<Void, Never>?
     }
 
     private let state: Mutex<State>
@@ -71,6 +76,16 @@ final class ScriptedConnection: RealtimeConnection {
     /// The next listen is acknowledged and then the socket drops, before the `listen` call returns (as when the
     /// `ok` and the socket's end arrive together): the call returns well after `.disconnected`.
     func dropAfterNextListen() { state.withLock { $0.dropAfterNextListen = true } }
+    /// The next listen waits (unanswered, not yet receiving pushes) until ``releaseHeldListen()``.
+    func holdNextListen() { state.withLock { $0.holdNextListen = true } }
+    var isHoldingListen: Bool { state.withLock { $0.heldListen != nil } }
+    func releaseHeldListen() { state.withLock { s in defer { s.heldListen = nil }; return s.heldListen }?.resume() }
+
+    /// The next get reads the data when it arrives, then waits to answer until ``releaseHeldGet()``.
+    func holdNextGet() { state.withLock { $0.holdNextGet = true } }
+    var isHoldingGet: Bool { state.withLock { $0.heldGet != nil } }
+    func releaseHeldGet() { state.withLock { s in defer { s.heldGet = nil }; return s.heldGet }?.resume() }
+
     func serverValue(_ path: String) -> JSONValue {
         state.withLock { DatabaseCoding.plainJSON($0.tree.child(at: Path(path))) }
     }
@@ -142,6 +157,9 @@ final class ScriptedConnection: RealtimeConnection {
     func listen(path: Path, query: Query?, tag: Int?, hash: String) async throws -> ListenAcknowledgement {
         state.withLock { $0.calls.append(.listen(path: path.description, query: query, tag: tag, hash: hash)) }
         try await waitOnline()
+        if state.withLock({ s in defer { s.holdNextListen = false }; return s.holdNextListen }) {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in state.withLock { $0.heldListen = c } }
+        }
         let tree = state.withLock { s in
             s.listens.append((path, query, tag))
             return s.tree
@@ -170,24 +188,29 @@ final class ScriptedConnection: RealtimeConnection {
     func get(path: Path, query: Query?) async throws -> JSONValue {
         state.withLock { $0.calls.append(.get(path: path.description)) }
         try await waitOnline()
-        return state.withLock { s in
+        let (answer, hold) = state.withLock { s in
             var node = s.tree.child(at: path)
             if let query, !query.isUnfiltered { node = query.apply(to: node) }
-            return DatabaseCoding.exportJSON(node)
+            defer { s.holdNextGet = false }
+            return (DatabaseCoding.exportJSON(node), s.holdNextGet)
         }
+        if hold {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in state.withLock { $0.heldGet = c } }
+        }
+        return answer
     }
 
-    func put(path: Path, data: JSONValue, hash: String?) async throws {
+    func put(path: Path, data: JSONValue, hash: String?, receipt: Int64?) async throws {
         state.withLock { $0.calls.append(.put(path: path.description, data: data, hash: hash)) }
-        try await write(path: path, data: data, isMerge: false, hash: hash)
+        try await write(path: path, data: data, isMerge: false, hash: hash, receipt: receipt)
     }
 
-    func merge(path: Path, data: [JSONMember]) async throws {
+    func merge(path: Path, data: [JSONMember], receipt: Int64?) async throws {
         state.withLock { $0.calls.append(.merge(path: path.description, data: data)) }
-        try await write(path: path, data: .object(data), isMerge: true, hash: nil)
+        try await write(path: path, data: .object(data), isMerge: true, hash: nil, receipt: receipt)
     }
 
-    private func write(path: Path, data: JSONValue, isMerge: Bool, hash: String?) async throws {
+    private func write(path: Path, data: JSONValue, isMerge: Bool, hash: String?, receipt: Int64?) async throws {
         try await waitOnline()
         if let hash, state.withLock({ $0.tree.child(at: path).hash }) != hash {
             throw RealtimeError(status: "datastale", message: "Transaction hash does not match")
@@ -195,10 +218,11 @@ final class ScriptedConnection: RealtimeConnection {
         let hold = state.withLock { $0.holdWrites }
         if hold {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-                state.withLock { $0.held.append(HeldWrite(path: path, data: data, isMerge: isMerge, continuation: c)) }
+                state.withLock { $0.held.append(HeldWrite(path: path, data: data, isMerge: isMerge, receipt: receipt, continuation: c)) }
             }
         } else {
             apply(path: path, data: data, isMerge: isMerge)
+            if let receipt { pusher.yield(.writeAcknowledged(receipt: receipt)) }
         }
     }
 
@@ -233,6 +257,7 @@ final class ScriptedConnection: RealtimeConnection {
             next.continuation.resume(throwing: RealtimeError(status: status, message: status))
         } else {
             apply(path: next.path, data: next.data, isMerge: next.isMerge)
+            if let receipt = next.receipt { pusher.yield(.writeAcknowledged(receipt: receipt)) }
             next.continuation.resume()
         }
     }
