@@ -28,6 +28,7 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
             case writeQueueFull = "write_queue_full"
             case listenRevoked = "listen_revoked"
             case server = "server_error"
+            case databaseClosed = "database_closed"
         }
 
         private let value: Value
@@ -49,8 +50,11 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
         public static let dataStale = Code(.dataStale)
         /// A transaction kept conflicting with other writers and gave up (25 attempts).
         public static let maxRetries = Code(.maxRetries)
-        /// The connection was closed before the server answered.
+        /// The connection was closed before the server answered. A write made with persistence stays queued on disk
+        /// and is sent by the next ``Database`` on the same folder.
         public static let disconnected = Code(.disconnected)
+        /// The database was closed (``Database/close()``) before the call reached it: nothing was written or read.
+        public static let databaseClosed = Code(.databaseClosed)
         /// The database is offline and has no cached data for the location.
         public static let offline = Code(.offline)
         /// Too many writes are waiting for the server (see ``Database`` persistence bounds).
@@ -113,6 +117,11 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
     /// Offline, with nothing cached at `path`.
     public static func offline(_ path: String) -> DatabaseError {
         DatabaseError(code: .offline, path: path, message: "The client is offline and has no cached data here")
+    }
+
+    /// The database was closed before a call about `path` reached it.
+    public static func databaseClosed(_ path: String) -> DatabaseError {
+        DatabaseError(code: .databaseClosed, path: path, message: "The database was closed; nothing was done")
     }
 
     /// The connection closed before the server answered about `path`.

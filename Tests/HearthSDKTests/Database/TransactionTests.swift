@@ -20,6 +20,34 @@ struct TransactionTests {
         #expect(try await db.reference("counter").getValue(as: Int.self) == 1)
     }
 
+    /// Found by the differential soak: a transaction started just before its app closed reached the engine after
+    /// `close()` and waited for data forever.
+    @Test func aTransactionReachingAClosedDatabaseFailsAsClosed() async throws {
+        let connection = ScriptedConnection(online: false)
+        let db = Database(options: nil, connection: connection, persistence: nil)
+        await db.close()
+        let result = Mutex<DatabaseError?>(nil)
+        let transaction = Task {
+            do {
+                _ = try await db.reference("counter").runTransaction(Self.increment)
+            } catch let error as DatabaseError {
+                result.withLock { $0 = error }
+            } catch {}
+        }
+        await expectEventually(timeout: .seconds(5)) { result.withLock { $0 } != nil }
+        let code = result.withLock { $0?.code }
+        #expect(code == .databaseClosed)
+        // A write too: told apart from a queued write interrupted by the close (`.disconnected`).
+        var writeCode: DatabaseError.Code?
+        do {
+            try await db.reference("counter").setValue(1)
+        } catch {
+            writeCode = error.code
+        }
+        #expect(writeCode == .databaseClosed)
+        transaction.cancel()
+    }
+
     @Test func abortLeavesDataAlone() async throws {
         let db = Database.inMemory()
         try await db.reference("name").setValue("kept")

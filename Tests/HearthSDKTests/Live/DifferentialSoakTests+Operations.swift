@@ -24,6 +24,9 @@ enum Action: Sendable {
     case admin(String, JSONValue)
     case offline, online
     case churn(Int)
+    /// The app is closed and made again on the same persistence folder: its cache and its queued writes come back
+    /// from disk, and its observers are made again.
+    case restart
     case pause(Int)
 }
 
@@ -58,6 +61,7 @@ struct Op: CustomStringConvertible {
         case .online: what = "goOnline"
         case .churn(let slot): what = "re-observe slot \(slot)"
         case .pause(let ms): what = "pause \(ms) ms"
+        case .restart: what = "restart (same persistence folder)"
         }
         return "#\(index) \(who) \(what)"
     }
@@ -162,6 +166,10 @@ struct Generator {
                 }
                 op.action = .own(ownNext[c], via: via, items: extra)
             case 98..<102: op.action = .itemTransaction(key())
+            case 102..<104:
+                _ = int(1...25)  // as a pause would draw: the rest of the sequence stays the same
+                op.action = .restart
+                offline.remove(c)
             default:
                 op.client = nil
                 op.action = .pause(int(1...25))

@@ -1,6 +1,7 @@
 import Foundation
 import Hearth
 import HearthCore
+import Synchronization
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -19,7 +20,8 @@ import FoundationNetworking
 /// Reproduce or narrow down with environment variables: `DIFF_SOAK_SEEDS=7,8` (seeds), `DIFF_SOAK_OPS=120`
 /// (operations per batch), `DIFF_SOAK_BATCHES=2`, `DIFF_SOAK_KEEP=3,17,40` (run only these operation indices of
 /// the generated sequence; the others are skipped, the sequence itself does not change), `DIFF_SOAK_DUMP=counters`
-/// (print the operation log, and every snapshot of the observers whose label contains the text).
+/// (print the operation log, and every snapshot of the observers whose label contains the text), `DIFF_SOAK_TRACE=1`
+/// (print each operation as it starts).
 @Suite("Differential soak (live)")
 struct DifferentialSoakTests {
     @Test("every observer of every app converges to the server's data")
@@ -120,7 +122,10 @@ enum Soak {
                 #"{"rules":{".read":true,".write":true,"items":{".indexOn":"score","$k":{"score":{".validate":"newData.val() !== 'bad'"}}}}}"#)
             var generator = Generator(seed: seed)
             try await rest.put("items", generator.items(count: 8).jsonString)
-            let apps = (0..<3).map { HearthApp(name: "soak-\(seed)-\($0)", options: live.options()) }
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("soak-\(UUID().uuidString)", isDirectory: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let options = live.options(persistenceDirectory: folder)
+            var apps = (0..<3).map { HearthApp(name: "soak-\(seed)-\($0)", options: options) }
             let slots = (0..<3).map { Soak.slots(client: $0) }
             for (c, list) in slots.enumerated() { for slot in list { slot.start(apps[c].database) } }
 
@@ -131,6 +136,8 @@ enum Soak {
             var writeFailures: [String] = []
             var lastOwn: [String: JSONValue] = [:]
             var rejected = 0
+            var restartedHistories: [String] = []
+            let trace = ProcessInfo.processInfo.environment["DIFF_SOAK_TRACE"] != nil
             let clock = ContinuousClock()
             let began = clock.now
             for batch in 0..<batches {
@@ -138,10 +145,14 @@ enum Soak {
                 var pending: [[(Op, Task<Outcome, Never>)]] = [[], [], []]
                 var orderedWrites: [[(Op, Task<Outcome, Never>)]] = [[], [], []]
                 var adminWrites: [(Op, Task<Outcome, Never>)] = []
+                // Writes in flight when their app closed: their calls fail as disconnected, and the queue on disk
+                // sends them again from the next app.
+                var interrupted: [(Op, Task<Outcome, Never>)] = []
                 var offline = Set<Int>()
                 for op in ops {
                     if let keep, !keep.contains(op.index) { continue }
                     log.append(op.description)
+                    if trace { print("DifferentialSoak seed \(seed): \(op)") }
                     switch (op.action, op.client) {
                     case (.pause(let ms), _):
                         try await Task.sleep(for: .milliseconds(ms))
@@ -169,6 +180,28 @@ enum Soak {
                         offline.remove(c)
                     case (.churn(let index), let c?):
                         slots[c][index].start(apps[c].database)
+                    case (.restart, let c?):
+                        if offline.contains(c) {
+                            // Made offline, so never sent: queued increments and `/own` numbers are sent once by the
+                            // next app; transactions are not kept.
+                            interrupted += orderedWrites[c]
+                        } else {
+                            // As for going offline: counters and `/own` writes are not sent twice by the next app.
+                            for (op, task) in orderedWrites[c] {
+                                tally(await task.value, op, &committedTransactions, &counterTotal, &rejected, &writeFailures)
+                            }
+                        }
+                        orderedWrites[c] = []
+                        for slot in slots[c] {
+                            restartedHistories += invariantViolations(slot)
+                            slot.stop()
+                        }
+                        await apps[c].close()
+                        interrupted += pending[c]
+                        pending[c] = []
+                        apps[c] = HearthApp(name: "soak-\(seed)-\(c)", options: options)
+                        for slot in slots[c] { slot.start(apps[c].database) }
+                        offline.remove(c)
                     case (let action, let c?):
                         let task = launch(action, client: "c\(c)", on: apps[c].database)
                         switch action {
@@ -195,8 +228,28 @@ enum Soak {
                     log.append("   c\(c) goOnline (end of batch)")
                     await apps[c].database.goOnline()
                 }
-                for (op, task) in Array(pending.joined()) + Array(orderedWrites.joined()) + adminWrites {
-                    tally(await task.value, op, &committedTransactions, &counterTotal, &rejected, &writeFailures)
+                // A restarted app sends the writes it found on disk before any new one: a last write from each app,
+                // once answered, means everything it queued has reached the server.
+                var flushes: [(Op, Task<Outcome, Never>)] = []
+                for c in 0..<3 {
+                    let marker = Op(index: -1, client: c, action: .set("sync/c\(c)", .int(Int64(batch))))
+                    flushes.append((marker, launch(marker.action, client: "c\(c)", on: apps[c].database)))
+                }
+                adminWrites += flushes
+                // Bounded: a write that never returns is reported, not waited for until the test times out.
+                let settled = Array(pending.joined()) + Array(orderedWrites.joined()) + adminWrites
+                let outcomes = await answers((settled + interrupted).map(\.1), within: .seconds(30))
+                for ((op, _), outcome) in zip(settled, outcomes) {
+                    tally(outcome, op, &committedTransactions, &counterTotal, &rejected, &writeFailures)
+                }
+                for ((op, _), outcome) in zip(interrupted, outcomes.dropFirst(settled.count)) {
+                    // Queued before the close (the next app sends it), or made after it (nothing was written).
+                    if case .failed(let message) = outcome, message.hasPrefix("disconnected") {
+                        if case .incrementCounter(let d) = op.action { counterTotal += d }
+                        continue
+                    }
+                    if case .failed(let message) = outcome, message.hasPrefix("database_closed") { continue }
+                    tally(outcome, op, &committedTransactions, &counterTotal, &rejected, &writeFailures)
                 }
                 // The server's data, and what each query should return by this file's model.
                 let items = Model.members(try await rest.get("items"))
@@ -268,7 +321,7 @@ enum Soak {
                 if !diffs.isEmpty { break }
             }
             // Momentary states: every snapshot every observer got, over all batches.
-            let violations = slots.joined().flatMap(invariantViolations)
+            let violations = restartedHistories + slots.joined().flatMap(invariantViolations)
             if !violations.isEmpty {
                 problems.append("seed \(seed): invariant violations:\n  " + violations.prefix(12).joined(separator: "\n  "))
             }
@@ -284,6 +337,27 @@ enum Soak {
             for app in apps { await app.close() }
             return problems
         }
+    }
+
+    /// The tasks' outcomes, in order; one still running after `timeout` counts as failed.
+    static func answers(_ tasks: [Task<Outcome, Never>], within timeout: Duration) async -> [Outcome] {
+        final class Results: Sendable {
+            let outcomes: Mutex<[Outcome?]>
+            init(_ count: Int) { outcomes = Mutex(Array(repeating: nil, count: count)) }
+            var missing: Bool { outcomes.withLock { $0.contains { $0 == nil } } }
+        }
+        let results = Results(tasks.count)
+        for (i, task) in tasks.enumerated() {
+            Task {
+                let outcome = await task.value
+                results.outcomes.withLock { $0[i] = outcome }
+            }
+        }
+        let deadline = ContinuousClock.now + timeout
+        while results.missing, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return results.outcomes.withLock { $0.map { $0 ?? .failed("no answer within \(timeout)") } }
     }
 
     static func tally(
@@ -343,7 +417,7 @@ enum Soak {
                         return .success
                     }
                     return outcome.committed ? .done : .notCommitted
-                case .admin, .offline, .online, .churn, .pause: break
+                case .admin, .offline, .online, .churn, .restart, .pause: break
                 }
                 return .done
             } catch let error as DatabaseError where error.code == .permissionDenied {

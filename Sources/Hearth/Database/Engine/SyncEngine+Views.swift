@@ -149,6 +149,8 @@ extension SyncEngine {
     /// Returns once the view is complete (from the server, the cache or a local write).
     func waitUntilComplete(_ spec: ViewSpec) async throws(DatabaseError) {
         if view(spec).complete { return }
+        // Closed: nothing will complete it (a call that reached the engine after `close()`).
+        guard !closed else { throw .databaseClosed(spec.path.description) }
         let c = Completion()
         completionWaiters.append((spec, c))
         try await c.wait()

@@ -45,7 +45,7 @@ extension SyncEngine {
     func enqueue(_ path: Path, _ operation: PendingWrite.Operation, hash: String? = nil, resolved: [(Path, Node)]? = nil)
         throws(DatabaseError) -> Completion
     {
-        guard !closed else { throw .disconnected(path.description) }
+        guard !closed else { throw .databaseClosed(path.description) }
         let shown: [(Path, Node)]
         if let resolved {
             shown = resolved
