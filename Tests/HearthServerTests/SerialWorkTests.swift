@@ -61,7 +61,8 @@ struct SerialWorkTests {
             return handled.withLock { $0 }
         }
         try await Task.sleep(for: .milliseconds(30))
-        #expect(handled.withLock { $0 }.isEmpty)  // item 1 holds the queue
+        let early = handled.withLock { $0 }
+        #expect(early.isEmpty)  // item 1 holds the queue
         gate.withLock { $0 = true }
         #expect(work.add(4))
         let seen = await waiter.value

@@ -128,6 +128,25 @@ struct OfflineTests {
         await db.close()
     }
 
+    /// The cache file is written at most every half second; closing writes what arrived since.
+    @Test func theCacheOnDiskHasTheLatestDataAfterClose() async throws {
+        let dir = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let connection = ScriptedConnection(json: json(#"{"a":1}"#))
+        let db = Database(options: nil, connection: connection, persistence: dir)
+        let recorder = EventRecorder(db.reference("a").snapshots())
+        await recorder.wait(for: 1)
+        for i in 2...50 { connection.serverWrite("a", .int(Int64(i))) }
+        await expectEventually { recorder.all.last?.value == .int(50) }
+        await db.close()
+        let reopened = Database(options: nil, connection: ScriptedConnection(online: false), persistence: dir)
+        await reopened.goOffline()  // without a cache, the read fails at once
+        let cached = try await reopened.reference("a").getSnapshot()
+        #expect(cached.value == .int(50))
+        #expect(cached.isFromCache)
+        await reopened.close()
+    }
+
     @Test func unreadableQueueFilesAreSetAside() async throws {
         let dir = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: dir) }

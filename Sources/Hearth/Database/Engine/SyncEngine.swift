@@ -83,6 +83,10 @@ actor SyncEngine {
     var connectionWatchers: [Int: AsyncStream<Bool>.Continuation] = [:]
     var explicitlyOffline = false
     var closed = false
+    /// The cache file is written at most every ``cacheSaveInterval`` (and on close): writing it means encoding the
+    /// whole cache, too much for every server change of a large one. Pending writes are saved at once.
+    var cacheSave: Task<Void, Never>?
+    static let cacheSaveInterval = Duration.milliseconds(500)
 
     // Listens.
     var listens: [ListenSpec: ListenState] = [:]
@@ -167,7 +171,8 @@ actor SyncEngine {
     func shutdown() {
         guard !closed else { return }
         closed = true
-        saveCache()
+        cacheSave?.cancel()
+        writeCache()
         for watcher in connectionWatchers.values { watcher.finish() }
         connectionWatchers = [:]
         for (_, sub) in subscriptions { sub.sink(.finished) }
@@ -210,7 +215,27 @@ actor SyncEngine {
 
     // MARK: - Persistence
 
+    /// Schedules writing the cache file (once for all the changes within ``cacheSaveInterval``).
     func saveCache() {
+        guard store != nil, cacheSave == nil, !closed else { return }
+        cacheSave = Task { [weak self] in
+            do {
+                try await Task.sleep(for: SyncEngine.cacheSaveInterval)
+            } catch {
+                return  // closed: `shutdown` wrote it
+            }
+            await self?.writeScheduledCache()
+        }
+    }
+
+    private func writeScheduledCache() {
+        // After close the folder may already belong to the next database.
+        guard !closed else { return }
+        writeCache()
+    }
+
+    func writeCache() {
+        cacheSave = nil
         guard let store else { return }
         let cache = PersistenceStore.StoredCache(tree: tree, complete: complete, queries: queryData)
         store.saveCache(cache, activeRoots: listens.keys.map(\.path))
