@@ -48,6 +48,35 @@ struct TransactionTests {
         transaction.cancel()
     }
 
+    /// The cache says 1, the server 2, and the transaction's listen answers late while other data keeps changing:
+    /// the retries wait for the data at the location, so the transaction commits 3 instead of giving up after 25
+    /// unrelated changes (the soak saw `maxretry` after an app restart).
+    @Test func retriesWaitForTheLocationNotForAnyChange() async throws {
+        let connection = ScriptedConnection(json: json(#"{"a":1,"other":0}"#))
+        let db = Database(options: nil, connection: connection, persistence: nil)
+        let other = EventRecorder(db.reference("other").snapshots())
+        let first = EventRecorder(db.reference("a").snapshots())
+        await first.wait(for: 1)
+        await other.wait(for: 1)
+        first.stop()
+        await expectEventually { connection.calls.contains(.unlisten(path: "/a", tag: nil)) }
+        connection.serverWrite("a", .int(2))  // not pushed: nobody listens to /a now
+        connection.holdNextListen()
+        let transaction = Task { try await db.reference("a").runTransaction(Self.increment) }
+        await expectEventually { connection.isHoldingListen }
+        for i in 1...40 {
+            connection.serverWrite("other", .int(Int64(i)))
+            try await Task.sleep(for: .milliseconds(30))
+        }
+        connection.releaseHeldListen()
+        let outcome = try await transaction.value
+        #expect(outcome.committed)
+        #expect(connection.serverValue("a") == .int(3))
+        #expect(connection.puts.count <= 4, "a retry per second at most while the listen is held")
+        other.stop()
+        await db.close()
+    }
+
     @Test func abortLeavesDataAlone() async throws {
         let db = Database.inMemory()
         try await db.reference("name").setValue("kept")

@@ -45,7 +45,6 @@ extension SyncEngine {
             let current = view(spec)
             var data = MutableData(node: current.node, location: path)
             guard update(&data) == .success else { return (false, current.node, current.fromCache) }
-            let version = serverVersion
             let ticket = try enqueue(
                 path, .set(DatabaseCoding.exportJSON(data.node)), hash: current.node.hash, resolved: [(path, data.node)])
             do {
@@ -53,15 +52,17 @@ extension SyncEngine {
                 let after = view(spec)
                 return (true, after.node, after.fromCache)
             } catch where error.code == .dataStale {
-                await waitForServerChange(after: version)
+                await waitForChange(of: spec, from: current.node)
             }
         }
         throw DatabaseError(code: .maxRetries, path: path.description, message: "The transaction conflicted 25 times")
     }
 
-    /// Waits (briefly) until server data newer than `version` arrived.
-    func waitForServerChange(after version: UInt64) async {
-        for _ in 0..<40 where serverVersion == version {
+    /// Waits (at most a second) until the data a transaction ran on changed: the server holds something else there,
+    /// and its push is on the way. Changes elsewhere do not count, so a listen that answers late (the cache was
+    /// older) does not use up the retries while unrelated data keeps arriving.
+    func waitForChange(of spec: ViewSpec, from node: Node) async {
+        for _ in 0..<40 where view(spec).node == node {
             try? await Task.sleep(for: .milliseconds(25))
         }
     }

@@ -74,7 +74,7 @@ actor SyncEngine {
     var tree: Node = .empty
     var complete = PathSet()
     var queryData: [ListenSpec: Node] = [:]
-    /// Bumped on every change of server data (transactions wait for it after `datastale`).
+    /// Bumped on every change of server data (a one-off read caches its answer only if nothing arrived meanwhile).
     var serverVersion: UInt64 = 0
     var connected = false {
         didSet { if connected != oldValue { for watcher in connectionWatchers.values { watcher.yield(connected) } } }
