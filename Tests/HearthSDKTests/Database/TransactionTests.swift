@@ -77,6 +77,34 @@ struct TransactionTests {
         await db.close()
     }
 
+    /// Two transactions on one location: the second runs once the first is answered, on the server's result. Run
+    /// together, each retried on the other's pending value after a conflict and both gave up (soak seed 170).
+    @Test func transactionsOnOneLocationRunOneAfterTheOther() async throws {
+        let connection = ScriptedConnection(json: json(#"{"n":1}"#), holdWrites: true)
+        let db = Database(options: nil, connection: connection, persistence: nil)
+        let observer = EventRecorder(db.reference("n").snapshots())
+        await observer.wait(for: 1)
+        let first = Task { try await db.reference("n").runTransaction(Self.increment) }
+        await expectEventually { connection.heldCount == 1 }
+        let second = Task { try await db.reference("n").runTransaction(Self.increment) }
+        try await Task.sleep(for: .milliseconds(50))
+        let queued = await db.engine.writes.count
+        #expect(queued == 1, "the second transaction waits for the first")
+        connection.answerNextWrite()
+        await expectEventually { connection.heldCount == 1 }
+        connection.answerNextWrite()
+        #expect(try await first.value.committed)
+        #expect(try await second.value.committed)
+        #expect(connection.serverValue("n") == .int(3))
+        let hashes = connection.puts.compactMap { call -> String? in
+            if case .put(_, _, let hash) = call { return hash }
+            return nil
+        }
+        #expect(hashes == [Node.leaf(.int(1)).hash, Node.leaf(.int(2)).hash])
+        observer.stop()
+        await db.close()
+    }
+
     @Test func abortLeavesDataAlone() async throws {
         let db = Database.inMemory()
         try await db.reference("name").setValue("kept")

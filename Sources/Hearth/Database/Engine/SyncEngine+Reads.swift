@@ -34,9 +34,26 @@ extension SyncEngine {
 
     /// Runs a transaction: reads the listened value, applies `update`, and commits with the value's
     /// hash; on `datastale` it retries with the newer data the listen delivers, up to 25 times.
+    ///
+    /// Transactions of this client on overlapping locations run one after the other. Otherwise the second one runs
+    /// on the first one's unconfirmed result, and when the server refuses both, each retries on the other's new
+    /// pending value and neither ever sees the server's (the soak saw both give up with `maxretry`).
     func transaction(
         at path: Path, _ update: @Sendable (inout MutableData) -> TransactionResult
     ) async throws(DatabaseError) -> (committed: Bool, node: Node, fromCache: Bool) {
+        while runningTransactions.values.contains(where: { $0.isAncestor(ofOrEqualTo: path) || path.isAncestor(ofOrEqualTo: $0) }) {
+            await withCheckedContinuation { transactionWaiters.append($0) }
+        }
+        guard !closed else { throw .databaseClosed(path.description) }
+        let token = nextTransactionToken
+        nextTransactionToken += 1
+        runningTransactions[token] = path
+        defer {
+            runningTransactions[token] = nil
+            let waiting = transactionWaiters
+            transactionWaiters = []
+            for waiter in waiting { waiter.resume() }
+        }
         let spec = ViewSpec(path: path, query: nil)
         acquire(spec.listen)
         defer { release(spec.listen) }

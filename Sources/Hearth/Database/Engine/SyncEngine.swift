@@ -99,6 +99,10 @@ actor SyncEngine {
     var writes: [PendingWrite] = []
     var nextWriteID: Int64 = 1
     var tickets: [Int64: Completion] = [:]
+    /// Transactions in progress (by token) and those waiting for an overlapping one to end.
+    var runningTransactions: [Int: Path] = [:]
+    var nextTransactionToken = 1
+    var transactionWaiters: [CheckedContinuation<Void, Never>] = []
 
     // Observers.
     var subscriptions: [Int: Subscription] = [:]
@@ -180,6 +184,8 @@ actor SyncEngine {
         for (_, t) in tickets { t.fail(.disconnected("/")) }
         tickets = [:]
         for (_, c) in completionWaiters { c.fail(.disconnected("/")) }
+        for waiter in transactionWaiters { waiter.resume() }  // they find the database closed
+        transactionWaiters = []
         completionWaiters = []
         commands.finish()
         outbox.finish()
