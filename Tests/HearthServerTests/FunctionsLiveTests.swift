@@ -273,17 +273,24 @@ struct FunctionsLiveTests {
 
     // MARK: Scheduled jobs
 
+    /// A fresh data folder whose `demo` database records that `job` last ran `minutesAgo` minutes ago (on the minute);
+    /// returns the folder and that time in milliseconds.
+    private func dataFolder(lastRunOf job: String, minutesAgo: Int64) async throws -> (String, Int64) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-schedule-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = try SQLiteStore(path: folder + "/demo.sqlite", durability: .normal)
+        let lastRun = (Int64(Date().timeIntervalSince1970) / 60 - minutesAgo) * 60_000
+        try await store.write { try $0.setSetting("schedule:\(job)", String(lastRun)) }
+        try await store.close()
+        return (folder, lastRun)
+    }
+
     /// SIGTERM (a deploy) while a job runs: the job finishes, not cancelled, and the server waits for it, as
     /// docs/scheduling.md promises. (The functions service used to cancel it with the trigger dispatchers.)
     @Test func aRunningScheduledJobFinishesOnGracefulShutdown() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-schedule-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         // A missed minute, so the job runs (catches up) as soon as the server starts.
-        let store = try SQLiteStore(path: folder + "/demo.sqlite", durability: .normal)
-        let twoMinutesAgo = (Int64(Date().timeIntervalSince1970) / 60 - 2) * 60_000
-        try await store.write { try $0.setSetting("schedule:slow", String(twoMinutesAgo)) }
-        try await store.close()
+        let (folder, _) = try await dataFolder(lastRunOf: "slow", minutesAgo: 2)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
 
         let seen = Seen()
         var functions = Functions()
@@ -302,14 +309,9 @@ struct FunctionsLiveTests {
     }
 
     @Test func aScheduledJobMissedDuringDowntimeCatchesUpOnceAtStartWithItsContext() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-schedule-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
         // The job last ran five minutes ago (as the server records it), then the server was down.
-        let fiveMinutesAgo = (Int64(Date().timeIntervalSince1970) / 60 - 5) * 60_000
-        let store = try SQLiteStore(path: folder + "/demo.sqlite", durability: .normal)
-        try await store.write { try $0.setSetting("schedule:tick", String(fiveMinutesAgo)) }
-        try await store.close()
+        let (folder, fiveMinutesAgo) = try await dataFolder(lastRunOf: "tick", minutesAgo: 5)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
 
         let seen = Seen()
         var functions = Functions()
