@@ -145,4 +145,20 @@ struct RulesRouterTests {
             #expect(try await client.send(.get, "/x.json", headers: [:]).0 == .ok)
         }
     }
+
+    @Test("shallow paging is checked with its limit, as the same query without shallow is")
+    func shallowPagingSeesItsQuery() async throws {
+        try await withRouterClient { client in
+            let rules = #"{"rules":{"items":{".read":"query.limitToFirst <= 2"}}}"#
+            #expect(try await client.send(.put, "/.settings/rules.json", rules).0 == .ok)
+            #expect(try await client.send(.put, "/items.json", #"{"a":1,"b":{"x":1},"c":3}"#).0 == .ok)
+            let user = Self.asUser("u1")
+            let paged = try await client.send(.get, "/items.json?shallow=true&limitToFirst=2&" + user, headers: [:])
+            #expect(paged.0 == .ok)
+            #expect(paged.1 == #"{"a":true,"b":true}"#)
+            let tooMany = try await client.send(.get, "/items.json?shallow=true&limitToFirst=3&" + user, headers: [:])
+            #expect(tooMany.0 == .unauthorized)
+            #expect(try await client.send(.get, "/items.json?shallow=true&" + user, headers: [:]).0 == .unauthorized)
+        }
+    }
 }

@@ -93,7 +93,7 @@ extension DatabaseController {
         }
         return ReadPlan(
             call: call, format: format, shallow: shallow, query: query, ifNoneMatch: ifNoneMatch, wantsETag: wantsETag,
-            check: call.readCheck(query: shallow ? nil : query))
+            check: call.readCheck(query: query))
     }
 
     /// The largest read answered on an event loop: a bigger one goes the asynchronous way, so one
