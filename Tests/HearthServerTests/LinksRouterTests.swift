@@ -107,6 +107,19 @@ struct LinksRouterTests {
             let (s, _, h) = try await client.send(.get, String(short.dropFirst("https://example.com".count)), headers: [:])
             #expect(s == .found)
             #expect(h[.location] == "https://app.example.com/invite?inviter=u1")
+            // …and only there: not at the root, nor under another domain's prefix or host.
+            let suffix = String(short.dropFirst("https://example.com/links/".count))
+            #expect(try await client.send(.get, "/" + suffix, headers: [:]).0 == .notFound)
+            for other in ["https://ex.page.link/\(suffix)", "https://example.com/\(suffix)", "https://example.com/links/x/\(suffix)"] {
+                let (s, text, _) = try await client.send(
+                    .post, "/v1/reopenAttribution?key=k", #"{"requestedLink":"\#(other)"}"#, headers: Self.json)
+                #expect(s == .notFound, "\(other): \(text)")
+                let encoded = other.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                #expect(try await client.send(.get, "/v1/\(encoded)/linkStats?durationDays=7", headers: [.authorization: "Bearer owner"]).0 == .notFound)
+            }
+            let upper = "HTTPS://EXAMPLE.COM/links/" + suffix
+            let (sameLink, _, _) = try await client.send(.post, "/v1/reopenAttribution?key=k", #"{"requestedLink":"\#(upper)"}"#, headers: Self.json)
+            #expect(sameLink == .ok)
         }
     }
 

@@ -177,8 +177,13 @@ public struct LinkService: Sendable {
             guard let parsed = try? DynamicLink.parse(text) else { return nil }
             return Resolved(record: nil, link: parsed.link)
         }
-        guard let segment = url.path.split(separator: "/").last, LinkSuffixGenerator.isPlausible(segment) else { return nil }
-        return try await resolve(suffix: String(segment))
+        guard let slash = url.path.lastIndex(of: "/") else { return nil }
+        let segment = url.path[url.path.index(after: slash)...]
+        guard LinkSuffixGenerator.isPlausible(segment), let resolved = try await resolve(suffix: String(segment)),
+            let record = resolved.record, let prefix = LinkURL(record.prefix),
+            prefix.host == url.host, record.prefixPath == url.path[..<slash]
+        else { return nil }
+        return resolved
     }
 
     // MARK: Counts
@@ -211,5 +216,15 @@ final class LinkCache: Sendable {
                 e[suffix] = newValue
             }
         }
+    }
+}
+
+extension LinkRecord {
+    /// The path of the link's prefix, without a trailing slash: `""` for `https://ex.page.link`,
+    /// `/links` for `https://example.com/links`. A short link is `<prefix host><prefixPath>/<suffix>`
+    /// and is found only there.
+    var prefixPath: Substring {
+        guard let path = LinkURL(prefix)?.path else { return "" }
+        return path.hasSuffix("/") ? Substring(path).dropLast() : Substring(path)
     }
 }

@@ -7,12 +7,12 @@ import NIOCore
 extension LinksController {
     /// The suffix in `/{suffix}` or `/<prefix path>/{suffix}`: base62 (or `-`/`_`), no dot, so it
     /// never shadows a database path (`….json`) or a file.
-    func suffix(in path: String) -> Substring? {
+    func suffix(in path: String) -> (prefixPath: Substring, suffix: Substring)? {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return nil }
         let head = path[..<slash]
         let segment = path[path.index(after: slash)...]
         guard head.isEmpty || prefixPaths.contains(head), LinkSuffixGenerator.isPlausible(segment) else { return nil }
-        return segment
+        return (head, segment)
     }
 
     /// Outside `--dev` a link is served only on its own domain: the request's `Host` must name the
@@ -48,7 +48,7 @@ extension LinksController {
         let path = request.uri.path
         let query = request.uri.query
         if path == "/apple-app-site-association" { return wellKnown(path) }
-        if let suffix = suffix(in: path) {
+        if let (prefixPath, suffix) = suffix(in: path) {
             let resolved: LinkService.Resolved?
             do {
                 resolved = try await service.resolve(suffix: String(suffix))
@@ -57,7 +57,9 @@ extension LinksController {
                 return Self.page(status: .internalServerError, "<!DOCTYPE html><title>Error</title><p>The link could not be read.</p>\n")
             }
             // Unknown: the database answers its own 404 (`{"error": …}`), which REST clients expect for a path without `.json`.
-            guard let resolved, let record = resolved.record, servesOnHost(request, prefix: record.prefix) else { return nil }
+            // A link lives under its own prefix only: `https://example.com/links/AbCd` is not also `/other/AbCd` or `/AbCd`.
+            guard let resolved, let record = resolved.record, record.prefixPath == prefixPath, servesOnHost(request, prefix: record.prefix)
+            else { return nil }
             return respond(request, resolved.link, record: resolved.record, query: query)
         }
         guard let query, isLongLinkRoot(path), query.contains("link=") else { return nil }
