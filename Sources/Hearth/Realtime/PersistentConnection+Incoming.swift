@@ -84,9 +84,9 @@ extension PersistentConnection {
             if ok {
                 if let operation = request.onDisconnect { onDisconnectOperations.record(operation) }
                 if let receipt = request.receipt { eventSink.yield(.writeAcknowledged(receipt: receipt)) }
-                request.continuation.resume(returning: data)
+                request.answer(.success(data))
             } else {
-                request.continuation.resume(throwing: RealtimeError(status: status, data: data))
+                request.answer(.failure(RealtimeError(status: status, data: data)))
             }
 
         case .listen(let key, let sequence):

@@ -33,7 +33,8 @@ extension PersistentConnection {
         var isRead = false
         /// Yielded as `.writeAcknowledged` when the server accepts it.
         var receipt: Int64?
-        var continuation: CheckedContinuation<JSONValue, any Error>
+        /// Receives the answer (or the failure that ends the wait) once.
+        var answer: @Sendable (Result<JSONValue, any Error>) -> Void
     }
 
     /// What the answer to request `r` on the current socket is for.

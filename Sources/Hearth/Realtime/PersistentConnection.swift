@@ -196,14 +196,14 @@ actor PersistentConnection: RealtimeConnection {
     func failWaitingReads(with error: RealtimeError) {
         for (sequence, request) in pending.sorted(by: { $0.key < $1.key }) where request.isRead {
             pending[sequence] = nil
-            request.continuation.resume(throwing: error)
+            request.answer(.failure(error))
         }
     }
 
     func failWaitingCalls(with error: RealtimeError) {
         let failed = pending.sorted { $0.key < $1.key }
         pending.removeAll()
-        for (_, request) in failed { request.continuation.resume(throwing: error) }
+        for (_, request) in failed { request.answer(.failure(error)) }
         for (key, listen) in listens.sorted(by: { $0.value.sequence < $1.value.sequence }) {
             guard let waiter = listen.waiter else { continue }
             listens[key] = nil
@@ -244,18 +244,41 @@ actor PersistentConnection: RealtimeConnection {
 
     func get(path: Path, query: Query?) async throws -> JSONValue {
         let body: [JSONMember] = [JSONMember("p", .string(path.description)), JSONMember("q", query?.wireObject ?? .object([]))]
-        return try await request(action: "g", body: .object(body), isRead: true)
+        return try await read(action: "g", body: .object(body))
     }
 
     func put(path: Path, data: JSONValue, hash: String?, receipt: Int64?) async throws {
-        var body = [JSONMember("p", .string(path.description)), JSONMember("d", data)]
-        if let hash { body.append(JSONMember("h", .string(hash))) }
-        _ = try await request(action: "p", body: .object(body), receipt: receipt)
+        let (action, body) = Self.wire(.put(path: path, data: data, hash: hash))
+        _ = try await request(action: action, body: body, receipt: receipt)
     }
 
     func merge(path: Path, data: [JSONMember], receipt: Int64?) async throws {
-        let body = JSONValue.object([JSONMember("p", .string(path.description)), JSONMember("d", .object(data))])
-        _ = try await request(action: "m", body: body, receipt: receipt)
+        let (action, body) = Self.wire(.merge(path: path, data: data))
+        _ = try await request(action: action, body: body, receipt: receipt)
+    }
+
+    /// In line now (sent at once when connected, else on the next socket, in submission order); the answer comes
+    /// later. No wait for a round trip per write.
+    func submit(_ write: SubmittedWrite, receipt: Int64) -> OneShot<any Error> {
+        let answer = OneShot<any Error>()
+        let (action, body) = Self.wire(write)
+        do {
+            try enqueue(PendingRequest(action: action, body: body, receipt: receipt) { result in answer.finish(result.map { _ in () }) })
+        } catch {
+            answer.fail(error)
+        }
+        return answer
+    }
+
+    private static func wire(_ write: SubmittedWrite) -> (action: String, body: JSONValue) {
+        switch write {
+        case .put(let path, let data, let hash):
+            var body = [JSONMember("p", .string(path.description)), JSONMember("d", data)]
+            if let hash { body.append(JSONMember("h", .string(hash))) }
+            return ("p", .object(body))
+        case .merge(let path, let data):
+            return ("m", .object([JSONMember("p", .string(path.description)), JSONMember("d", .object(data))]))
+        }
     }
 
     func onDisconnectPut(path: Path, data: JSONValue) async throws {
@@ -274,24 +297,44 @@ actor PersistentConnection: RealtimeConnection {
         _ = try await request(action: operation.kind.action, body: operation.body, onDisconnect: operation)
     }
 
-    /// Sends a request now (when connected) or when connected; resolves with the answer's data.
-    /// - Parameter isRead: a read gives up when its caller's task is cancelled, and fails as offline when no socket
-    ///   comes up within `offlineReadTimeout` (writes stay queued until they are answered).
-    ///   `receipt` is yielded as `.writeAcknowledged` when the server accepts the request.
+    /// Sends a write or an onDisconnect change now (when connected) or when connected; resolves with the answer's
+    /// data. Writes stay queued until they are answered. `receipt` is yielded as `.writeAcknowledged` when the server
+    /// accepts the request.
     private func request(
-        action: String, body: JSONValue, onDisconnect: OnDisconnectOperation? = nil, isRead: Bool = false, receipt: Int64? = nil
+        action: String, body: JSONValue, onDisconnect: OnDisconnectOperation? = nil, receipt: Int64? = nil
     ) async throws -> JSONValue {
+        try await withCheckedThrowingContinuation { continuation in
+            do {
+                try enqueue(PendingRequest(action: action, body: body, onDisconnect: onDisconnect, receipt: receipt) { continuation.resume(with: $0) })
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Puts a request in line: sent now when connected, else on the next socket, and re-sent on every new socket
+    /// until answered.
+    private func enqueue(_ request: PendingRequest) throws(RealtimeError) {
+        place(request, at: try nextRequestSequence())
+    }
+
+    private func place(_ request: PendingRequest, at sequence: Int) {
+        pending[sequence] = request
+        if session?.handshakeReceived == true { sendPending(sequence) }
+    }
+
+    private func nextRequestSequence() throws(RealtimeError) -> Int {
         guard lifecycle != .closed else { throw RealtimeError.closed }
         guard pending.count < configuration.maxPendingRequests else { throw RealtimeError.queueFull }
         catchUpWithToken()
-        let sequence = nextSequence
-        nextSequence += 1
-        guard isRead else {
-            return try await withCheckedThrowingContinuation { continuation in
-                pending[sequence] = PendingRequest(action: action, body: body, onDisconnect: onDisconnect, receipt: receipt, continuation: continuation)
-                if session?.handshakeReceived == true { sendPending(sequence) }
-            }
-        }
+        defer { nextSequence += 1 }
+        return nextSequence
+    }
+
+    /// A `g`: like a write, but it gives up when its caller's task is cancelled, and fails as offline when no socket
+    /// comes up within `offlineReadTimeout`.
+    private func read(action: String, body: JSONValue) async throws -> JSONValue {
+        let sequence = try nextRequestSequence()
         if session?.handshakeReceived != true {
             let timeout = configuration.offlineReadTimeout
             Task { [weak self] in
@@ -301,8 +344,7 @@ actor PersistentConnection: RealtimeConnection {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                pending[sequence] = PendingRequest(action: action, body: body, onDisconnect: onDisconnect, isRead: true, continuation: continuation)
-                if session?.handshakeReceived == true { sendPending(sequence) }
+                place(PendingRequest(action: action, body: body, isRead: true) { continuation.resume(with: $0) }, at: sequence)
             }
         } onCancel: {
             Task { await self.abandonRead(sequence) }
@@ -312,11 +354,11 @@ actor PersistentConnection: RealtimeConnection {
     /// Fails a read still waiting for a socket (one sent on a live socket is left to its answer).
     private func failUnsentRead(_ sequence: Int, _ error: RealtimeError) {
         guard session?.handshakeReceived != true, let request = pending.removeValue(forKey: sequence) else { return }
-        request.continuation.resume(throwing: error)
+        request.answer(.failure(error))
     }
 
     /// The caller of a read went away: its answer, if one comes, is ignored.
     private func abandonRead(_ sequence: Int) {
-        pending.removeValue(forKey: sequence)?.continuation.resume(throwing: CancellationError())
+        pending.removeValue(forKey: sequence)?.answer(.failure(CancellationError()))
     }
 }

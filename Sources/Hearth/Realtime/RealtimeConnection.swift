@@ -37,6 +37,11 @@ protocol RealtimeConnection: Sendable {
     /// `m`: multi-path update; keys are relative paths. `receipt` as for `put`.
     func merge(path: Path, data: [JSONMember], receipt: Int64?) async throws
 
+    /// Puts a `p` (or, with `merge`, an `m`) in line and returns without waiting for the answer, which completes
+    /// the returned value. Writes submitted one after the other reach the server in that order, so a client can
+    /// have many in flight (as Firebase's SDKs do) instead of one per round trip. `receipt` as for `put`.
+    func submit(_ write: SubmittedWrite, receipt: Int64) async -> OneShot<any Error>
+
     func onDisconnectPut(path: Path, data: JSONValue) async throws
     func onDisconnectMerge(path: Path, data: [JSONMember]) async throws
     func onDisconnectCancel(path: Path) async throws
@@ -82,7 +87,31 @@ struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible {
     var description: String { "\(status): \(message)" }
 }
 
+/// A write for ``RealtimeConnection/submit(_:receipt:)``.
+enum SubmittedWrite: Sendable, Hashable {
+    /// `p`; with `hash`, only if the current data has this hash (else `datastale`).
+    case put(path: Path, data: JSONValue, hash: String?)
+    /// `m`: relative paths → values.
+    case merge(path: Path, data: [JSONMember])
+}
+
 extension RealtimeConnection {
+    /// One write at a time: waits for the answer, then returns it already complete. For connections that answer
+    /// at once (the in-memory server, test scripts); ``PersistentConnection`` keeps many in flight.
+    func submit(_ write: SubmittedWrite, receipt: Int64) async -> OneShot<any Error> {
+        let answer = OneShot<any Error>()
+        do {
+            switch write {
+            case .put(let path, let data, let hash): try await put(path: path, data: data, hash: hash, receipt: receipt)
+            case .merge(let path, let data): try await merge(path: path, data: data, receipt: receipt)
+            }
+            answer.succeed()
+        } catch {
+            answer.fail(error)
+        }
+        return answer
+    }
+
     /// A write whose acknowledgement is only its return.
     func put(path: Path, data: JSONValue, hash: String?) async throws {
         try await put(path: path, data: data, hash: hash, receipt: nil)

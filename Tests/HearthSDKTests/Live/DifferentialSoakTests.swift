@@ -149,6 +149,17 @@ enum Soak {
                 // sends them again from the next app.
                 var interrupted: [(Op, Task<Outcome, Never>)] = []
                 var offline = Set<Int>()
+                // Apps started on a folder whose queue held counter or `/own` writes: the new app sends them, all at
+                // once. Before such an app closes or goes offline, a marker write (answered after them) lets them
+                // finish, as the harness waits for an app's own ordered writes: an answer lost on the way out would
+                // send them all again, and an `/own` number would come back after a later one.
+                var inherited = Set<Int>()
+                func settleInherited(_ c: Int, _ batch: Int) async {
+                    guard inherited.remove(c) != nil else { return }
+                    let marker = Op(index: -1, client: c, action: .set("sync/c\(c)", .int(Int64(batch))))
+                    let outcome = await answers([launch(marker.action, client: "c\(c)", on: apps[c].database)], within: .seconds(30))
+                    tally(outcome[0], marker, &committedTransactions, &counterTotal, &rejected, &writeFailures)
+                }
                 for op in ops {
                     if let keep, !keep.contains(op.index) { continue }
                     log.append(op.description)
@@ -173,6 +184,7 @@ enum Soak {
                             tally(await task.value, op, &committedTransactions, &counterTotal, &rejected, &writeFailures)
                         }
                         orderedWrites[c] = []
+                        await settleInherited(c, batch)
                         await apps[c].database.goOffline()
                         offline.insert(c)
                     case (.online, let c?):
@@ -185,7 +197,9 @@ enum Soak {
                             // Made offline, so never sent: queued increments and `/own` numbers are sent once by the
                             // next app; transactions are not kept.
                             interrupted += orderedWrites[c]
+                            if !orderedWrites[c].isEmpty { inherited.insert(c) }
                         } else {
+                            await settleInherited(c, batch)
                             // As for going offline: counters and `/own` writes are not sent twice by the next app.
                             for (op, task) in orderedWrites[c] {
                                 tally(await task.value, op, &committedTransactions, &counterTotal, &rejected, &writeFailures)

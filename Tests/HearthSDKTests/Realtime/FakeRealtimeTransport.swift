@@ -53,6 +53,10 @@ final class FakeSocket: RealtimeTransport {
     let sentFrames: AsyncStream<String>
     private let sentSink: AsyncStream<String>.Continuation
     private let closed = Mutex(false)
+    private let sentLog = Mutex<[String]>([])
+
+    /// Every frame the client sent so far, without consuming ``sentFrames``.
+    var framesSent: [String] { sentLog.withLock { $0 } }
 
     init(url: URL, headers: [String: String]) {
         self.url = url
@@ -65,6 +69,7 @@ final class FakeSocket: RealtimeTransport {
 
     func send(_ frame: String) async throws {
         guard !isClosed else { throw RealtimeTransportError.closed }
+        sentLog.withLock { $0.append(frame) }
         sentSink.yield(frame)
     }
 

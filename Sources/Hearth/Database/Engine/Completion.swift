@@ -1,48 +1,49 @@
 import Synchronization
 
-/// A one-shot result that may be delivered before or after someone starts waiting for it.
+/// A one-shot result that may be delivered before or after anyone starts waiting for it.
 ///
-/// The engine (an actor) completes it synchronously; a caller awaits it without racing the
-/// engine's bookkeeping.
-final class Completion: Sendable {
+/// The engine (an actor) and the connection complete it synchronously; callers await it without
+/// racing their bookkeeping. Any number of callers may wait; the first result delivered wins.
+final class OneShot<Failure: Error>: Sendable {
     private struct State {
-        var result: Result<Void, DatabaseError>?
-        var waiter: CheckedContinuation<Void, any Error>?
+        var result: Result<Void, Failure>?
+        var waiters: [CheckedContinuation<Result<Void, Failure>, Never>] = []
     }
 
     private let state = Mutex(State())
 
+    /// Whether a result has been delivered.
+    var isFinished: Bool { state.withLock { $0.result != nil } }
+
     func succeed() { finish(.success(())) }
 
-    func fail(_ error: DatabaseError) { finish(.failure(error)) }
+    func fail(_ error: Failure) { finish(.failure(error)) }
 
-    private func finish(_ result: Result<Void, DatabaseError>) {
-        let waiter: CheckedContinuation<Void, any Error>? = state.withLock { s in
-            guard s.result == nil else { return nil }
+    func finish(_ result: Result<Void, Failure>) {
+        let waiters = state.withLock { s -> [CheckedContinuation<Result<Void, Failure>, Never>] in
+            guard s.result == nil else { return [] }
             s.result = result
-            defer { s.waiter = nil }
-            return s.waiter
+            defer { s.waiters = [] }
+            return s.waiters
         }
-        waiter?.resume(with: result.mapError { $0 as any Error })
+        for waiter in waiters { waiter.resume(returning: result) }
     }
 
-    func wait() async throws(DatabaseError) {
-        do {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-                let ready: Result<Void, DatabaseError>? = state.withLock { s in
-                    if let r = s.result { return r }
-                    s.waiter = c
-                    return nil
-                }
-                if let ready { c.resume(with: ready.mapError { $0 as any Error }) }
+    func wait() async throws(Failure) {
+        let result = await withCheckedContinuation { (c: CheckedContinuation<Result<Void, Failure>, Never>) in
+            let ready: Result<Void, Failure>? = state.withLock { s in
+                if let r = s.result { return r }
+                s.waiters.append(c)
+                return nil
             }
-        } catch let e as DatabaseError {
-            throw e
-        } catch {
-            throw DatabaseError(code: .server, path: "/", message: "Unexpected failure", cause: error)
+            if let ready { c.resume(returning: ready) }
         }
+        try result.get()
     }
 }
+
+/// What a caller of the engine waits for: a write's answer, a view's first data.
+typealias Completion = OneShot<DatabaseError>
 
 /// The server's clock as this client estimates it: the local clock plus the offset reported by
 /// the last handshake.

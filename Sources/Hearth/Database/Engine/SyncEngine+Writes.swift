@@ -83,19 +83,46 @@ extension SyncEngine {
         writes.first { $0.id == id && !$0.acknowledged }
     }
 
-    /// Runs in a child task of the run loop: sends queued writes one at a time, in id order. Success is applied by
-    /// the `.writeAcknowledged` event, which arrives after the server's pushes for the write (this call's return
-    /// does not).
+    /// How many writes may wait for their answers at once; the next waits for the oldest answer.
+    static let writesInFlight = 256
+
+    /// Runs in a child task of the run loop: submits queued writes in id order without waiting for each answer
+    /// (up to ``writesInFlight``), so queued writes go out back to back instead of one per round trip. Success is
+    /// applied by the `.writeAcknowledged` event, which arrives after the server's pushes for the write (an answer
+    /// completing does not); a refusal by its answer.
+    ///
+    /// A write whose answer is lost (the socket dropped, the app closed) is sent again, so it may apply twice. For a
+    /// plain value that only replays it; an increment would count twice and a transaction could run twice. Those go
+    /// alone: after every earlier answer, and before any later write, so at most one of them is ever in doubt.
     nonisolated func sendWrites() async {
-        for await id in outboxStream {
-            guard let w = await pendingWrite(id) else { continue }
-            do {
-                switch w.operation {
-                case .set(let data): try await connection.put(path: w.path, data: data, hash: w.hash, receipt: id)
-                case .merge(let data): try await connection.merge(path: w.path, data: data, receipt: id)
+        await withDiscardingTaskGroup { group in
+            var inFlight: [OneShot<any Error>] = []
+            for await id in outboxStream {
+                guard let w = await pendingWrite(id) else { continue }
+                let alone = w.hash != nil || w.operation.hasIncrement
+                inFlight.removeAll { $0.isFinished }
+                while let oldest = inFlight.first, alone || inFlight.count >= Self.writesInFlight {
+                    try? await oldest.wait()
+                    inFlight.removeFirst()
                 }
-            } catch {
-                await reject(id, error)
+                let write: SubmittedWrite =
+                    switch w.operation {
+                    case .set(let data): .put(path: w.path, data: data, hash: w.hash)
+                    case .merge(let data): .merge(path: w.path, data: data)
+                    }
+                let answer = await connection.submit(write, receipt: id)
+                group.addTask {
+                    do {
+                        try await answer.wait()
+                    } catch {
+                        await self.reject(id, error)
+                    }
+                }
+                if alone {
+                    try? await answer.wait()
+                } else {
+                    inFlight.append(answer)
+                }
             }
         }
     }
@@ -143,6 +170,29 @@ extension SyncEngine {
         if w.durable { saveWrites() }
         tickets.removeValue(forKey: id)?.fail(failure)
         refresh()
+    }
+}
+
+extension PendingWrite.Operation {
+    /// Whether the write holds a `{".sv": {"increment": …}}`, which applies again if the write is sent again.
+    var hasIncrement: Bool {
+        func search(_ value: JSONValue) -> Bool {
+            switch value {
+            case .object(let members):
+                return members.contains { m in
+                    if m.key == ".sv", case .object = m.value { return true }
+                    return search(m.value)
+                }
+            case .array(let items):
+                return items.contains(where: search)
+            default:
+                return false
+            }
+        }
+        switch self {
+        case .set(let data): return search(data)
+        case .merge(let members): return search(.object(members))
+        }
     }
 }
 
