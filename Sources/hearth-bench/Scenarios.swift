@@ -52,6 +52,8 @@ enum Scenario: String, CaseIterable {
     case storageSmall = "storage-small"
     // Dynamic Links: short-link redirects.
     case linkRedirects = "link-redirects"
+    // The Swift SDK in this process observing a long list while children are added.
+    case sdkObserve = "sdk-observe"
     // Realtime WebSocket protocol: their own fresh server (memory per connection is measured from idle), last so the
     // shared server is idle while they run; realtime-fanout reuses realtime-connections' clients.
     case realtimeConnections = "realtime-connections"
