@@ -41,7 +41,13 @@ public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Keys are equal when their code units are (Swift's `String ==` would also equate canonically
     /// equivalent strings such as "é" and "e\u{301}", which Firebase keeps apart).
-    public static func == (a: Key, b: Key) -> Bool { a.string.utf8.elementsEqual(b.string.utf8) }
+    public static func == (a: Key, b: Key) -> Bool {
+        let (x, y) = (a.string.utf8, b.string.utf8)
+        guard x.count == y.count else { return false }
+        // Native strings compare their stored bytes; others go code unit by code unit.
+        let fast = x.withContiguousStorageIfAvailable { p in y.withContiguousStorageIfAvailable { q in p.elementsEqual(q) } }
+        return (fast ?? nil) ?? x.elementsEqual(y)
+    }
 
     public func hash(into hasher: inout Hasher) {
         var text = string
