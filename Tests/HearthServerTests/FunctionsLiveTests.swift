@@ -130,6 +130,11 @@ struct FunctionsLiveTests {
             #expect(r.status == 400)
             #expect(r.json?["error"]?["status"]?.stringValue == "INVALID_ARGUMENT")
             #expect(r.json?["error"]?["message"]?.stringValue?.contains("times") == true)
+            // A number that does not fit its field names the field (Foundation alone says "not valid JSON" on Linux).
+            r = try await Self.send(port, .POST, "/functions/echo", #"{"data":{"text":"x","times":1.5}}"#, headers: Self.json)
+            #expect(r.status == 400)
+            let message = r.json?["error"]?["message"]?.stringValue ?? ""
+            #expect(message.contains("at times") && message.contains("1.5"), "\(message)")
 
             // Requests that are not the protocol: 400 Bad Request.
             for (method, body, headers) in [

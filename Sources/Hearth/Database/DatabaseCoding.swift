@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthWire
 
 /// Converts between `Codable` values and the database's JSON.
 ///
@@ -29,7 +30,7 @@ enum DatabaseCoding {
             return try decoder.decode(T.self, from: Data(node.jsonBytes()))
         } catch {
             if node.isEmpty { throw .notFound(path.description) }
-            throw .decodingFailed(path.description, error)
+            throw .decodingFailed(path.description, DecodingDiagnosis.explained(error, decoding: T.self, from: plainJSON(node)))
         }
     }
 

@@ -2,6 +2,7 @@ public import Foundation
 public import HearthAuth
 public import HearthCore
 public import HearthStore
+import HearthWire
 
 /// A change at a location a database trigger watches.
 public struct DatabaseEvent: Sendable {
@@ -64,7 +65,11 @@ enum FunctionCoding {
     static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .millisecondsSince1970
-        return try decoder.decode(type, from: Data(value.jsonBytes))
+        do {
+            return try decoder.decode(type, from: Data(value.jsonBytes))
+        } catch {
+            throw DecodingDiagnosis.explained(error, decoding: type, from: value)
+        }
     }
 
     /// A decoding error in words a caller can act on (which field, what was wrong).

@@ -62,6 +62,26 @@ struct CodableTests {
         }
     }
 
+    @Test func aNumberThatDoesNotFitNamesItsField() async throws {
+        struct Score: Decodable { var points: Int }
+        struct Board: Decodable { var title: String; var scores: [Score] }
+        let db = Database.inMemory()
+        let ref = db.reference("boards/b1")
+        try await ref.setValue(json: try JSONValue.parse(#"{"title":"t","scores":[{"points":3},{"points":2.5}]}"#))
+        do {
+            _ = try await ref.getValue(as: Board.self)
+            Issue.record("decoding should fail")
+        } catch {
+            #expect(error.code == .decodingFailed)
+            guard case DecodingError.dataCorrupted(let context)? = error.cause as? DecodingError else {
+                Issue.record("expected dataCorrupted, got \(String(describing: error.cause))")
+                return
+            }
+            let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+            #expect(path == ["scores", "1", "points"])
+        }
+    }
+
     @Test(arguments: ["a.b", "a$", "x#", "[y]"])
     func invalidKeysAreRefused(key: String) async throws {
         let db = Database.inMemory()
