@@ -7,7 +7,7 @@ import Testing
 /// can give a closure written inside an `#expect`/`#require` argument the same symbol as another closure of the same
 /// type in the same enclosing closure, and then both call sites run one of the two bodies (seen here: a test waited
 /// 15 s on the previous expectation's condition). `scripts/check-test-closures` refuses the pattern.
-func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+func eventually(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return true }
@@ -20,7 +20,7 @@ func eventually(timeout: Duration = .seconds(10), _ condition: () async throws -
 /// otherwise. Returns whether it held.
 @discardableResult
 func expectEventually(
-    timeout: Duration = .seconds(10), _ comment: @autoclosure () -> Comment? = nil,
+    timeout: Duration = .seconds(30), _ comment: @autoclosure () -> Comment? = nil,
     sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let held = try await eventually(timeout: timeout, condition)

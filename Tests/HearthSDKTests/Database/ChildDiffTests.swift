@@ -29,12 +29,15 @@ struct ChildDiffTests {
     }
 
     @Test("the pass per change and the full sort agree, below and above the threshold")
-    func fewChangesMatchTheFullDiff() {
+    func fewChangesMatchTheFullDiff() async {
         var rng = SplitMix64(seed: 7)
         let keys = (0..<40).map { "k\($0)" } + ["1", "2", "10", "-3", "é", "e\u{301}"]
         var compared = 0
         var fewCompared = 0
-        for _ in 0..<2_000 {
+        // Few enough to stay well under a second in a debug build, and yielding now and then: a long synchronous test
+        // holds one of the few threads the other tests' engines run on.
+        for round in 0..<400 {
+            if round % 20 == 0 { await Task.yield() }
             // Lists without priorities take a shortcut in priority order (it is key order then).
             let priorities = Bool.random(using: &rng)
             let old = Self.randomList(&rng, keys: keys, priorities: priorities)
@@ -53,8 +56,8 @@ struct ChildDiffTests {
             }
         }
         // Both paths were exercised.
-        #expect(fewCompared > 1_000)
-        #expect(compared - fewCompared > 1_000)
+        #expect(fewCompared > 300)
+        #expect(compared - fewCompared > 300)
     }
 
     @Test func leavesAndEmptyNodesHaveNoChildEvents() {

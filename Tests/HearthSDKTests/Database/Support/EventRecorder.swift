@@ -34,7 +34,7 @@ final class EventRecorder<Element: Sendable>: Sendable {
 
     /// Waits until at least `count` elements arrived (fails the test after `timeout`).
     @discardableResult
-    func wait(for count: Int, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async -> [Element] {
+    func wait(for count: Int, timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async -> [Element] {
         let ok = await eventually(timeout: timeout) { self.all.count >= count || self.isFinished }
         let items = all
         if !ok || items.count < count {
@@ -44,7 +44,7 @@ final class EventRecorder<Element: Sendable>: Sendable {
     }
 
     /// Waits until the sequence ended (with or without an error).
-    func waitUntilFinished(timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation) async {
+    func waitUntilFinished(timeout: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation) async {
         let ok = await eventually(timeout: timeout) { self.isFinished }
         if !ok { Issue.record("The sequence did not finish", sourceLocation: sourceLocation) }
     }
