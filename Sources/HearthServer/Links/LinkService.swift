@@ -47,6 +47,20 @@ public struct LinkService: Sendable {
     public struct Resolved: Sendable {
         public var record: LinkRecord?
         public var link: DynamicLink
+        /// Where a short link lives, worked out once when it is cached: its prefix's host (lower-cased) and path
+        /// without a trailing slash (`""` for `https://ex.page.link`, `/links` for `https://example.com/links`).
+        /// A short link is `<prefixHost><prefixPath>/<suffix>` and is found only there. Empty for long links.
+        var prefixHost = ""
+        var prefixPath = ""
+
+        init(record: LinkRecord?, link: DynamicLink) {
+            self.record = record
+            self.link = link
+            if let record, let prefix = LinkURL(record.prefix) {
+                prefixHost = prefix.host
+                prefixPath = prefix.path.hasSuffix("/") ? String(prefix.path.dropLast()) : prefix.path
+            }
+        }
     }
 
     /// Today, in days since 1970 (UTC).
@@ -180,8 +194,7 @@ public struct LinkService: Sendable {
         guard let slash = url.path.lastIndex(of: "/") else { return nil }
         let segment = url.path[url.path.index(after: slash)...]
         guard LinkSuffixGenerator.isPlausible(segment), let resolved = try await resolve(suffix: String(segment)),
-            let record = resolved.record, let prefix = LinkURL(record.prefix),
-            prefix.host == url.host, record.prefixPath == url.path[..<slash]
+            resolved.prefixHost == url.host, resolved.prefixPath == url.path[..<slash]
         else { return nil }
         return resolved
     }
@@ -216,15 +229,5 @@ final class LinkCache: Sendable {
                 e[suffix] = newValue
             }
         }
-    }
-}
-
-extension LinkRecord {
-    /// The path of the link's prefix, without a trailing slash: `""` for `https://ex.page.link`,
-    /// `/links` for `https://example.com/links`. A short link is `<prefix host><prefixPath>/<suffix>`
-    /// and is found only there.
-    var prefixPath: Substring {
-        guard let path = LinkURL(prefix)?.path else { return "" }
-        return path.hasSuffix("/") ? Substring(path).dropLast() : Substring(path)
     }
 }

@@ -58,7 +58,7 @@ extension LinksController {
             }
             // Unknown: the database answers its own 404 (`{"error": …}`), which REST clients expect for a path without `.json`.
             // A link lives under its own prefix only: `https://example.com/links/AbCd` is not also `/other/AbCd` or `/AbCd`.
-            guard let resolved, let record = resolved.record, record.prefixPath == prefixPath, servesOnHost(request, prefix: record.prefix)
+            guard let resolved, let record = resolved.record, resolved.prefixPath == prefixPath, servesOnHost(request, prefix: record.prefix)
             else { return nil }
             return respond(request, resolved.link, record: resolved.record, query: query)
         }
