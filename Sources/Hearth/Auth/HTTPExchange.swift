@@ -19,13 +19,42 @@ extension URLSession {
     /// `CancellationError`); an HTTP error status is an answer, not a throw.
     func exchange(_ request: URLRequest) async throws -> HTTPExchange {
         let (data, response) = try await data(for: request)
+        return try HTTPExchange(data, response)
+    }
+
+    /// Sends `request` with `body`, calling `sent` with the body's bytes sent so far as they go.
+    func exchange(_ request: URLRequest, uploading body: Data, sent: @escaping @Sendable (Int64) -> Void) async throws -> HTTPExchange {
+        var request = request
+        request.httpBody = nil
+        let (data, response) = try await upload(for: request, from: body, delegate: BodySentDelegate(sent: sent))
+        return try HTTPExchange(data, response)
+    }
+}
+
+/// Passes a task's sent-bytes reports on.
+private final class BodySentDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    let sent: @Sendable (Int64) -> Void
+
+    init(sent: @escaping @Sendable (Int64) -> Void) {
+        self.sent = sent
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
+        sent(totalBytesSent)
+    }
+}
+
+extension HTTPExchange {
+    init(_ data: Data, _ response: URLResponse) throws {
         guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
         var headers: [String: String] = [:]
         for (key, value) in http.allHeaderFields {
             guard let name = key as? String, let text = value as? String else { continue }
             headers[name.lowercased()] = text
         }
-        return HTTPExchange(status: http.statusCode, headers: headers, body: data)
+        self.init(status: http.statusCode, headers: headers, body: data)
     }
 }
 

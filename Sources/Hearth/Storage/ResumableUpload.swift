@@ -11,10 +11,12 @@ struct ResumableUpload: Sendable {
     let data: Data
     let contentType: String
     let metadataJSON: Data
+    let progress: UploadProgressReporter?
 
-    init(reference: StorageReference, data: Data, metadata: StorageMetadata, md5: String) throws {
+    init(reference: StorageReference, data: Data, metadata: StorageMetadata, md5: String, progress: UploadProgressReporter? = nil) throws {
         self.reference = reference
         self.data = data
+        self.progress = progress
         self.contentType = metadata.contentType ?? "application/octet-stream"
         self.metadataJSON = try metadata.writableJSON(name: reference.fullPath, md5Hash: md5)
     }
@@ -52,6 +54,7 @@ struct ResumableUpload: Sendable {
             do {
                 if let done = try await sendChunk(session: session, range: offset..<end, command: command) { return done }
                 offset = end
+                progress?.confirm(Int64(end))  // the server has the chunk, whatever URLSession reported
                 failures = 0
                 chunk = min(chunk * 2, Storage.maxChunkSize)
             } catch let error as StorageError where error.code == .cancelled {
@@ -68,6 +71,7 @@ struct ResumableUpload: Sendable {
                 guard let status = try? await query(session: session) else { continue }
                 if let done = status.final { return done }
                 offset = Int(status.received)
+                progress?.confirm(status.received)
                 chunk = storage.initialChunkSize
             }
         }
@@ -78,7 +82,7 @@ struct ResumableUpload: Sendable {
         let answer = try await storage.send(
             "POST", session.absoluteString,
             headers: ["X-Goog-Upload-Command": command, "X-Goog-Upload-Offset": String(range.lowerBound), "Content-Type": "application/octet-stream"],
-            body: data.subdata(in: range))
+            body: data.subdata(in: range), sent: progress?.requestSent(from: range.lowerBound))
         switch answer.header("X-Goog-Upload-Status") {
         case "final": return try StorageMetadata.decode(answer.body, status: answer.status)
         case "active": return nil

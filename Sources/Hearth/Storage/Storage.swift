@@ -81,22 +81,24 @@ public final class Storage: Sendable {
     }
 
     /// Sends a request with the user's credentials; an HTTP error status becomes a ``StorageError``
-    /// unless listed in `accepting`.
+    /// unless listed in `accepting`. `sent`, when given, hears how many bytes of `body` have gone.
     func send(
-        _ method: String, _ url: String, headers: [String: String] = [:], body: Data? = nil, accepting: Set<Int> = []
+        _ method: String, _ url: String, headers: [String: String] = [:], body: Data? = nil, accepting: Set<Int> = [],
+        sent: (@Sendable (Int64) -> Void)? = nil
     ) async throws -> HTTPExchange {
         guard let target = URL(string: url) else { throw StorageError(code: .invalidArgument, message: "The URL could not be built.") }
         var all = try await authorization()
         all.merge(headers) { _, new in new }
-        let answer = try await exchange(URLRequest(url: target, method: method, headers: all, body: body))
+        let answer = try await exchange(URLRequest(url: target, method: method, headers: all, body: body), sent: sent)
         guard answer.isSuccess || accepting.contains(answer.status) else { throw StorageError(status: answer.status, body: answer.body) }
         return answer
     }
 
     /// URLSession errors as ``StorageError``s (cancellation as `.cancelled`).
-    func exchange(_ request: URLRequest) async throws -> HTTPExchange {
+    func exchange(_ request: URLRequest, sent: (@Sendable (Int64) -> Void)? = nil) async throws -> HTTPExchange {
         do {
             try Task.checkCancellation()
+            if let sent, let body = request.httpBody, !body.isEmpty { return try await session.exchange(request, uploading: body, sent: sent) }
             return try await session.exchange(request)
         } catch is CancellationError {
             throw StorageError.cancelled

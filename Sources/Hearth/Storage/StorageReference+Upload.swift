@@ -8,49 +8,71 @@ extension StorageReference {
     /// arrived and continues from there, up to 5 times in a row). The server checks the bytes
     /// against their MD5 and so does the SDK against the stored object
     /// (``StorageError/Code/checksumMismatch``). Cancelling the task cancels the upload.
+    ///
+    /// `onProgress` hears how many bytes have been sent: 0 first, then as they go, the whole size
+    /// last, and nothing after this method returns. It runs on a background thread and should
+    /// return quickly; hop to the main actor for UI:
+    ///
+    /// ```swift
+    /// try await ref.putData(jpeg, metadata: StorageMetadata(contentType: "image/jpeg")) { progress in
+    ///     Task { @MainActor in model.uploaded = progress.fractionCompleted }
+    /// }
+    /// ```
     @discardableResult
-    public func putData(_ data: Data, metadata: StorageMetadata? = nil) async throws -> StorageMetadata {
+    public func putData(
+        _ data: Data, metadata: StorageMetadata? = nil, onProgress: (@Sendable (StorageProgress) -> Void)? = nil
+    ) async throws -> StorageMetadata {
         try requireObject()
         let md5 = MD5.base64(data)
         var fields = metadata ?? StorageMetadata()
         if fields.contentType == nil { fields.contentType = "application/octet-stream" }
+        let progress = onProgress.map { UploadProgressReporter(totalBytes: data.count, handler: $0) }
+        progress?.confirm(0)
         let result: StorageMetadata
         if data.count > storage.resumableThreshold {
-            let upload = try ResumableUpload(reference: self, data: data, metadata: fields, md5: md5)
+            let upload = try ResumableUpload(reference: self, data: data, metadata: fields, md5: md5, progress: progress)
             let session = try await upload.start()
             result = try await upload.send(session: session, from: 0)
         } else {
-            result = try await multipartUpload(data, metadata: fields, md5: md5)
+            result = try await multipartUpload(data, metadata: fields, md5: md5, progress: progress)
         }
         if let stored = result.md5Hash, stored != md5 { throw StorageError.checksumMismatch("stored object") }
+        progress?.finish()
         return result
     }
 
-    /// Uploads the file at `url` (read into memory, mapped when possible) with ``putData(_:metadata:)``.
+    /// Uploads the file at `url` (read into memory, mapped when possible) with
+    /// ``putData(_:metadata:onProgress:)``.
     @discardableResult
-    public func putFile(from url: URL, metadata: StorageMetadata? = nil) async throws -> StorageMetadata {
+    public func putFile(
+        from url: URL, metadata: StorageMetadata? = nil, onProgress: (@Sendable (StorageProgress) -> Void)? = nil
+    ) async throws -> StorageMetadata {
         let data: Data
         do {
             data = try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {
             throw StorageError(code: .invalidArgument, message: "The file could not be read.", cause: error)
         }
-        return try await putData(data, metadata: metadata)
+        return try await putData(data, metadata: metadata, onProgress: onProgress)
     }
 
     /// One `multipart/related` request: the metadata JSON, then the bytes.
-    private func multipartUpload(_ data: Data, metadata: StorageMetadata, md5: String) async throws -> StorageMetadata {
+    private func multipartUpload(
+        _ data: Data, metadata: StorageMetadata, md5: String, progress: UploadProgressReporter?
+    ) async throws -> StorageMetadata {
         var boundary = Self.boundary()
         while data.range(of: Data(boundary.utf8)) != nil { boundary = Self.boundary() }
         var body = Data()
         body.append(Data("--\(boundary)\r\nContent-Type: application/json; charset=utf-8\r\n\r\n".utf8))
         body.append(try metadata.writableJSON(name: fullPath, md5Hash: md5))
         body.append(Data("\r\n--\(boundary)\r\nContent-Type: \(metadata.contentType ?? "application/octet-stream")\r\n\r\n".utf8))
+        let prefix = body.count
         body.append(data)
         body.append(Data("\r\n--\(boundary)--\r\n".utf8))
         let answer = try await storage.send(
             "POST", storage.objectsURL(bucket: bucket) + "?name=" + URLEncoding.component(fullPath),
-            headers: ["X-Goog-Upload-Protocol": "multipart", "Content-Type": "multipart/related; boundary=\(boundary)"], body: body)
+            headers: ["X-Goog-Upload-Protocol": "multipart", "Content-Type": "multipart/related; boundary=\(boundary)"], body: body,
+            sent: progress?.requestSent(from: 0, after: prefix))
         return try StorageMetadata.decode(answer.body, status: answer.status)
     }
 
