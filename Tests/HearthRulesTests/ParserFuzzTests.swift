@@ -54,9 +54,10 @@ struct ParserFuzzTests {
     }
 
     @Test(arguments: 0..<8)
-    func mutatedDocuments(seed: UInt64) {
+    func mutatedDocuments(seed: UInt64) async {
         var rng = SplitMix64(seed: 0xF022 &+ seed)
-        for _ in 0..<1500 {
+        for round in 0..<1500 {
+            await yieldNowAndThen(round)
             var scalars = Array(Self.seeds.randomElement(using: &rng)!.unicodeScalars)
             for _ in 0..<Int.random(in: 1...4, using: &rng) {
                 guard !scalars.isEmpty else { break }
@@ -75,18 +76,20 @@ struct ParserFuzzTests {
     }
 
     @Test(arguments: 0..<4)
-    func randomExpressions(seed: UInt64) {
+    func randomExpressions(seed: UInt64) async {
         var rng = SplitMix64(seed: 0xE0F5 &+ seed)
-        for _ in 0..<1500 {
+        for round in 0..<1500 {
+            await yieldNowAndThen(round)
             var expr = ""
             for _ in 0..<Int.random(in: 1...25, using: &rng) { expr += Self.fragments.randomElement(using: &rng)! }
             check("{\"rules\": {\"$uid\": {\".write\": \(JSONValue.string(expr).jsonString)}}}")
         }
     }
 
-    @Test func randomBytes() {
+    @Test func randomBytes() async {
         var rng = SplitMix64(seed: 77)
-        for _ in 0..<3000 {
+        for round in 0..<3000 {
+            await yieldNowAndThen(round)
             let bytes = (0..<Int.random(in: 0...80, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             check(String(decoding: bytes, as: UTF8.self))
         }

@@ -202,9 +202,10 @@ struct StorageRulesSafetyTests {
         }
     }
 
-    @Test func mutatedSourcesNeverCrashAndErrorsPointInside() {
+    @Test func mutatedSourcesNeverCrashAndErrorsPointInside() async {
         var random = Random(state: 0x9E37_79B9_7F4A_7C15)
         for round in 0..<1500 {
+            await yieldNowAndThen(round)
             var text = Array(Self.seeds[round % Self.seeds.count])
             for _ in 0..<(1 + random.next(4)) {
                 let at = random.next(text.count + 1)
@@ -240,10 +241,11 @@ struct StorageRulesSafetyTests {
         "(?i)", "(?:", "[^a]", "[a-z]", "\\\\pL", "\\\\b", "\\\\Q", "\\\\E", "\\\\x41", "[[:alpha:]]", "-", "{",
     ]
 
-    @Test func randomRegexesCompileOrFailCleanly() {
+    @Test func randomRegexesCompileOrFailCleanly() async {
         var random = Random(state: 42)
         var compiled = 0
-        for _ in 0..<1500 {
+        for round in 0..<1500 {
+            await yieldNowAndThen(round)
             var pattern = ""
             for _ in 0..<(1 + random.next(8)) { pattern += Self.regexFragments[random.next(Self.regexFragments.count)] }
             let subject = String(repeating: "ab1 ", count: 1 + random.next(30))
