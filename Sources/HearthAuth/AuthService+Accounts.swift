@@ -325,4 +325,33 @@ extension AuthService {
         if rows.count > limit, let last = page.last { m.append(JSONMember("nextPageToken", .string(last.uid))) }
         return .object(m)
     }
+
+    /// A page of accounts as `hearth users export --password-hashes` writes them: batchGet's user JSON, with the
+    /// real hash and salt of every password made here (standard scrypt, ``passwordHashParameters``). A hash
+    /// still in an imported format (the user has not signed in since the import) is left out, since one
+    /// export file has one set of hash parameters; `importedHashesLeftOut` counts those users.
+    public func exportPage(after: String?, limit: Int) async throws -> (users: [JSONValue], importedHashesLeftOut: Int, next: String?) {
+        let rows = try await store.transaction { tx in try tx.accounts(after: after, limit: limit + 1) }
+        var users: [JSONValue] = []
+        var leftOut = 0
+        for row in rows.prefix(limit) {
+            guard let user = try load(row), case .object(var m) = user.userInfo else { continue }
+            m.removeAll { $0.key == "passwordHash" || $0.key == "salt" }
+            if let hash = user.passwordHash, let salt = user.salt {
+                if user.firebaseScrypt == nil && user.importedHash == nil {
+                    m.append(JSONMember("passwordHash", .string(hash)))
+                    m.append(JSONMember("salt", .string(salt)))
+                } else {
+                    leftOut += 1
+                }
+            }
+            users.append(.object(m))
+        }
+        return (users, leftOut, rows.count > limit ? rows.prefix(limit).last?.uid : nil)
+    }
+
+    /// How this server hashes passwords, in the terms of Firebase's STANDARD_SCRYPT import.
+    public var passwordHashParameters: (memoryCost: Int, blockSize: Int, parallelization: Int, derivedKeyLength: Int) {
+        (hasher.rounds, PasswordHasher.blockSize, PasswordHasher.parallelism, PasswordHasher.keyLength)
+    }
 }

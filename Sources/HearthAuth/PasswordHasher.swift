@@ -11,6 +11,10 @@ import Synchronization
 public struct PasswordHasher: Sendable {
     /// scrypt cost (N). 2^14 with r = 8, p = 1 is the common interactive setting.
     public var rounds: Int
+    /// scrypt's r, p and derived key length in bytes: fixed.
+    public static let blockSize = 8
+    public static let parallelism = 1
+    public static let keyLength = 32
 
     public init(rounds: Int = 1 << 14) {
         self.rounds = rounds
@@ -40,7 +44,8 @@ public struct PasswordHasher: Sendable {
 
     private func derive(_ password: String, salt: [UInt8]) throws -> Data {
         let key = try KDF.Scrypt.deriveKey(
-            from: Array(password.utf8), salt: salt, outputByteCount: 32, rounds: rounds, blockSize: 8, parallelism: 1)
+            from: Array(password.utf8), salt: salt, outputByteCount: Self.keyLength, rounds: rounds, blockSize: Self.blockSize,
+            parallelism: Self.parallelism)
         return key.withUnsafeBytes { Data($0) }
     }
 }

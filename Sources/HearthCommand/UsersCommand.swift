@@ -53,7 +53,7 @@ struct UsersCommand: AsyncParsableCommand {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import the JSON that `firebase auth:export` writes (or the same shape from another backend); passwords keep working with their hash parameters.")
+            abstract: "Import the JSON that `firebase auth:export` or `hearth users export --password-hashes` writes (or the same shape from another backend); passwords keep working with their hash parameters.")
         @OptionGroup var location: AccountsLocation
         @Argument(help: "The exported JSON file ({\"users\": [...]}).") var file: String
         @Option(help: "How the passwordHash fields were made: SCRYPT (Firebase's; the default with --hash-key), BCRYPT, STANDARD_SCRYPT, PBKDF2_SHA256 or PBKDF_SHA1.")
@@ -128,33 +128,50 @@ struct UsersCommand: AsyncParsableCommand {
 
     struct Export: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write every account as JSON ({\"users\": [...]}, lookup's user format without password hashes).")
+            abstract: "Write every account as JSON ({\"users\": [...]}, lookup's user format), without password hashes unless asked.")
         @OptionGroup var location: AccountsLocation
+        @Flag(help: "Include the password hashes and salts (standard scrypt), so `users import` elsewhere keeps the passwords working; the import command is printed.")
+        var passwordHashes = false
         @Argument(help: "Output file (- for standard output).") var file = "-"
 
         func run() async throws {
             let service = try location.service()
             var all: [JSONValue] = []
+            var leftOut = 0
             var token: String?
             repeat {
-                let page = try await service.batchGet(maxResults: 1000, pageToken: token)
-                if case .array(let users)? = page["users"] {
-                    // Lookup's format shows a placeholder where a hash is; leave it out, so the
-                    // file never pretends to carry a password another import could use.
-                    all += users.map { user in
-                        guard case .object(var m) = user else { return user }
-                        m.removeAll { $0.key == "passwordHash" || $0.key == "salt" }
-                        return .object(m)
-                    }
-                }
-                token = page["nextPageToken"]?.stringValue
+                // Without --password-hashes, lookup's placeholder where a hash is is left out too,
+                // so the file never pretends to carry a password another import could use.
+                let page = try await service.exportPage(after: token, limit: 1000)
+                all += passwordHashes ? page.users : page.users.map(Self.withoutHash)
+                leftOut += page.importedHashesLeftOut
+                token = page.next
             } while token != nil
+            if passwordHashes {
+                let p = service.passwordHashParameters
+                let target = file == "-" ? "FILE" : file
+                FileHandle.standardError.write(Data("""
+                    password hashes: STANDARD_SCRYPT, N \(p.memoryCost), r \(p.blockSize), p \(p.parallelization), key length \(p.derivedKeyLength)
+                    import with: hearth users import \(target) --hash-algo STANDARD_SCRYPT --mem-cost \(p.memoryCost) --block-size \(p.blockSize) --parallelization \(p.parallelization) --dk-len \(p.derivedKeyLength)
+
+                    """.utf8))
+                if leftOut > 0 {
+                    FileHandle.standardError.write(Data(
+                        "\(leftOut) users still have an imported password hash (no sign-in since the import): written without it\n".utf8))
+                }
+            }
             let out = JSONValue.object([JSONMember("users", .array(all))]).jsonBytes + [0x0A]
             if file == "-" {
                 FileHandle.standardOutput.write(Data(out))
             } else if !FileManager.default.createFile(atPath: file, contents: Data(out), attributes: [.posixPermissions: 0o600]) {
                 throw fail("cannot write \(file)")
             }
+        }
+
+        static func withoutHash(_ user: JSONValue) -> JSONValue {
+            guard case .object(var m) = user else { return user }
+            m.removeAll { $0.key == "passwordHash" || $0.key == "salt" }
+            return .object(m)
         }
     }
 
