@@ -40,7 +40,7 @@ extension AuthService {
             return try await linkEmailPassword(idToken: idToken, email: email, password: password, body: body, now: now)
         }
         let anonymous = email == nil && password == nil
-        var hashed: (hash: String, salt: String)?
+        var hashed: PasswordCredentials?
         if !anonymous {
             try Self.checkCredentials(email: email, password: password)
             // Hashing is slow on purpose: do it before the transaction, not inside it.
@@ -153,7 +153,7 @@ extension AuthService {
         if user.disabled { throw AuthError("USER_DISABLED") }
         // The hash runs outside the store's transaction: it is slow on purpose.
         let matches: Bool
-        var upgrade: (hash: String, salt: String)?
+        var upgrade: PasswordCredentials?
         if let hash = user.passwordHash, let salt = user.salt {
             if let legacy = user.firebaseScrypt {
                 matches = await legacy.verify(password, hash: hash, salt: salt)
@@ -163,7 +163,9 @@ extension AuthService {
                 matches = await imported.verify(password, hash: hash, salt: salt)
                 if matches { upgrade = try await hasher.hash(password) }
             } else {
-                matches = await hasher.verify(password, hash: hash, salt: salt)
+                matches = await hasher.verify(password, hash: hash, salt: salt, cost: user.passwordCost)
+                // A hash made before the server's cost changed is made again with the new one.
+                if matches && hasher.needsRehash(cost: user.passwordCost) { upgrade = try await hasher.hash(password) }
             }
         } else {
             matches = false
@@ -173,7 +175,7 @@ extension AuthService {
         limiter.reset(lower)
         return try await store.transaction { tx in
             guard var current = try self.load(tx.account(uid: user.localId)) else { throw AuthError("EMAIL_NOT_FOUND") }
-            if let rehashed, current.passwordHash == user.passwordHash { current.setPassword(rehashed, at: now) }
+            if let rehashed, current.passwordHash == user.passwordHash { current.rehashPassword(rehashed) }
             current.lastLoginAt = now
             let tokens = try self.issueTokens(for: &current, provider: "password", in: tx, now: now)
             try self.save(current, in: tx)
@@ -326,32 +328,30 @@ extension AuthService {
         return .object(m)
     }
 
-    /// A page of accounts as `hearth users export --password-hashes` writes them: batchGet's user JSON, with the
-    /// real hash and salt of every password made here (standard scrypt, ``passwordHashParameters``). A hash
-    /// still in an imported format (the user has not signed in since the import) is left out, since one
-    /// export file has one set of hash parameters; `importedHashesLeftOut` counts those users.
-    public func exportPage(after: String?, limit: Int) async throws -> (users: [JSONValue], importedHashesLeftOut: Int, next: String?) {
+    /// One account as `hearth users export` sees it.
+    public struct ExportedAccount: Sendable {
+        /// batchGet's user JSON without `passwordHash` and `salt`.
+        public var user: JSONValue
+        /// The password's hash when it is Hearth's own (standard scrypt with ``PasswordCredentials/cost``).
+        public var password: PasswordCredentials?
+        /// The password's hash is still the one an import brought (no sign-in since), in another format.
+        public var hasImportedHash: Bool
+    }
+
+    /// A page of accounts for `hearth users export`, with the password hashes made here.
+    public func exportPage(after: String?, limit: Int) async throws -> (accounts: [ExportedAccount], next: String?) {
         let rows = try await store.transaction { tx in try tx.accounts(after: after, limit: limit + 1) }
-        var users: [JSONValue] = []
-        var leftOut = 0
+        var accounts: [ExportedAccount] = []
         for row in rows.prefix(limit) {
             guard let user = try load(row), case .object(var m) = user.userInfo else { continue }
             m.removeAll { $0.key == "passwordHash" || $0.key == "salt" }
-            if let hash = user.passwordHash, let salt = user.salt {
-                if user.firebaseScrypt == nil && user.importedHash == nil {
-                    m.append(JSONMember("passwordHash", .string(hash)))
-                    m.append(JSONMember("salt", .string(salt)))
-                } else {
-                    leftOut += 1
-                }
+            var password: PasswordCredentials?
+            if let hash = user.passwordHash, let salt = user.salt, user.firebaseScrypt == nil, user.importedHash == nil {
+                password = PasswordCredentials(hash: hash, salt: salt, cost: user.passwordCost ?? PasswordHasher.legacyCost)
             }
-            users.append(.object(m))
+            accounts.append(ExportedAccount(
+                user: .object(m), password: password, hasImportedHash: user.firebaseScrypt != nil || user.importedHash != nil))
         }
-        return (users, leftOut, rows.count > limit ? rows.prefix(limit).last?.uid : nil)
-    }
-
-    /// How this server hashes passwords, in the terms of Firebase's STANDARD_SCRYPT import.
-    public var passwordHashParameters: (memoryCost: Int, blockSize: Int, parallelization: Int, derivedKeyLength: Int) {
-        (hasher.rounds, PasswordHasher.blockSize, PasswordHasher.parallelism, PasswordHasher.keyLength)
+        return (accounts, rows.count > limit ? rows.prefix(limit).last?.uid : nil)
     }
 }

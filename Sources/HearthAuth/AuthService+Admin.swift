@@ -132,7 +132,7 @@ extension AuthService {
                     prepared.append((i, nil, "passwordHash is not a \(imported.algorithm.rawValue) hash"))
                     continue
                 }
-                (user.passwordHash, user.salt, user.firebaseScrypt, user.importedHash) = (h, salt, scrypt, imported)
+                (user.passwordHash, user.salt, user.passwordCost, user.firebaseScrypt, user.importedHash) = (h, salt, nil, scrypt, imported)
             }
             prepared.append((i, user, nil))
         }

@@ -35,7 +35,7 @@ extension AuthService {
             if body["disableUser"] != nil { throw AuthError("OPERATION_NOT_ALLOWED") }
         }
         if let email = body.string("email"), !Self.isValidEmail(email) { throw AuthError("INVALID_EMAIL") }
-        var credentials: (hash: String, salt: String)?
+        var credentials: PasswordCredentials?
         if let password = body.string("password") {
             guard password.count >= 6 else { throw AuthError.weakPassword }
             credentials = try await hasher.hash(password)

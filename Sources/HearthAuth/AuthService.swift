@@ -138,6 +138,7 @@ public final class AuthService: Sendable {
         var visible = user
         visible.passwordHash = nil
         visible.salt = nil
+        visible.passwordCost = nil
         visible.firebaseScrypt = nil
         visible.importedHash = nil
         let payload = Array(try JSONEncoder().encode(visible))

@@ -3,49 +3,77 @@ import _CryptoExtras
 import Foundation
 import Synchronization
 
+/// A password as stored: its scrypt hash and salt (base64), and the scrypt N it was made with.
+public struct PasswordCredentials: Sendable, Hashable {
+    public var hash: String
+    public var salt: String
+    public var cost: Int
+
+    public init(hash: String, salt: String, cost: Int) {
+        self.hash = hash
+        self.salt = salt
+        self.cost = cost
+    }
+}
+
 /// scrypt password hashes with a random salt per password; comparison in constant time.
 ///
 /// Hashing is slow on purpose (~64 ms for N = 2^14 on this project's 2-core machine) and takes
 /// 16 MB, so it runs on a few dedicated serial queues, one per core: never on the server's event
 /// loops or the Swift concurrency pool, and never more hashes at once than cores.
+///
+/// Each hash is stored with its N, so a server whose cost is changed still checks the passwords
+/// hashed before; ``needsRehash(cost:)`` tells sign-in to hash such a password again with the new cost.
 public struct PasswordHasher: Sendable {
-    /// scrypt cost (N). 2^14 with r = 8, p = 1 is the common interactive setting.
+    /// scrypt cost (N) of new hashes. 2^14 with r = 8, p = 1 is the common interactive setting.
     public var rounds: Int
     /// scrypt's r, p and derived key length in bytes: fixed.
     public static let blockSize = 8
     public static let parallelism = 1
     public static let keyLength = 32
+    /// The N of every hash stored before hashes carried their own.
+    public static let legacyCost = 1 << 14
+    /// The N a stored hash may name: a power of two up to 2^18 (256 MiB per hash with r = 8), so
+    /// a damaged record cannot make a check allocate without bound.
+    public static func isUsableCost(_ n: Int) -> Bool {
+        n >= 2 && n <= 1 << 18 && n & (n - 1) == 0
+    }
 
     public init(rounds: Int = 1 << 14) {
         self.rounds = rounds
     }
 
-    /// (hash, salt), both base64.
-    public func hash(_ password: String) async throws -> (hash: String, salt: String) {
+    public func hash(_ password: String) async throws -> PasswordCredentials {
         try await HashingQueues.shared.run { try self.hashNow(password) }
     }
 
-    public func verify(_ password: String, hash: String, salt: String) async -> Bool {
-        (try? await HashingQueues.shared.run { self.verifyNow(password, hash: hash, salt: salt) }) ?? false
+    /// Checks `password` against a stored hash made with N = `cost` (nil: ``legacyCost``).
+    public func verify(_ password: String, hash: String, salt: String, cost: Int?) async -> Bool {
+        (try? await HashingQueues.shared.run { self.verifyNow(password, hash: hash, salt: salt, cost: cost ?? Self.legacyCost) }) ?? false
     }
 
-    func hashNow(_ password: String) throws -> (hash: String, salt: String) {
+    /// Whether a hash made with `cost` (nil: ``legacyCost``) should be replaced by one with ``rounds``.
+    public func needsRehash(cost: Int?) -> Bool {
+        (cost ?? Self.legacyCost) != rounds
+    }
+
+    func hashNow(_ password: String) throws -> PasswordCredentials {
         var rng = SystemRandomNumberGenerator()
         let salt = (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }
-        return (try derive(password, salt: salt).base64EncodedString(), Data(salt).base64EncodedString())
+        return PasswordCredentials(
+            hash: try Self.derive(password, salt: salt, cost: rounds).base64EncodedString(), salt: Data(salt).base64EncodedString(), cost: rounds)
     }
 
-    func verifyNow(_ password: String, hash: String, salt: String) -> Bool {
-        guard let expected = Data(base64Encoded: hash), let saltBytes = Data(base64Encoded: salt),
-            let actual = try? derive(password, salt: Array(saltBytes))
+    func verifyNow(_ password: String, hash: String, salt: String, cost: Int) -> Bool {
+        guard Self.isUsableCost(cost), let expected = Data(base64Encoded: hash), let saltBytes = Data(base64Encoded: salt),
+            let actual = try? Self.derive(password, salt: Array(saltBytes), cost: cost)
         else { return false }
         return constantTimeEqual(Array(expected), Array(actual))
     }
 
-    private func derive(_ password: String, salt: [UInt8]) throws -> Data {
+    private static func derive(_ password: String, salt: [UInt8], cost: Int) throws -> Data {
         let key = try KDF.Scrypt.deriveKey(
-            from: Array(password.utf8), salt: salt, outputByteCount: Self.keyLength, rounds: rounds, blockSize: Self.blockSize,
-            parallelism: Self.parallelism)
+            from: Array(password.utf8), salt: salt, outputByteCount: keyLength, rounds: cost, blockSize: blockSize, parallelism: parallelism)
         return key.withUnsafeBytes { Data($0) }
     }
 }

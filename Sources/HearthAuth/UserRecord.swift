@@ -42,6 +42,8 @@ public struct UserRecord: Codable, Sendable, Hashable {
     /// Base64 scrypt hash and salt.
     public var passwordHash: String?
     public var salt: String?
+    /// The scrypt N of `passwordHash` (absent: `PasswordHasher.legacyCost`, every hash made before it was stored).
+    public var passwordCost: Int?
     public var passwordUpdatedAt: Double?
     /// Set for users imported with Firebase scrypt hashes; replaced by Hearth's own hash at the
     /// first successful sign-in.
@@ -72,12 +74,21 @@ public struct UserRecord: Codable, Sendable, Hashable {
     }
 
     /// Stores a new password hash (Hearth's scheme).
-    public mutating func setPassword(_ credentials: (hash: String, salt: String), at now: Int64) {
-        (passwordHash, salt, passwordUpdatedAt, firebaseScrypt, importedHash) = (credentials.hash, credentials.salt, Double(now), nil, nil)
+    public mutating func setPassword(_ credentials: PasswordCredentials, at now: Int64) {
+        (passwordHash, salt, passwordCost, passwordUpdatedAt) = (credentials.hash, credentials.salt, credentials.cost, Double(now))
+        (firebaseScrypt, importedHash) = (nil, nil)
+    }
+
+    /// Replaces the stored hash of the same password (an imported format or an older cost):
+    /// `passwordUpdatedAt` stays, since the password did not change.
+    public mutating func rehashPassword(_ credentials: PasswordCredentials) {
+        let updated = passwordUpdatedAt
+        setPassword(credentials, at: 0)
+        passwordUpdatedAt = updated
     }
 
     public mutating func removePassword() {
-        (passwordHash, salt, passwordUpdatedAt, firebaseScrypt, importedHash) = (nil, nil, nil, nil, nil)
+        (passwordHash, salt, passwordCost, passwordUpdatedAt, firebaseScrypt, importedHash) = (nil, nil, nil, nil, nil, nil)
     }
 
     /// What lookups show in place of a password hash and salt (base64 of `REDACTED`), as
@@ -189,6 +200,7 @@ extension UserRecord {
             case "phoneNumber": guard let v = value.stringValue else { return nil }; record.phoneNumber = v
             case "passwordHash": guard let v = value.stringValue else { return nil }; record.passwordHash = v
             case "salt": guard let v = value.stringValue else { return nil }; record.salt = v
+            case "passwordCost": guard case .int(let v) = value, let n = Int(exactly: v) else { return nil }; record.passwordCost = n
             case "customAttributes": guard let v = value.stringValue else { return nil }; record.customAttributes = v
             case "passwordUpdatedAt": guard let v = value.doubleValue else { return nil }; record.passwordUpdatedAt = v
             case "lastLoginAt": guard case .int(let v) = value else { return nil }; record.lastLoginAt = v

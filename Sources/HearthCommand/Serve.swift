@@ -28,6 +28,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "full (fsync every commit) or normal (survives crashes, not power loss) (HEARTH_DURABILITY).") var durability: String?
     @Flag(help: "Email-enumeration protection: one INVALID_LOGIN_CREDENTIALS for unknown email and wrong password (HEARTH_EMAIL_PRIVACY).")
     var emailPrivacy = false
+    @Option(help: "log2 of scrypt's N for new password hashes, 12-18 (HEARTH_PASSWORD_COST; default 14: ~35-65 ms and 16 MiB per hash here). Older hashes keep working and move to the new cost at their next sign-in.")
+    var passwordCost: Int?
     @Option(help: "How clients reach this server, the base of links in auth emails, e.g. https://api.example.com (HEARTH_PUBLIC_URL).")
     var publicURL: String?
     @Option(help: "Comma-separated hosts an email link's continueUrl may point to, besides localhost and the public URL's (HEARTH_AUTHORIZED_DOMAINS).")
@@ -66,6 +68,7 @@ struct Serve: AsyncParsableCommand {
         if let maxBodyBytes { s.maxBodyBytes = maxBodyBytes }
         if let durability { s.durability = durability }
         if emailPrivacy { s.emailPrivacy = true }
+        if let passwordCost { s.passwordCost = passwordCost }
         if let publicURL { s.publicURL = publicURL }
         if let authorizedDomains { s.authorizedDomains = Settings.list(authorizedDomains) }
         if let smtpHost { s.smtp.host = smtpHost }
@@ -99,6 +102,9 @@ struct Serve: AsyncParsableCommand {
             let durability = SQLiteStore.Durability(rawValue: settings.durability)
         else {
             throw fail("invalid port, body limit or durability (full|normal)", .badConfiguration)
+        }
+        guard Settings.passwordCosts.contains(settings.passwordCost) else {
+            throw fail("the password cost must be 12-18 (log2 of scrypt's N; got \(settings.passwordCost))", .badConfiguration)
         }
         let folder = URL(fileURLWithPath: settings.data).standardizedFileURL.path
         do {
@@ -161,7 +167,8 @@ struct Serve: AsyncParsableCommand {
             }
             let deliveryLogger = logger
             auth = AuthService(
-                projectID: settings.project, store: accounts, keys: keys, options: options, sender: sender,
+                projectID: settings.project, store: accounts, keys: keys, hasher: PasswordHasher(rounds: 1 << settings.passwordCost),
+                options: options, sender: sender,
                 onDeliveryFailure: { channel, purpose, error in
                     deliveryLogger.error("could not send \(channel.rawValue) (\(purpose)): \(error)")
                 })

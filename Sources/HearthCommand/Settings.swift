@@ -14,6 +14,9 @@ struct Settings {
     var durability = "full"
     /// Answer `INVALID_LOGIN_CREDENTIALS` for both unknown emails and wrong passwords.
     var emailPrivacy = false
+    /// log2 of the scrypt N new password hashes use.
+    var passwordCost = 14
+    static let passwordCosts = 12...18
     /// How the outside world reaches this server: the base of links in auth emails.
     var publicURL: String?
     /// Hosts a `continueUrl` in auth emails may point to (besides localhost and the public URL's host).
@@ -111,6 +114,7 @@ struct Settings {
             case ("maxBodyBytes", .int(let i)): maxBodyBytes = Int(i)
             case ("durability", .string(let s)): durability = s
             case ("emailPrivacy", .bool(let b)): emailPrivacy = b
+            case ("passwordCost", .int(let i)): passwordCost = Int(clamping: i)
             case ("publicURL", .string(let s)): publicURL = s
             case ("authorizedDomains", .array(let items)):
                 authorizedDomains = try items.map {
@@ -143,6 +147,10 @@ struct Settings {
         }
         if let v = env["HEARTH_DURABILITY"] { durability = v }
         if let v = env["HEARTH_EMAIL_PRIVACY"] { emailPrivacy = ["1", "true", "yes"].contains(v.lowercased()) }
+        if let v = env["HEARTH_PASSWORD_COST"] {
+            guard let n = Int(v) else { throw Failure(description: "HEARTH_PASSWORD_COST must be a number") }
+            passwordCost = n
+        }
         if let v = env["HEARTH_PUBLIC_URL"] { publicURL = v }
         if let v = env["HEARTH_AUTHORIZED_DOMAINS"] { authorizedDomains = Self.list(v) }
         if let v = env["HEARTH_LINK_DOMAINS"] { links.domains = Self.rawList(v) }

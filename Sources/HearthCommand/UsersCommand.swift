@@ -136,29 +136,41 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let service = try location.service()
-            var all: [JSONValue] = []
-            var leftOut = 0
+            var accounts: [AuthService.ExportedAccount] = []
             var token: String?
             repeat {
-                // Without --password-hashes, lookup's placeholder where a hash is is left out too,
-                // so the file never pretends to carry a password another import could use.
                 let page = try await service.exportPage(after: token, limit: 1000)
-                all += passwordHashes ? page.users : page.users.map(Self.withoutHash)
-                leftOut += page.importedHashesLeftOut
+                accounts += page.accounts
                 token = page.next
             } while token != nil
+            var all = accounts.map(\.user)
             if passwordHashes {
-                let p = service.passwordHashParameters
-                let target = file == "-" ? "FILE" : file
-                FileHandle.standardError.write(Data("""
-                    password hashes: STANDARD_SCRYPT, N \(p.memoryCost), r \(p.blockSize), p \(p.parallelization), key length \(p.derivedKeyLength)
-                    import with: hearth users import \(target) --hash-algo STANDARD_SCRYPT --mem-cost \(p.memoryCost) --block-size \(p.blockSize) --parallelization \(p.parallelization) --dk-len \(p.derivedKeyLength)
-
-                    """.utf8))
-                if leftOut > 0 {
-                    FileHandle.standardError.write(Data(
-                        "\(leftOut) users still have an imported password hash (no sign-in since the import): written without it\n".utf8))
+                // One file, one set of hash parameters: the cost most passwords were hashed with.
+                // (Sign-ins move older hashes to the server's current cost.)
+                let costs = Dictionary(accounts.compactMap(\.password).map { ($0.cost, 1) }, uniquingKeysWith: +)
+                let cost = costs.max { ($0.value, $0.key) < ($1.value, $1.key) }?.key ?? PasswordHasher.legacyCost
+                var otherCost = 0
+                for (i, account) in accounts.enumerated() {
+                    guard let password = account.password else { continue }
+                    guard password.cost == cost, case .object(var m) = all[i] else {
+                        otherCost += 1
+                        continue
+                    }
+                    m.append(JSONMember("passwordHash", .string(password.hash)))
+                    m.append(JSONMember("salt", .string(password.salt)))
+                    all[i] = .object(m)
                 }
+                let (r, p, length) = (PasswordHasher.blockSize, PasswordHasher.parallelism, PasswordHasher.keyLength)
+                let target = file == "-" ? "FILE" : file
+                var said = """
+                    password hashes: STANDARD_SCRYPT, N \(cost), r \(r), p \(p), key length \(length)
+                    import with: hearth users import \(target) --hash-algo STANDARD_SCRYPT --mem-cost \(cost) --block-size \(r) --parallelization \(p) --dk-len \(length)
+
+                    """
+                let imported = accounts.filter(\.hasImportedHash).count
+                if imported > 0 { said += "\(imported) users still have an imported password hash (no sign-in since the import): written without it\n" }
+                if otherCost > 0 { said += "\(otherCost) users have a password hashed with another N (no sign-in since the cost changed): written without it\n" }
+                FileHandle.standardError.write(Data(said.utf8))
             }
             let out = JSONValue.object([JSONMember("users", .array(all))]).jsonBytes + [0x0A]
             if file == "-" {
@@ -166,12 +178,6 @@ struct UsersCommand: AsyncParsableCommand {
             } else if !FileManager.default.createFile(atPath: file, contents: Data(out), attributes: [.posixPermissions: 0o600]) {
                 throw fail("cannot write \(file)")
             }
-        }
-
-        static func withoutHash(_ user: JSONValue) -> JSONValue {
-            guard case .object(var m) = user else { return user }
-            m.removeAll { $0.key == "passwordHash" || $0.key == "salt" }
-            return .object(m)
         }
     }
 

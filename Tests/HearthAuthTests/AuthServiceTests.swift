@@ -23,10 +23,60 @@ struct AuthServiceTests {
         let b = try await hasher.hash("correct horse")
         #expect(a.salt != b.salt)
         #expect(a.hash != b.hash)
-        #expect(await hasher.verify("correct horse", hash: a.hash, salt: a.salt))
-        #expect(!(await hasher.verify("correct horsE", hash: a.hash, salt: a.salt)))
-        #expect(!(await hasher.verify("correct horse", hash: "not base64!", salt: a.salt)))
+        #expect(a.cost == 1 << 10)
+        #expect(await hasher.verify("correct horse", hash: a.hash, salt: a.salt, cost: a.cost))
+        #expect(!(await hasher.verify("correct horsE", hash: a.hash, salt: a.salt, cost: a.cost)))
+        #expect(!(await hasher.verify("correct horse", hash: "not base64!", salt: a.salt, cost: a.cost)))
         #expect(PasswordHasher().rounds == 1 << 14)
+    }
+
+    @Test func eachHashIsCheckedWithTheCostItWasMadeWith() async throws {
+        let old = PasswordHasher(rounds: 1 << 6)
+        let new = PasswordHasher(rounds: 1 << 8)
+        let made = try await old.hash("pa55word")
+        // A server whose cost changed still checks the old hash, with the old cost, and asks for a new one.
+        #expect(await new.verify("pa55word", hash: made.hash, salt: made.salt, cost: made.cost))
+        #expect(!(await new.verify("pa55word", hash: made.hash, salt: made.salt, cost: new.rounds)))
+        #expect(new.needsRehash(cost: made.cost))
+        #expect(!old.needsRehash(cost: made.cost))
+        // Hashes stored before costs were recorded were all made with 2^14.
+        let legacy = try await PasswordHasher().hash("pa55word")
+        #expect(await new.verify("pa55word", hash: legacy.hash, salt: legacy.salt, cost: nil))
+        #expect(new.needsRehash(cost: nil))
+        #expect(!PasswordHasher().needsRehash(cost: nil))
+        // A cost no hash here could have: refused without deriving anything.
+        for cost in [0, 1, 3, 1 << 6 + 1, 1 << 19, 1 << 40, -(1 << 6)] {
+            #expect(!(await old.verify("pa55word", hash: made.hash, salt: made.salt, cost: cost)), "cost \(cost)")
+        }
+    }
+
+    @Test func signInMovesAPasswordToTheServersNewCost() async throws {
+        let store = MemoryAccountStore()
+        func service(cost: Int) -> AuthService {
+            AuthService(projectID: "p1", store: store, key: Self.key, hasher: PasswordHasher(rounds: cost))
+        }
+        let signUp = try await service(cost: 1 << 5).signUp(body(#"{"email":"c@x.io","password":"secret1"}"#), privileged: false)
+        let uid = try #require(signUp["localId"]?.stringValue)
+        func stored() async throws -> UserRecord? {
+            try await store.transaction { tx in try tx.account(uid: uid) }.flatMap { try? JSONDecoder().decode(UserRecord.self, from: $0.record) }
+        }
+        let before = try #require(try await stored())
+        #expect(before.passwordCost == 1 << 5)
+
+        let raised = service(cost: 1 << 7)
+        let signIn = #"{"email":"c@x.io","password":"secret1"}"#
+        await #expect(throws: AuthError.self) { try await raised.signInWithPassword(body(#"{"email":"c@x.io","password":"secret2"}"#)) }
+        #expect(try await stored()?.passwordHash == before.passwordHash, "a wrong password changes nothing")
+        _ = try await raised.signInWithPassword(body(signIn))
+        let after = try #require(try await stored())
+        #expect(after.passwordCost == 1 << 7)
+        #expect(after.passwordHash != before.passwordHash)
+        #expect(after.passwordUpdatedAt == before.passwordUpdatedAt, "the password did not change, only its hash")
+        _ = try await raised.signInWithPassword(body(signIn))
+        #expect(try await stored()?.passwordHash == after.passwordHash, "a hash at the current cost stays")
+        // And back down, for a server that lowered it.
+        _ = try await service(cost: 1 << 5).signInWithPassword(body(signIn))
+        #expect(try await stored()?.passwordCost == 1 << 5)
     }
 
     @Test func tokensVerifyOnlyWithTheirKeyAndProject() async throws {

@@ -18,7 +18,7 @@ struct UserRecordStorageTests {
         full.displayName = "Ada\nLovelace 😀"
         full.photoUrl = "https://x.io/a.png?x=1&y=2"
         full.phoneNumber = "+15555550100"
-        full.setPassword((hash: "aGFzaA==", salt: "c2FsdA=="), at: 1_700_000_000_123)
+        full.setPassword(PasswordCredentials(hash: "aGFzaA==", salt: "c2FsdA==", cost: 1 << 15), at: 1_700_000_000_123)
         full.firebaseScrypt = FirebaseScryptParameters(signerKey: "a2V5", saltSeparator: "Bw==", rounds: 8, memoryCost: 14)
         full.disabled = true
         full.lastLoginAt = 1_700_000_000_999
@@ -50,6 +50,8 @@ struct UserRecordStorageTests {
         #"{"localId":"u","createdAt":1,"validSince":2,"emailVerified":"yes","disabled":false,"linkedProviders":[]}"#,
         #"{"localId":"u","createdAt":1,"validSince":2,"emailVerified":false,"disabled":false,"linkedProviders":[{"rawId":"r"}]}"#,
         #"{"localId":"u","createdAt":1,"validSince":2,"emailVerified":false,"disabled":false,"linkedProviders":[],"firebaseScrypt":{"signerKey":"k"}}"#,
+        #"{"localId":"u","createdAt":1,"validSince":2,"emailVerified":false,"disabled":false,"linkedProviders":[],"passwordCost":"16384"}"#,
+        #"{"localId":"u","createdAt":1,"validSince":2,"emailVerified":false,"disabled":false,"linkedProviders":[],"passwordCost":1.5}"#,
         #"[1]"#,
     ])
     func leavesAnythingElseToTheDecoder(text: String) throws {

@@ -303,6 +303,35 @@ struct ProcessTests {
         #expect(try await server.exitCode() == 0)
     }
 
+    @Test("--password-cost: checked at start; a password hashed at one cost signs in at another and moves to it")
+    func passwordCostCanChangeUnderExistingUsers() async throws {
+        let bad = try HearthProcess(["serve", "--port", "0", "--data", temporaryDataFolder(), "--password-cost", "19"])
+        #expect(try await bad.exitCode() == 6)
+        #expect(bad.stderrText.contains("the password cost must be 12-18"))
+
+        let folder = temporaryDataFolder()
+        let signUp = "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k"
+        let signIn = "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k"
+        let account = #"{"email":"cost@example.com","password":"secret-cost"}"#
+        func exportedCost() async throws -> String {
+            let export = try HearthProcess(["users", "export", "--password-hashes", "--data", folder, folder + "/users.json"])
+            #expect(try await export.exitCode() == 0)
+            return String(export.stderrText.split(separator: "\n").first ?? "")
+        }
+        let low = try await HearthProcess.serve(data: folder, extra: ["--password-cost", "12"])
+        #expect(try await low.request(.POST, signUp, body: account, token: nil).0 == 200)
+        low.signal(SIGTERM)
+        #expect(try await low.exitCode() == 0)
+        #expect(try await exportedCost() == "password hashes: STANDARD_SCRYPT, N 4096, r 8, p 1, key length 32")
+
+        let standard = try await HearthProcess.serve(data: folder)
+        let (status, body) = try await standard.request(.POST, signIn, body: account, token: nil)
+        #expect(status == 200, "\(body)")
+        standard.signal(SIGTERM)
+        #expect(try await standard.exitCode() == 0)
+        #expect(try await exportedCost() == "password hashes: STANDARD_SCRYPT, N 16384, r 8, p 1, key length 32")
+    }
+
     @Test func usersImportFromFirebaseExportListAndClaims() async throws {
         let folder = temporaryDataFolder()
         let export = folder + "/export.json"
