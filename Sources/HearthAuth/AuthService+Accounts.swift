@@ -149,7 +149,14 @@ extension AuthService {
             return AuthError(emailPrivacy ? "INVALID_LOGIN_CREDENTIALS" : code)
         }
         let found = try await store.transaction { tx in try self.load(tx.account(email: lower)) }
-        guard let user = found else { throw failed("EMAIL_NOT_FOUND") }
+        // With enumeration protection, an unknown email (or one without a password) takes as long as a wrong password.
+        func decoy() async {
+            if emailPrivacy { _ = await hasher.verify(password, hash: Self.decoyHash, salt: Self.decoySalt, cost: hasher.rounds) }
+        }
+        guard let user = found else {
+            await decoy()
+            throw failed("EMAIL_NOT_FOUND")
+        }
         if user.disabled { throw AuthError("USER_DISABLED") }
         // The hash runs outside the store's transaction: it is slow on purpose.
         let matches: Bool
@@ -168,6 +175,7 @@ extension AuthService {
                 if matches && hasher.needsRehash(cost: user.passwordCost) { upgrade = try await hasher.hash(password) }
             }
         } else {
+            await decoy()
             matches = false
         }
         guard matches else { throw failed("INVALID_PASSWORD") }
@@ -316,6 +324,10 @@ extension AuthService {
         if let raw = body["maxResults"], raw != .null, body.int64("maxResults") == nil { throw AuthError("INVALID_PAGE_SELECTION") }
         return try await batchGet(maxResults: body.int64("maxResults").map { Int(clamping: $0) }, pageToken: body.string("nextPageToken"))
     }
+
+    /// What an unknown email's password is checked against: no password has this hash.
+    static let decoyHash = String(repeating: "A", count: 43) + "="  // 32 zero bytes
+    static let decoySalt = String(repeating: "A", count: 22) + "=="  // 16 zero bytes
 
     public func batchGet(maxResults: Int?, pageToken: String?) async throws -> JSONValue {
         let limit = maxResults ?? 20

@@ -26,7 +26,7 @@ public struct PasswordCredentials: Sendable, Hashable {
 /// hashed before; ``needsRehash(cost:)`` tells sign-in to hash such a password again with the new cost.
 public struct PasswordHasher: Sendable {
     /// scrypt cost (N) of new hashes. 2^14 with r = 8, p = 1 is the common interactive setting.
-    public var rounds: Int
+    public let rounds: Int
     /// scrypt's r, p and derived key length in bytes: fixed.
     public static let blockSize = 8
     public static let parallelism = 1
@@ -39,7 +39,10 @@ public struct PasswordHasher: Sendable {
         n >= 2 && n <= 1 << 18 && n & (n - 1) == 0
     }
 
+    /// - Parameter rounds: a power of two up to 2^18 (``isUsableCost(_:)``): a hash made with
+    ///   another N could never be checked.
     public init(rounds: Int = 1 << 14) {
+        precondition(Self.isUsableCost(rounds), "scrypt N must be a power of two from 2 to 2^18, not \(rounds)")
         self.rounds = rounds
     }
 
@@ -47,9 +50,14 @@ public struct PasswordHasher: Sendable {
         try await HashingQueues.shared.run { try self.hashNow(password) }
     }
 
+    /// Counts the checks this hasher ran (tests).
+    var checks: CheckCounter?
+
     /// Checks `password` against a stored hash made with N = `cost` (nil: ``legacyCost``).
     public func verify(_ password: String, hash: String, salt: String, cost: Int?) async -> Bool {
-        (try? await HashingQueues.shared.run { self.verifyNow(password, hash: hash, salt: salt, cost: cost ?? Self.legacyCost) }) ?? false
+        let matched = (try? await HashingQueues.shared.run { self.verifyNow(password, hash: hash, salt: salt, cost: cost ?? Self.legacyCost) }) ?? false
+        checks?.count.add(1, ordering: .relaxed)
+        return matched
     }
 
     /// Whether a hash made with `cost` (nil: ``legacyCost``) should be replaced by one with ``rounds``.
@@ -76,6 +84,11 @@ public struct PasswordHasher: Sendable {
             from: Array(password.utf8), salt: salt, outputByteCount: keyLength, rounds: cost, blockSize: blockSize, parallelism: parallelism)
         return key.withUnsafeBytes { Data($0) }
     }
+}
+
+/// How many password checks a hasher ran.
+final class CheckCounter: Sendable {
+    let count = Atomic(0)
 }
 
 /// Compares two byte strings without an early exit.

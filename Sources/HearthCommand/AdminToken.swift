@@ -15,9 +15,7 @@ enum AdminToken {
         }
         var rng = SystemRandomNumberGenerator()
         let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &rng)) }.joined()
-        guard FileManager.default.createFile(atPath: file, contents: Data(token.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteNoPermission)
-        }
+        try OwnerOnlyFile.save(Array(token.utf8), to: file)
         // Printed once, on stdout, so the operator can copy it; never logged.
         // Written unbuffered, so it shows at once even when stdout is a file or a pipe.
         FileHandle.standardOutput.write(Data("Generated admin token (stored in \(file)): \(token)\n".utf8))

@@ -132,6 +132,8 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var location: AccountsLocation
         @Flag(help: "Include the password hashes and salts (standard scrypt), so `users import` elsewhere keeps the passwords working; the import command is printed.")
         var passwordHashes = false
+        @Option(help: "With --password-hashes: write the hashes made with this scrypt N (default: the N most of them have; the others are named on stderr).")
+        var hashN: Int?
         @Argument(help: "Output file (- for standard output).") var file = "-"
 
         func run() async throws {
@@ -148,14 +150,9 @@ struct UsersCommand: AsyncParsableCommand {
                 // One file, one set of hash parameters: the cost most passwords were hashed with.
                 // (Sign-ins move older hashes to the server's current cost.)
                 let costs = Dictionary(accounts.compactMap(\.password).map { ($0.cost, 1) }, uniquingKeysWith: +)
-                let cost = costs.max { ($0.value, $0.key) < ($1.value, $1.key) }?.key ?? PasswordHasher.legacyCost
-                var otherCost = 0
+                let cost = hashN ?? costs.max { ($0.value, $0.key) < ($1.value, $1.key) }?.key ?? PasswordHasher.legacyCost
                 for (i, account) in accounts.enumerated() {
-                    guard let password = account.password else { continue }
-                    guard password.cost == cost, case .object(var m) = all[i] else {
-                        otherCost += 1
-                        continue
-                    }
+                    guard let password = account.password, password.cost == cost, case .object(var m) = all[i] else { continue }
                     m.append(JSONMember("passwordHash", .string(password.hash)))
                     m.append(JSONMember("salt", .string(password.salt)))
                     all[i] = .object(m)
@@ -169,14 +166,16 @@ struct UsersCommand: AsyncParsableCommand {
                     """
                 let imported = accounts.filter(\.hasImportedHash).count
                 if imported > 0 { said += "\(imported) users still have an imported password hash (no sign-in since the import): written without it\n" }
-                if otherCost > 0 { said += "\(otherCost) users have a password hashed with another N (no sign-in since the cost changed): written without it\n" }
+                for (n, count) in costs.sorted(by: { $0.key < $1.key }) where n != cost {
+                    said += "\(count) users have a password hashed with N \(n): written without it (export them with --hash-n \(n))\n"
+                }
                 FileHandle.standardError.write(Data(said.utf8))
             }
             let out = JSONValue.object([JSONMember("users", .array(all))]).jsonBytes + [0x0A]
             if file == "-" {
                 FileHandle.standardOutput.write(Data(out))
-            } else if !FileManager.default.createFile(atPath: file, contents: Data(out), attributes: [.posixPermissions: 0o600]) {
-                throw fail("cannot write \(file)")
+            } else {
+                do { try OwnerOnlyFile.save(out, to: file) } catch { throw fail("cannot write \(file): \(error)") }
             }
         }
     }

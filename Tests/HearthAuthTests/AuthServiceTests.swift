@@ -44,10 +44,12 @@ struct AuthServiceTests {
         #expect(await new.verify("pa55word", hash: legacy.hash, salt: legacy.salt, cost: nil))
         #expect(new.needsRehash(cost: nil))
         #expect(!PasswordHasher().needsRehash(cost: nil))
-        // A cost no hash here could have: refused without deriving anything.
-        for cost in [0, 1, 3, 1 << 6 + 1, 1 << 19, 1 << 40, -(1 << 6)] {
+        // A cost no hash here could have is refused before anything is derived (2^19 would take 512 MiB).
+        for cost in [0, 1, 3, (1 << 6) + 1, 1 << 19, 1 << 40, -(1 << 6)] {
+            #expect(!PasswordHasher.isUsableCost(cost), "cost \(cost)")
             #expect(!(await old.verify("pa55word", hash: made.hash, salt: made.salt, cost: cost)), "cost \(cost)")
         }
+        for cost in [2, 1 << 4, 1 << 14, 1 << 18] { #expect(PasswordHasher.isUsableCost(cost), "cost \(cost)") }
     }
 
     @Test func signInMovesAPasswordToTheServersNewCost() async throws {

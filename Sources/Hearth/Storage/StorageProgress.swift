@@ -21,12 +21,12 @@ public struct StorageProgress: Sendable, Hashable {
 }
 
 /// Hands an upload's progress to the caller's handler: one report per change, in order, none
-/// after the upload returned.
+/// after the upload returned or threw.
 ///
 /// URLSession reports sent bytes on its delegate queue, and those reports can still be queued
 /// when the request's answer has already resumed the upload. So the handler runs under a lock;
-/// a report below what the server has confirmed (an earlier request's, arriving late) is dropped;
-/// and ``finish()`` closes the reporter.
+/// URLSession's reports only ever move progress forward (only the server's word, a confirm, moves
+/// it back); and ``finish()`` or ``close()`` ends the reports.
 final class UploadProgressReporter: Sendable {
     private struct State {
         var reported: Int64 = -1
@@ -43,8 +43,9 @@ final class UploadProgressReporter: Sendable {
         self.handler = handler
     }
 
-    /// `sent` bytes of the data have gone out (URLSession's word); ignored below what the server
-    /// has confirmed.
+    /// `sent` bytes of the data have gone out (URLSession's word); ignored unless it is past the
+    /// last report (a session's delegate queue may be concurrent, and an earlier request's reports
+    /// may come late).
     func report(_ sent: Int64) {
         deliver(sent, confirming: false, finishing: false)
     }
@@ -61,6 +62,11 @@ final class UploadProgressReporter: Sendable {
         deliver(totalBytes, confirming: true, finishing: true)
     }
 
+    /// The upload failed or was cancelled: drops every later report, reporting nothing.
+    func close() {
+        state.withLock { $0.finished = true }
+    }
+
     private func deliver(_ bytes: Int64, confirming: Bool, finishing: Bool) {
         let bytes = min(max(bytes, 0), totalBytes)
         state.withLock { state in
@@ -68,10 +74,10 @@ final class UploadProgressReporter: Sendable {
             state.finished = finishing
             if confirming {
                 state.confirmed = bytes
-            } else if bytes < state.confirmed {
+                guard bytes != state.reported else { return }
+            } else if bytes <= state.reported || bytes < state.confirmed {
                 return
             }
-            guard bytes != state.reported else { return }
             state.reported = bytes
             handler(StorageProgress(completedBytes: bytes, totalBytes: totalBytes))
         }

@@ -10,13 +10,15 @@ extension StorageReference {
     /// (``StorageError/Code/checksumMismatch``). Cancelling the task cancels the upload.
     ///
     /// `onProgress` hears how many bytes have been sent: 0 first, then as they go, the whole size
-    /// last, and nothing after this method returns. It runs on a background thread and should
-    /// return quickly; hop to the main actor for UI:
+    /// last when the upload succeeds, and nothing after this method returns or throws. Reports
+    /// come in order on a background thread; the handler should return quickly. For UI, pass
+    /// them through a stream (a `Task` per report could reach the main actor out of order):
     ///
     /// ```swift
-    /// try await ref.putData(jpeg, metadata: StorageMetadata(contentType: "image/jpeg")) { progress in
-    ///     Task { @MainActor in model.uploaded = progress.fractionCompleted }
-    /// }
+    /// let (updates, sink) = AsyncStream.makeStream(of: StorageProgress.self, bufferingPolicy: .bufferingNewest(1))
+    /// Task { @MainActor in for await p in updates { model.uploaded = p.fractionCompleted } }
+    /// defer { sink.finish() }
+    /// try await ref.putData(jpeg, metadata: StorageMetadata(contentType: "image/jpeg")) { sink.yield($0) }
     /// ```
     @discardableResult
     public func putData(
@@ -27,6 +29,7 @@ extension StorageReference {
         var fields = metadata ?? StorageMetadata()
         if fields.contentType == nil { fields.contentType = "application/octet-stream" }
         let progress = onProgress.map { UploadProgressReporter(totalBytes: data.count, handler: $0) }
+        defer { progress?.close() }
         progress?.confirm(0)
         let result: StorageMetadata
         if data.count > storage.resumableThreshold {
@@ -57,7 +60,7 @@ extension StorageReference {
     }
 
     /// One `multipart/related` request: the metadata JSON, then the bytes.
-    private func multipartUpload(
+    func multipartUpload(
         _ data: Data, metadata: StorageMetadata, md5: String, progress: UploadProgressReporter?
     ) async throws -> StorageMetadata {
         var boundary = Self.boundary()

@@ -85,6 +85,36 @@ struct StorageProgressTests {
         }
     }
 
+    /// The same for a multipart upload: the reports reach the data's size (the metadata part before
+    /// it does not count).
+    @Test func aMultipartRequestPassesURLSessionsSentBytesOn() async throws {
+        try await withAuthStorageServer { server in
+            let storage = try await StorageObjectTests.signedIn(server)
+            let bytes = StorageResumableTests.randomBytes(2 * 1024 * 1024)
+            let log = ProgressLog()
+            let reporter = UploadProgressReporter(totalBytes: bytes.count, handler: log.handler)
+            let metadata = try await storage.reference("multipart.bin").multipartUpload(
+                bytes, metadata: StorageMetadata(contentType: "application/octet-stream"), md5: MD5.base64(bytes), progress: reporter)
+            #expect(metadata.size == Int64(bytes.count))
+            await expectEventually("\(log.completed)") { log.completed.last == Int64(bytes.count) }
+        }
+    }
+
+    @Test func aFailedUploadReportsNothingAfterItThrows() async throws {
+        try await withAuthStorageServer { server in
+            // Signed out: the default rules refuse the upload after its bytes were sent.
+            let storage = Storage(options: server.options(), auth: server.auth())
+            let log = ProgressLog()
+            await #expect(throws: StorageError.self) {
+                try await storage.reference("refused.bin").putData(StorageResumableTests.randomBytes(1024 * 1024), onProgress: log.handler)
+            }
+            let atThrow = log.completed
+            #expect(atThrow.first == 0)
+            try await Task.sleep(nanoseconds: 300_000_000)
+            #expect(log.completed == atThrow, "nothing is reported after putData threw")
+        }
+    }
+
     @Test func anEmptyUploadReportsOnceAsComplete() async throws {
         try await withAuthStorageServer { server in
             let storage = try await StorageObjectTests.signedIn(server)
@@ -102,8 +132,16 @@ struct StorageProgressTests {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-progress-\(UUID().uuidString).bin")
             try bytes.write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
-            let log = ProgressLog()
-            try await storage.reference("files/upload.bin").putFile(from: file, onProgress: log.handler)
+            // As the documentation shows it: reports through a stream, in order, to a consumer.
+            let (updates, sink) = AsyncStream.makeStream(of: StorageProgress.self)
+            let consumer = Task {
+                let log = ProgressLog()
+                for await p in updates { log.handler(p) }
+                return log
+            }
+            try await storage.reference("files/upload.bin").putFile(from: file) { sink.yield($0) }
+            sink.finish()
+            let log = await consumer.value
             Self.checkShape(log, total: bytes.count)
         }
     }
@@ -117,18 +155,32 @@ struct StorageProgressTests {
         let sent = reporter.requestSent(from: 0, after: 100)
         sent(50)
         sent(600)
+        sent(550)  // from a concurrent delegate queue, out of order: dropped
         sent(1150)
         // The server had only 400 after a failure: progress moves back; the next chunk goes on from there.
         reporter.confirm(400)
         reporter.requestSent(from: 400)(100)
         reporter.confirm(700)
-        // A report of the 400... chunk that URLSession delivers after its answer: below the confirmed 700, dropped.
+        // A report of the 400... chunk that URLSession delivers after its answer: not past 700, dropped.
         reporter.requestSent(from: 400)(250)
+        reporter.requestSent(from: 400)(300)
         reporter.finish()
         // And after the end.
         reporter.report(1000)
         reporter.confirm(300)
         reporter.finish()
         #expect(log.completed == [0, 500, 1000, 400, 500, 700, 1000])
+    }
+
+    @Test func aClosedReporterReportsNothing() {
+        let log = ProgressLog()
+        let reporter = UploadProgressReporter(totalBytes: 10, handler: log.handler)
+        reporter.confirm(0)
+        reporter.report(4)
+        reporter.close()
+        reporter.report(8)
+        reporter.confirm(9)
+        reporter.finish()
+        #expect(log.completed == [0, 4])
     }
 }

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Files only their owner may read (exports with password hashes, the admin token).
+///
+/// `FileManager.createFile(atPath:contents:attributes:)` on Linux writes the bytes with the
+/// default mode and sets the requested one afterwards, so for a moment anyone may open the file.
+/// Here the bytes go into a new file that is 0600 from its creation, renamed into place when
+/// complete: a crash leaves the old file or the new one, never a truncated one.
+enum OwnerOnlyFile {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func save(_ bytes: [UInt8], to path: String) throws {
+        let partial = "\(path).\(UInt64.random(in: 0...UInt64.max)).partial"
+        let fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure(description: String(cString: strerror(errno))) }
+        var failure: Failure?
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else {
+                failure = Failure(description: String(cString: strerror(errno)))
+                break
+            }
+            written += n
+        }
+        if failure == nil && fsync(fd) != 0 { failure = Failure(description: String(cString: strerror(errno))) }
+        close(fd)
+        if failure == nil && rename(partial, path) != 0 { failure = Failure(description: String(cString: strerror(errno))) }
+        if let failure {
+            unlink(partial)
+            throw failure
+        }
+    }
+}
