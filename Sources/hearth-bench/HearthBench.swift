@@ -98,6 +98,12 @@ struct HearthBench: ParsableCommand {
     @Option(help: "auth-signin: connections of the admin GET load measured alone and beside the sign-ins.")
     var signinReadConnections = 32
 
+    @Option(help: "auth-signin: milliseconds each sign-in client waits before each request (0: back to back), to pace the sign-ins.")
+    var signinDelayMs = 0
+
+    @Option(help: "The server's --password-cost (log2 of scrypt's N, 12-18; default: the server's, 14).")
+    var passwordCost: Int?
+
     @Option(help: "realtime-connections/realtime-fanout: WebSocket clients, each listening on its own path and /shared.")
     var realtimeConnections = 10_000
 
@@ -117,7 +123,8 @@ struct HearthBench: ParsableCommand {
             (1...10_000_000).contains(items ?? 1), (1...100_000).contains(queries), (1...1000).contains(writes ?? 1),
             (1...3600).contains(duration ?? 1), (1...100).contains(startupRuns), (1...10_000).contains(writeInterval),
             (1...100_000).contains(authTokens), (1...10_000).contains(refreshUsers), (1...10_000).contains(signinUsers),
-            (1...1000).contains(signinClients), (1...10_000).contains(signinReadConnections),
+            (1...1000).contains(signinClients), (1...10_000).contains(signinReadConnections), (0...60_000).contains(signinDelayMs),
+            (12...18).contains(passwordCost ?? 14),
             (1...100_000).contains(realtimeConnections), (1...1000).contains(realtimeWrites),
             (1...60_000).contains(realtimeWriteInterval)
         else { throw ValidationError("an option is out of range") }
@@ -157,7 +164,8 @@ struct HearthBench: ParsableCommand {
             items: items ?? (quick ? 100_000 : 1_000_000), queries: queries, listeners: listeners,
             writes: writes ?? (quick ? 20 : 50), writeIntervalMs: writeInterval, startupRuns: startupRuns,
             authTokens: authTokens, refreshUsers: refreshUsers, signinUsers: signinUsers, signinClients: signinClients,
-            signinReadConnections: signinReadConnections, realtimeConnections: realtimeConnections,
+            signinReadConnections: signinReadConnections, signinDelayMs: signinDelayMs, passwordCost: passwordCost,
+            realtimeConnections: realtimeConnections,
             realtimeWrites: realtimeWrites, realtimeWriteIntervalMs: realtimeWriteInterval)
         let generatorName = wrk.map { "wrk (\($0), \(loadThreads) threads)" } ?? "in-process SwiftNIO (\(loadThreads) event loops)"
         log("server \(binary); scratch \(scratch); load generator: \(generatorName)")
@@ -189,7 +197,9 @@ struct HearthBench: ParsableCommand {
                     }
                     if shared == nil {
                         serverCount += 1
-                        let s = try HearthServerProcess(binary: binary, scratch: scratch, label: "main-\(serverCount)")
+                        let s = try HearthServerProcess(
+                            binary: binary, scratch: scratch, label: "main-\(serverCount)",
+                            extraArguments: passwordCost.map { ["--password-cost", String($0)] } ?? [])
                         shared = s
                         try s.waitUntilReady()
                         log("server pid \(s.pid) on port \(s.port)")

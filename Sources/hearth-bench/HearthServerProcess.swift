@@ -14,14 +14,14 @@ final class HearthServerProcess {
     let process: Subprocess
 
     /// Starts the server; returns immediately after spawning.
-    init(binary: String, scratch: String, label: String) throws {
+    init(binary: String, scratch: String, label: String, extraArguments: [String] = []) throws {
         self.binary = binary
         dataDir = scratch + "/data-\(label)"
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
         port = try freeLocalPort()
         process = try Subprocess(
             executable: binary,
-            arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--data", dataDir, "--dev"],
+            arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--data", dataDir, "--dev"] + extraArguments,
             outputPath: scratch + "/server-\(label).log")
     }
 

@@ -67,6 +67,8 @@ struct LoadRequest: Sendable, Equatable {
     var contentType = "application/json"
     /// Names the run (wrk script file); default: the kind.
     var name: String?
+    /// Milliseconds each connection waits before each request (0: back to back).
+    var delayMs = 0
 
     static let putDistinct = LoadRequest(kind: .putDistinct)
     static let putSame = LoadRequest(kind: .putSame)
@@ -187,7 +189,8 @@ enum WrkDriver {
     /// The Lua script for `request`; with `asUsers`, thread `t` (0-based) sends user `u<t>`'s token (set in `init`,
     /// which runs in the thread's own Lua state after `setup` gave it its `tid`).
     static func script(for request: LoadRequest, threads: Int) -> String {
-        let common = request.authorization(writer: 0).map { "wrk.headers[\"Authorization\"] = \(luaString($0))\n\n" } ?? ""
+        var common = request.authorization(writer: 0).map { "wrk.headers[\"Authorization\"] = \(luaString($0))\n\n" } ?? ""
+        if request.delayMs > 0 { common += "function delay()\n  return \(request.delayMs)\nend\n\n" }
         let threadIDs = """
             local nextid = 0
             function setup(thread)
@@ -391,7 +394,11 @@ final class LoadConnectionHandler: ChannelInboundHandler {
             let now = nowNanos()
             stats.latencies.append(now - sentAt)
             if (200..<300).contains(status) || (request.kind == .redirect && status == 302) { stats.ok += 1 } else { stats.non2xx += 1 }
-            if now < deadline {
+            if now < deadline && request.delayMs > 0 {
+                context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(request.delayMs))) { [self] in
+                    if !done { sendNext(context: context) }
+                }
+            } else if now < deadline {
                 sendNext(context: context)
             } else {
                 finish(context: context)

@@ -24,6 +24,10 @@ struct BenchConfig {
     var signinUsers: Int
     var signinClients: Int
     var signinReadConnections: Int
+    /// auth-signin: milliseconds a sign-in client waits before each request (0: none).
+    var signinDelayMs: Int
+    /// The shared server's `--password-cost` (nil: its default, 14).
+    var passwordCost: Int?
     /// realtime-connections / realtime-fanout: WebSocket clients, writes, and milliseconds between writes.
     var realtimeConnections: Int
     var realtimeWrites: Int
