@@ -332,6 +332,14 @@ struct ProcessTests {
         #expect(status == 200, "\(body)")
         standard.signal(SIGTERM)
         #expect(try await standard.exitCode() == 0)
+        // `users create` hashes as the folder's configured server would.
+        try #"{"passwordCost": 13}"#.write(toFile: folder + "/hearth.json", atomically: true, encoding: .utf8)
+        let created = try HearthProcess(["users", "create", "--email", "cli@example.com", "--password", "secret-cli", "--data", folder])
+        #expect(try await created.exitCode() == 0)
+        #expect(try await exportedCost().contains("1 users have a password hashed with N 8192"))
+        try FileManager.default.removeItem(atPath: folder + "/hearth.json")
+        let cliUser = try HearthProcess(["users", "delete", "--data", folder, created.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)])
+        #expect(try await cliUser.exitCode() == 0)
         // One hash of each N now: the file gets one of them, and stderr names the other.
         let both = try await exportedCost()
         #expect(both.hasPrefix("password hashes: STANDARD_SCRYPT, N 16384, r 8, p 1, key length 32\n"), "\(both)")
