@@ -37,11 +37,8 @@ public struct SigningKey: Sendable {
         }
         let key = try generate()
         // Written aside and renamed into place, so a crash mid-write never leaves a truncated key
-        // that the next start would refuse (the key folder only reads `*.pem`).
-        let partial = path + ".partial"
-        let created = FileManager.default.createFile(
-            atPath: partial, contents: Data(key.privateKey.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
-        if !created || rename(partial, path) != 0 { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        // that the next start would refuse (the key folder only reads `*.pem`); 0600 from its first byte.
+        try OwnerOnlyFile.save(Array(key.privateKey.pemRepresentation.utf8), to: path)
         return key
     }
 

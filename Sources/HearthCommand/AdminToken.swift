@@ -1,4 +1,5 @@
 import Foundation
+import HearthAuth
 import Logging
 
 /// The admin credential: `owner` in dev mode, else `HEARTH_ADMIN_TOKEN`, else a token generated once

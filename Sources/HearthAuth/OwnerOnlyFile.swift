@@ -1,18 +1,21 @@
 import Foundation
 
-/// Files only their owner may read (exports with password hashes, the admin token).
+/// Files only their owner may read (signing keys, exports with password hashes, the admin token).
 ///
 /// `FileManager.createFile(atPath:contents:attributes:)` on Linux writes the bytes with the
 /// default mode and sets the requested one afterwards, so for a moment anyone may open the file.
 /// Here the bytes go into a new file that is 0600 from its creation, renamed into place when
 /// complete: a crash leaves the old file or the new one, never a truncated one.
-enum OwnerOnlyFile {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+public enum OwnerOnlyFile {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    static func save(_ bytes: [UInt8], to path: String) throws {
-        let partial = "\(path).\(UInt64.random(in: 0...UInt64.max)).partial"
+    public static func save(_ bytes: [UInt8], to path: String) throws {
+        // A `.partial` left by a crash is removed first; `O_EXCL` then refuses anything that
+        // reappears there (or could not be removed, like a directory), symlinks included.
+        let partial = path + ".partial"
+        unlink(partial)
         let fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Failure(description: String(cString: strerror(errno))) }
         var failure: Failure?
