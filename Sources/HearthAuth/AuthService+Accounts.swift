@@ -134,6 +134,10 @@ extension AuthService {
 
     // MARK: accounts:signInWithPassword
 
+    /// What an unknown email's password is checked against: no password has this hash.
+    static let decoyHash = String(repeating: "A", count: 43) + "="  // 32 zero bytes
+    static let decoySalt = String(repeating: "A", count: 22) + "=="  // 16 zero bytes
+
     /// - Parameter clientAddress: the caller's IP address, for the per-address rate limit.
     public func signInWithPassword(_ body: JSONValue, clientAddress: String? = nil) async throws -> JSONValue {
         let now = clock()
@@ -325,19 +329,21 @@ extension AuthService {
         return try await batchGet(maxResults: body.int64("maxResults").map { Int(clamping: $0) }, pageToken: body.string("nextPageToken"))
     }
 
-    /// What an unknown email's password is checked against: no password has this hash.
-    static let decoyHash = String(repeating: "A", count: 43) + "="  // 32 zero bytes
-    static let decoySalt = String(repeating: "A", count: 22) + "=="  // 16 zero bytes
-
     public func batchGet(maxResults: Int?, pageToken: String?) async throws -> JSONValue {
         let limit = maxResults ?? 20
         guard (1...1000).contains(limit) else { throw AuthError("INVALID_PAGE_SELECTION") }
-        let rows = try await store.transaction { tx in try tx.accounts(after: pageToken.flatMap { $0.isEmpty ? nil : $0 }, limit: limit + 1) }
-        let page = Array(rows.prefix(limit))
+        let page = try await accountsPage(after: pageToken.flatMap { $0.isEmpty ? nil : $0 }, limit: limit)
         var m = [JSONMember("kind", .string("identitytoolkit#DownloadAccountResponse")),
-                 JSONMember("users", .array(try page.compactMap { try load($0)?.userInfo }))]
-        if rows.count > limit, let last = page.last { m.append(JSONMember("nextPageToken", .string(last.uid))) }
+                 JSONMember("users", .array(page.users.map(\.userInfo)))]
+        if let next = page.next { m.append(JSONMember("nextPageToken", .string(next))) }
         return .object(m)
+    }
+
+    /// Up to `limit` accounts in uid order after `after`, and the uid to continue after when there are more.
+    func accountsPage(after: String?, limit: Int) async throws -> (users: [UserRecord], next: String?) {
+        let rows = try await store.transaction { tx in try tx.accounts(after: after, limit: limit + 1) }
+        let page = rows.prefix(limit)
+        return (try page.compactMap { try load($0) }, rows.count > limit ? page.last?.uid : nil)
     }
 
     /// One account as `hearth users export` sees it.
@@ -352,10 +358,10 @@ extension AuthService {
 
     /// A page of accounts for `hearth users export`, with the password hashes made here.
     public func exportPage(after: String?, limit: Int) async throws -> (accounts: [ExportedAccount], next: String?) {
-        let rows = try await store.transaction { tx in try tx.accounts(after: after, limit: limit + 1) }
+        let page = try await accountsPage(after: after, limit: limit)
         var accounts: [ExportedAccount] = []
-        for row in rows.prefix(limit) {
-            guard let user = try load(row), case .object(var m) = user.userInfo else { continue }
+        for user in page.users {
+            guard case .object(var m) = user.userInfo else { continue }
             m.removeAll { $0.key == "passwordHash" || $0.key == "salt" }
             var password: PasswordCredentials?
             if let hash = user.passwordHash, let salt = user.salt, user.firebaseScrypt == nil, user.importedHash == nil {
@@ -364,6 +370,6 @@ extension AuthService {
             accounts.append(ExportedAccount(
                 user: .object(m), password: password, hasImportedHash: user.firebaseScrypt != nil || user.importedHash != nil))
         }
-        return (accounts, rows.count > limit ? rows.prefix(limit).last?.uid : nil)
+        return (accounts, page.next)
     }
 }

@@ -103,9 +103,8 @@ struct Serve: AsyncParsableCommand {
         else {
             throw fail("invalid port, body limit or durability (full|normal)", .badConfiguration)
         }
-        guard Settings.passwordCosts.contains(settings.passwordCost) else {
-            throw fail("the password cost must be 12-18 (log2 of scrypt's N; got \(settings.passwordCost))", .badConfiguration)
-        }
+        let passwordHashN: Int
+        do { passwordHashN = try settings.passwordHashN() } catch { throw fail("\(error)", .badConfiguration) }
         let folder = URL(fileURLWithPath: settings.data).standardizedFileURL.path
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -167,7 +166,7 @@ struct Serve: AsyncParsableCommand {
             }
             let deliveryLogger = logger
             auth = AuthService(
-                projectID: settings.project, store: accounts, keys: keys, hasher: PasswordHasher(rounds: 1 << settings.passwordCost),
+                projectID: settings.project, store: accounts, keys: keys, hasher: PasswordHasher(rounds: passwordHashN),
                 options: options, sender: sender,
                 onDeliveryFailure: { channel, purpose, error in
                     deliveryLogger.error("could not send \(channel.rawValue) (\(purpose)): \(error)")

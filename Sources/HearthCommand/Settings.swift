@@ -147,14 +147,26 @@ struct Settings {
         }
         if let v = env["HEARTH_DURABILITY"] { durability = v }
         if let v = env["HEARTH_EMAIL_PRIVACY"] { emailPrivacy = ["1", "true", "yes"].contains(v.lowercased()) }
-        if let v = env["HEARTH_PASSWORD_COST"] {
-            guard let n = Int(v) else { throw Failure(description: "HEARTH_PASSWORD_COST must be a number") }
-            passwordCost = n
-        }
+        try applyPasswordCost(environment: env)
         if let v = env["HEARTH_PUBLIC_URL"] { publicURL = v }
         if let v = env["HEARTH_AUTHORIZED_DOMAINS"] { authorizedDomains = Self.list(v) }
         if let v = env["HEARTH_LINK_DOMAINS"] { links.domains = Self.rawList(v) }
         try smtp.apply(environment: env)
+    }
+
+    /// `HEARTH_PASSWORD_COST` alone (the `users` commands read only this of the environment).
+    mutating func applyPasswordCost(environment env: [String: String]) throws {
+        guard let v = env["HEARTH_PASSWORD_COST"] else { return }
+        guard let n = Int(v) else { throw Failure(description: "HEARTH_PASSWORD_COST must be a number") }
+        passwordCost = n
+    }
+
+    /// scrypt's N for new password hashes, once the cost is known to be in range.
+    func passwordHashN() throws -> Int {
+        guard Self.passwordCosts.contains(passwordCost) else {
+            throw Failure(description: "the password cost must be 12-18 (log2 of scrypt's N; got \(passwordCost))")
+        }
+        return 1 << passwordCost
     }
 
     /// `a.com, b.com` → `["a.com", "b.com"]`.

@@ -37,32 +37,26 @@ struct AccountsLocation: ParsableArguments {
                 throw fail(fm.fileExists(atPath: folder) ? "\(folder) has no accounts yet" : "there is no data folder at \(folder)")
             }
         }
-        let cost = try passwordCost()
+        let n = try passwordHashN()
         try fm.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let store = try SQLiteAccountStore(path: accounts)
         return AuthService(
-            projectID: projectID, store: store, keys: try KeyRing.load(folder: folder + "/auth-keys"), hasher: PasswordHasher(rounds: 1 << cost))
+            projectID: projectID, store: store, keys: try KeyRing.load(folder: folder + "/auth-keys"), hasher: PasswordHasher(rounds: n))
     }
 
-    /// The server's `--password-cost` as the folder's config file (or `HEARTH_CONFIG`) and `HEARTH_PASSWORD_COST`
+    /// scrypt's N for the server's `--password-cost` as the folder's config file (or `HEARTH_CONFIG`) and `HEARTH_PASSWORD_COST`
     /// set it, so passwords set here are hashed as the server would hash them.
-    func passwordCost() throws -> Int {
+    func passwordHashN() throws -> Int {
         let env = ProcessInfo.processInfo.environment
         var settings = Settings()
         let file = env["HEARTH_CONFIG"] ?? folder + "/hearth.json"
         do {
             if FileManager.default.fileExists(atPath: file) { try settings.apply(file: file) }
-            if let v = env["HEARTH_PASSWORD_COST"] {
-                guard let n = Int(v) else { throw Settings.Failure(description: "HEARTH_PASSWORD_COST must be a number") }
-                settings.passwordCost = n
-            }
+            try settings.applyPasswordCost(environment: env)
+            return try settings.passwordHashN()
         } catch let failure as Settings.Failure {
             throw fail("\(failure)")
         }
-        guard Settings.passwordCosts.contains(settings.passwordCost) else {
-            throw fail("the password cost must be 12-18 (log2 of scrypt's N; got \(settings.passwordCost))")
-        }
-        return settings.passwordCost
     }
 }
 
