@@ -11,9 +11,9 @@ struct ResumableUpload: Sendable {
     let data: Data
     let contentType: String
     let metadataJSON: Data
-    let progress: UploadProgressReporter?
+    let progress: ProgressReporter?
 
-    init(reference: StorageReference, data: Data, metadata: StorageMetadata, md5: String, progress: UploadProgressReporter? = nil) throws {
+    init(reference: StorageReference, data: Data, metadata: StorageMetadata, md5: String, progress: ProgressReporter? = nil) throws {
         self.reference = reference
         self.data = data
         self.progress = progress

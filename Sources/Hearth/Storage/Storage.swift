@@ -4,6 +4,7 @@ public import FoundationNetworking
 #else
 public import Foundation
 #endif
+import Synchronization
 
 /// Files on a Hearth server, through the Firebase Storage v0 API (so storage rules apply).
 ///
@@ -41,6 +42,39 @@ public final class Storage: Sendable {
         self.session = session
         self.resumableThreshold = resumableThreshold
         self.initialChunkSize = max(256 * 1024, initialChunkSize / (256 * 1024) * (256 * 1024))
+    }
+
+    deinit {
+        downloadSession.withLock { $0?.finishTasksAndInvalidate() }
+    }
+
+    /// The session for downloads that are watched as they arrive (``DownloadRouter``): made on
+    /// first use from ``session``'s configuration, so it has the same settings.
+    private let downloadSession = Mutex<URLSession?>(nil)
+    private let downloads = DownloadRouter()
+
+    /// Sends a GET with the user's credentials, handing the body to `transfer` as it arrives; an
+    /// HTTP error status becomes a ``StorageError`` unless listed in `accepting`.
+    func download(_ url: String, headers: [String: String] = [:], into transfer: DownloadTransfer, accepting: Set<Int> = []) async throws -> HTTPExchange {
+        let request = try await authorizedRequest("GET", url, headers: headers)
+        let session = downloadSession.withLock { current in
+            if let current { return current }
+            let made = URLSession(configuration: self.session.configuration, delegate: downloads, delegateQueue: nil)
+            current = made
+            return made
+        }
+        let answer: HTTPExchange
+        do {
+            answer = try await mapErrors { try await downloads.run(request, on: session, into: transfer) }
+        } catch {
+            transfer.closeReports()
+            throw error
+        }
+        guard answer.isSuccess || accepting.contains(answer.status) else {
+            transfer.closeReports()
+            throw StorageError(status: answer.status, body: answer.body)
+        }
+        return answer
     }
 
     /// The object (or folder) at `path` in the default bucket (``HearthOptions/bucket``);
@@ -86,20 +120,34 @@ public final class Storage: Sendable {
         _ method: String, _ url: String, headers: [String: String] = [:], body: Data? = nil, accepting: Set<Int> = [],
         sent: (@Sendable (Int64) -> Void)? = nil
     ) async throws -> HTTPExchange {
-        guard let target = URL(string: url) else { throw StorageError(code: .invalidArgument, message: "The URL could not be built.") }
-        var all = try await authorization()
-        all.merge(headers) { _, new in new }
-        let answer = try await exchange(URLRequest(url: target, method: method, headers: all, body: body), sent: sent)
+        let answer = try await exchange(authorizedRequest(method, url, headers: headers, body: body), sent: sent)
         guard answer.isSuccess || accepting.contains(answer.status) else { throw StorageError(status: answer.status, body: answer.body) }
         return answer
     }
 
+    /// A request to `url` with the user's credentials and `headers`.
+    private func authorizedRequest(_ method: String, _ url: String, headers: [String: String], body: Data? = nil) async throws -> URLRequest {
+        guard let target = URL(string: url) else { throw StorageError(code: .invalidArgument, message: "The URL could not be built.") }
+        var all = try await authorization()
+        all.merge(headers) { _, new in new }
+        return URLRequest(url: target, method: method, headers: all, body: body)
+    }
+
     /// URLSession errors as ``StorageError``s (cancellation as `.cancelled`).
     func exchange(_ request: URLRequest, sent: (@Sendable (Int64) -> Void)? = nil) async throws -> HTTPExchange {
-        do {
-            try Task.checkCancellation()
+        try await mapErrors {
             if let sent, let body = request.httpBody, !body.isEmpty { return try await session.exchange(request, uploading: body, sent: sent) }
             return try await session.exchange(request)
+        }
+    }
+
+    /// Runs one request, throwing what it throws as a ``StorageError`` (cancellation as `.cancelled`).
+    private func mapErrors(_ request: () async throws -> HTTPExchange) async throws -> HTTPExchange {
+        do {
+            try Task.checkCancellation()
+            return try await request()
+        } catch let error as StorageError {
+            throw error
         } catch is CancellationError {
             throw StorageError.cancelled
         } catch let error as URLError where error.code == .cancelled {

@@ -6,27 +6,100 @@ extension StorageReference {
     ///
     /// When the server answers with the whole object and its MD5 (`x-goog-hash`), the bytes are
     /// checked against it (``StorageError/Code/checksumMismatch``).
-    public func data(maxSize: Int64) async throws -> Data {
+    ///
+    /// `onProgress`, when given, hears the bytes received so far: 0 first, then one report per
+    /// change, in order, and the whole size last when the download succeeds; nothing after this
+    /// call returns or throws. It runs on a URLSession queue; hand the reports to the UI as
+    /// ``putData(_:metadata:onProgress:)`` shows.
+    public func data(maxSize: Int64, onProgress: (@Sendable (StorageProgress) -> Void)? = nil) async throws -> Data {
         try requireObject()
         // One request: ask for the first maxSize+1 bytes; Content-Range tells the full size.
-        let answer = try await storage.send(
-            "GET", objectURL + "?alt=media", headers: ["Range": "bytes=0-\(maxSize)"], accepting: [416])
+        let url = objectURL + "?alt=media"
+        let range = ["Range": "bytes=0-\(maxSize)"]
+        let transfer = onProgress.map { DownloadTransfer(sink: .memory(limit: maxSize < .max ? maxSize + 1 : .max), onProgress: $0) }
+        let answer =
+            if let transfer {
+                try await storage.download(url, headers: range, into: transfer, accepting: [416])
+            } else {
+                try await storage.send("GET", url, headers: range, accepting: [416])
+            }
+        do {
+            let data = try Self.wholeObject(answer, maxSize: maxSize)
+            transfer?.finish()
+            return data
+        } catch {
+            transfer?.closeReports()
+            throw error
+        }
+    }
+
+    /// Checks a ranged download's answer: the object must fit in `maxSize` bytes and match its MD5.
+    private static func wholeObject(_ answer: HTTPExchange, maxSize: Int64) throws -> Data {
         if answer.status == 416 {
             // An empty object has no byte 0.
-            if let total = Self.totalSize(answer.header("Content-Range")), total == 0 { return Data() }
+            if let total = totalSize(answer.header("Content-Range")), total == 0 { return Data() }
             throw StorageError(status: 416, body: answer.body)
         }
-        let total = Self.totalSize(answer.header("Content-Range")) ?? Int64(answer.body.count)
+        let total = totalSize(answer.header("Content-Range")) ?? Int64(answer.body.count)
         guard total <= maxSize, answer.body.count <= maxSize else {
             throw StorageError(
                 code: .downloadSizeExceeded, message: "The object is \(total) bytes, more than the \(maxSize) allowed.", status: answer.status)
         }
-        if answer.status == 200, let expected = Self.md5(fromGoogHash: answer.header("x-goog-hash")), answer.header("Content-Encoding") == nil,
+        if answer.status == 200, let expected = md5(fromGoogHash: answer.header("x-goog-hash")), answer.header("Content-Encoding") == nil,
             MD5.base64(answer.body) != expected
         {
             throw StorageError.checksumMismatch("downloaded bytes")
         }
         return answer.body
+    }
+
+    /// Downloads the object into the file at `fileURL`, streaming it (the object is never held in
+    /// memory whole), and returns `fileURL`.
+    ///
+    /// The bytes go to a new file beside `fileURL` first. Only a download that completed, and
+    /// matched the object's MD5 when the server sent it, replaces `fileURL` (an existing file is
+    /// replaced); a failed or cancelled download leaves `fileURL` as it was and removes the partial
+    /// file. `onProgress` reports as in ``data(maxSize:onProgress:)``.
+    @discardableResult
+    public func write(toFile fileURL: URL, onProgress: (@Sendable (StorageProgress) -> Void)? = nil) async throws -> URL {
+        try requireObject()
+        guard fileURL.isFileURL else { throw StorageError(code: .invalidArgument, message: "The destination is not a file URL.") }
+        let partial = fileURL.deletingLastPathComponent().appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).partial")
+        let handle: FileHandle
+        do {
+            guard FileManager.default.createFile(atPath: partial.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+            handle = try FileHandle(forWritingTo: partial)
+        } catch {
+            throw StorageError(code: .invalidArgument, message: "The file could not be written.", cause: error)
+        }
+        var keep = false
+        defer {
+            try? handle.close()
+            if !keep { try? FileManager.default.removeItem(at: partial) }
+        }
+        let transfer = DownloadTransfer(sink: .file(handle), onProgress: onProgress)
+        let answer = try await storage.download(objectURL + "?alt=media", into: transfer)
+        do {
+            if let expected = Self.md5(fromGoogHash: answer.header("x-goog-hash")), answer.header("Content-Encoding") == nil,
+                transfer.fileMD5 != expected
+            {
+                throw StorageError.checksumMismatch("downloaded bytes")
+            }
+            do {
+                try handle.synchronize()
+                try handle.close()
+                // rename(2) replaces an existing file in one step, and works where it does not exist yet.
+                guard rename(partial.path, fileURL.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            } catch {
+                throw StorageError(code: .invalidArgument, message: "The file could not be written.", cause: error)
+            }
+            keep = true
+            transfer.finish()
+            return fileURL
+        } catch {
+            transfer.closeReports()
+            throw error
+        }
     }
 
     /// The object's metadata.

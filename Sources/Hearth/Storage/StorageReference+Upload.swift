@@ -28,7 +28,7 @@ extension StorageReference {
         let md5 = MD5.base64(data)
         var fields = metadata ?? StorageMetadata()
         if fields.contentType == nil { fields.contentType = "application/octet-stream" }
-        let progress = onProgress.map { UploadProgressReporter(totalBytes: data.count, handler: $0) }
+        let progress = onProgress.map { ProgressReporter(totalBytes: Int64(data.count), handler: $0) }
         defer { progress?.close() }
         progress?.confirm(0)
         let result: StorageMetadata
@@ -61,7 +61,7 @@ extension StorageReference {
 
     /// One `multipart/related` request: the metadata JSON, then the bytes.
     func multipartUpload(
-        _ data: Data, metadata: StorageMetadata, md5: String, progress: UploadProgressReporter?
+        _ data: Data, metadata: StorageMetadata, md5: String, progress: ProgressReporter?
     ) async throws -> StorageMetadata {
         var boundary = Self.boundary()
         while data.range(of: Data(boundary.utf8)) != nil { boundary = Self.boundary() }

@@ -71,7 +71,7 @@ struct StorageProgressTests {
             let storage = try await StorageObjectTests.signedIn(server)
             let bytes = StorageResumableTests.randomBytes(1024 * 1024 + 5)
             let log = ProgressLog()
-            let reporter = UploadProgressReporter(totalBytes: bytes.count, handler: log.handler)
+            let reporter = ProgressReporter(totalBytes: Int64(bytes.count), handler: log.handler)
             let upload = try ResumableUpload(
                 reference: storage.reference("sent.bin"), data: bytes, metadata: StorageMetadata(), md5: MD5.base64(bytes), progress: reporter)
             let session = try await upload.start()
@@ -92,7 +92,7 @@ struct StorageProgressTests {
             let storage = try await StorageObjectTests.signedIn(server)
             let bytes = StorageResumableTests.randomBytes(2 * 1024 * 1024)
             let log = ProgressLog()
-            let reporter = UploadProgressReporter(totalBytes: bytes.count, handler: log.handler)
+            let reporter = ProgressReporter(totalBytes: Int64(bytes.count), handler: log.handler)
             let metadata = try await storage.reference("multipart.bin").multipartUpload(
                 bytes, metadata: StorageMetadata(contentType: "application/octet-stream"), md5: MD5.base64(bytes), progress: reporter)
             #expect(metadata.size == Int64(bytes.count))
@@ -148,7 +148,7 @@ struct StorageProgressTests {
 
     @Test func theReporterDropsRepeatsClampsAndStopsAtFinish() {
         let log = ProgressLog()
-        let reporter = UploadProgressReporter(totalBytes: 1000, handler: log.handler)
+        let reporter = ProgressReporter(totalBytes: 1000, handler: log.handler)
         reporter.confirm(0)
         reporter.report(0)
         // A multipart body: 100 bytes of metadata part, then the data, then the closing boundary.
@@ -174,7 +174,7 @@ struct StorageProgressTests {
 
     @Test func aClosedReporterReportsNothing() {
         let log = ProgressLog()
-        let reporter = UploadProgressReporter(totalBytes: 10, handler: log.handler)
+        let reporter = ProgressReporter(totalBytes: 10, handler: log.handler)
         reporter.confirm(0)
         reporter.report(4)
         reporter.close()

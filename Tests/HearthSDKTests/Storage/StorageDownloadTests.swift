@@ -1,0 +1,254 @@
+import Foundation
+@testable import Hearth
+import Synchronization
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `data(maxSize:onProgress:)` and `write(toFile:onProgress:)`: downloads an app can show a
+/// progress bar for, and downloads into a file that never hold the object in memory.
+@Suite("Storage downloads with progress")
+struct StorageDownloadTests {
+    typealias ProgressLog = StorageProgressTests.ProgressLog
+
+    /// A fresh folder for downloaded files; removed by the caller.
+    static func folder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-download-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func contents(of folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    }
+
+    /// Uploads `count` random bytes to `path`.
+    static func stored(_ storage: Storage, _ path: String, count: Int) async throws -> Data {
+        let bytes = StorageResumableTests.randomBytes(count)
+        try await storage.reference(path).putData(bytes)
+        return bytes
+    }
+
+    @Test func dataReportsItsBytesAsTheyArrive() async throws {
+        try await withAuthStorageServer { server in
+            let storage = try await StorageObjectTests.signedIn(server)
+            let bytes = try await Self.stored(storage, "photos/big.jpg", count: 3 * 1024 * 1024 + 17)
+            let log = ProgressLog()
+            let data = try await storage.reference("photos/big.jpg").data(maxSize: 4 * 1024 * 1024, onProgress: log.handler)
+            #expect(data == bytes)
+            let atReturn = log.all.count
+            StorageProgressTests.checkShape(log, total: bytes.count)
+            // The bytes arrive in many pieces, and each one is reported.
+            #expect(atReturn > 10, "\(log.completed)")
+            #expect(log.all.last?.fractionCompleted == 1)
+            try await Task.sleep(nanoseconds: 200_000_000)
+            #expect(log.all.count == atReturn, "nothing is reported after data(maxSize:) returned")
+        }
+    }
+
+    @Test func anObjectOverTheLimitFailsWithoutAFinalReport() async throws {
+        try await withAuthStorageServer { server in
+            let storage = try await StorageObjectTests.signedIn(server)
+            let bytes = try await Self.stored(storage, "photos/huge.jpg", count: 2 * 1024 * 1024)
+            let log = ProgressLog()
+            let error = await #expect(throws: StorageError.self) {
+                try await storage.reference("photos/huge.jpg").data(maxSize: 100_000, onProgress: log.handler)
+            }
+            #expect(error?.code == .downloadSizeExceeded)
+            // At most maxSize + 1 bytes were asked for, and the object's size is known from the answer.
+            #expect(log.completed.first == 0)
+            #expect((log.completed.last ?? .max) <= 100_001, "\(log.completed)")
+            #expect(Set(log.all.map(\.totalBytes)) == [Int64(bytes.count)])
+        }
+    }
+
+    @Test func aDownloadWithoutAHandlerIsUnchanged() async throws {
+        try await withAuthStorageServer { server in
+            let storage = try await StorageObjectTests.signedIn(server)
+            let bytes = try await Self.stored(storage, "notes.txt", count: 1000)
+            #expect(try await storage.reference("notes.txt").data(maxSize: 1000) == bytes)
+            let error = await #expect(throws: StorageError.self) { try await storage.reference("notes.txt").data(maxSize: 999) }
+            #expect(error?.code == .downloadSizeExceeded)
+        }
+    }
+
+    @Test func errorsAreTypedAndReportNothing() async throws {
+        try await withAuthStorageServer { server in
+            let storage = try await StorageObjectTests.signedIn(server)
+            let log = ProgressLog()
+            let missing = await #expect(throws: StorageError.self) {
+                try await storage.reference("nothing.bin").data(maxSize: 1000, onProgress: log.handler)
+            }
+            #expect(missing?.code == .objectNotFound)
+            // Signed out: the default rules refuse the read.
+            _ = try await Self.stored(storage, "private.bin", count: 10)
+            let outsider = Storage(options: server.options(), auth: server.auth())
+            let refused = await #expect(throws: StorageError.self) {
+                try await outsider.reference("private.bin").data(maxSize: 1000, onProgress: log.handler)
+            }
+            #expect(refused?.code == .unauthenticated || refused?.code == .unauthorized, "\(String(describing: refused))")
+            #expect(log.all.isEmpty, "\(log.completed)")
+        }
+    }
+
+    @Test func anEmptyObjectReportsOnceAsComplete() async throws {
+        try await withAuthStorageServer { server in
+            let storage = try await StorageObjectTests.signedIn(server)
+            try await storage.reference("empty.txt").putData(Data())
+            let log = ProgressLog()
+            #expect(try await storage.reference("empty.txt").data(maxSize: 10, onProgress: log.handler).isEmpty)
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = try await storage.reference("empty.txt").write(toFile: folder.appendingPathComponent("empty.txt"), onProgress: log.handler)
+            #expect(try Data(contentsOf: file).isEmpty)
+            // The ranged GET of an empty object is a 416 (no byte 0), which reports nothing; the file download one 0 of 0.
+            #expect(log.all == [StorageProgress(completedBytes: 0, totalBytes: 0)])
+        }
+    }
+
+    @Test func writeToFileStreamsTheObjectIntoPlace() async throws {
+        try await withAuthStorageServer { server in
+            let storage = try await StorageObjectTests.signedIn(server)
+            let bytes = try await Self.stored(storage, "listings/1/photo.jpg", count: 5 * 1024 * 1024 + 3)
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let destination = folder.appendingPathComponent("photo.jpg")
+            let log = ProgressLog()
+            let written = try await storage.reference("listings/1/photo.jpg").write(toFile: destination, onProgress: log.handler)
+            #expect(written == destination)
+            #expect(try Data(contentsOf: destination) == bytes)
+            #expect(try Self.contents(of: folder) == ["photo.jpg"], "no partial file is left")
+            StorageProgressTests.checkShape(log, total: bytes.count)
+            #expect(log.all.count > 10, "\(log.completed)")
+        }
+    }
+
+    @Test func aFailedDownloadLeavesTheFileAsItWas() async throws {
+        try await withAuthStorageServer { server in
+            let storage = try await StorageObjectTests.signedIn(server)
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let destination = folder.appendingPathComponent("avatar.jpg")
+            try Data("old avatar".utf8).write(to: destination)
+            let error = await #expect(throws: StorageError.self) {
+                try await storage.reference("users/none/avatar.jpg").write(toFile: destination)
+            }
+            #expect(error?.code == .objectNotFound)
+            #expect(try Data(contentsOf: destination) == Data("old avatar".utf8))
+            #expect(try Self.contents(of: folder) == ["avatar.jpg"], "no partial file is left")
+            // A download that succeeds replaces it.
+            let bytes = try await Self.stored(storage, "users/me/avatar.jpg", count: 40_000)
+            try await storage.reference("users/me/avatar.jpg").write(toFile: destination)
+            #expect(try Data(contentsOf: destination) == bytes)
+            #expect(try Self.contents(of: folder) == ["avatar.jpg"])
+        }
+    }
+
+    @Test func aDestinationThatCannotBeWrittenIsAnInvalidArgument() async throws {
+        try await withAuthStorageServer { server in
+            let storage = try await StorageObjectTests.signedIn(server)
+            _ = try await Self.stored(storage, "a.bin", count: 10)
+            let nowhere = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-no-such-folder-\(UUID().uuidString)/a.bin")
+            let error = await #expect(throws: StorageError.self) { try await storage.reference("a.bin").write(toFile: nowhere) }
+            #expect(error?.code == .invalidArgument)
+            let web = await #expect(throws: StorageError.self) {
+                try await storage.reference("a.bin").write(toFile: URL(string: "https://example.com/a.bin")!)
+            }
+            #expect(web?.code == .invalidArgument)
+        }
+    }
+
+    /// Cancelling from the progress handler itself, the way an app's "stop" inside the handler would:
+    /// the download stops with `.cancelled`, no report follows, and no file is left.
+    @Test func cancellingADownloadStopsItAndLeavesNoFile() async throws {
+        try await withAuthStorageServer { server in
+            let storage = try await StorageObjectTests.signedIn(server)
+            let bytes = try await Self.stored(storage, "big.bin", count: 6 * 1024 * 1024)
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let destination = folder.appendingPathComponent("big.bin")
+            let log = ProgressLog()
+            let download = Mutex<Task<URL, any Error>?>(nil)
+            let handler: @Sendable (StorageProgress) -> Void = { progress in
+                log.handler(progress)
+                if progress.completedBytes > 0 { download.withLock { $0 }?.cancel() }
+            }
+            // Held until the task is stored, so the handler can always find it.
+            let task = download.withLock { slot in
+                let task = Task { try await storage.reference("big.bin").write(toFile: destination, onProgress: handler) }
+                slot = task
+                return task
+            }
+            let error = await #expect(throws: StorageError.self) { try await task.value }
+            #expect(error?.code == .cancelled)
+            let atThrow = log.completed
+            #expect((atThrow.last ?? .max) < Int64(bytes.count), "\(atThrow)")
+            try await Task.sleep(nanoseconds: 200_000_000)
+            #expect(log.completed == atThrow, "nothing is reported after the download threw")
+            #expect(try Self.contents(of: folder).isEmpty, "neither the file nor a partial file exists")
+        }
+    }
+
+    /// An object stored gzip-compressed comes compressed to a client that accepts gzip: its size
+    /// after inflation is not known until the end, so the reports say -1 until the last one.
+    @Test func aCompressedDownloadLearnsItsSizeAtTheEnd() async throws {
+        try await withAuthStorageServer { server in
+            let storage = try await StorageObjectTests.signedIn(server)
+            let text = Data(String(repeating: "a wish list entry, ", count: 3000).utf8)
+            try await storage.reference("lists/wishes.txt").putData(
+                Gzip.stored(text), metadata: StorageMetadata(contentType: "text/plain", contentEncoding: "gzip"))
+            let log = ProgressLog()
+            let data = try await storage.reference("lists/wishes.txt").data(maxSize: 1 << 20, onProgress: log.handler)
+            #expect(data == text)
+            #expect(log.all.first == StorageProgress(completedBytes: 0, totalBytes: -1))
+            #expect(log.all.first?.fractionCompleted == 0)
+            #expect(log.all.last == StorageProgress(completedBytes: Int64(text.count), totalBytes: Int64(text.count)))
+            let totalsBeforeTheLast = Set(log.all.dropLast().map(\.totalBytes))
+            #expect(totalsBeforeTheLast == [-1], "\(log.all)")
+        }
+    }
+
+    @Test func theReporterLearnsAnUnknownSizeAtTheEnd() {
+        let log = ProgressLog()
+        let reporter = ProgressReporter(totalBytes: -1, handler: log.handler)
+        reporter.report(0)
+        reporter.report(700)
+        reporter.report(5000)
+        reporter.finish(at: 5000)
+        reporter.report(6000)
+        #expect(log.all.map(\.totalBytes) == [-1, -1, -1, 5000])
+        #expect(log.completed == [0, 700, 5000, 5000])
+        #expect(log.all.map(\.fractionCompleted) == [0, 0, 0, 1])
+    }
+}
+
+/// A gzip member with the data in stored (uncompressed) deflate blocks: valid gzip without a compressor.
+enum Gzip {
+    static func stored(_ data: Data) -> Data {
+        var out = Data([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 0xFF])
+        let bytes = [UInt8](data)
+        var offset = 0
+        repeat {
+            let count = min(65_535, bytes.count - offset)
+            let last: UInt8 = offset + count == bytes.count ? 1 : 0
+            out.append(last)
+            out.append(contentsOf: [UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)])
+            out.append(contentsOf: bytes[offset..<(offset + count)])
+            offset += count
+        } while offset < bytes.count
+        for value in [crc32(bytes), UInt32(truncatingIfNeeded: bytes.count)] {
+            out.append(contentsOf: (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })
+        }
+        return out
+    }
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+}
