@@ -31,7 +31,10 @@ public final class Storage: Sendable {
 
     /// - Parameters:
     ///   - auth: where ID tokens come from; nil sends requests without credentials.
-    ///   - session: the `URLSession` requests go through.
+    ///   - session: the `URLSession` requests go through. Downloads with a progress handler and
+    ///     ``StorageReference/write(toFile:onProgress:)`` run on a session made from its
+    ///     configuration, whose delegate is Hearth's own: a delegate of `session` (custom TLS trust,
+    ///     redirect handling) does not see them.
     public convenience init(options: HearthOptions, auth: Auth? = nil, session: URLSession = .shared) {
         self.init(options: options, auth: auth, session: session, resumableThreshold: 5 * 1024 * 1024, initialChunkSize: 256 * 1024)
     }
@@ -49,7 +52,8 @@ public final class Storage: Sendable {
     }
 
     /// The session for downloads that are watched as they arrive (``DownloadRouter``): made on
-    /// first use from ``session``'s configuration, so it has the same settings.
+    /// first use from ``session``'s configuration, so it has the same settings, but not the
+    /// session's delegate (see ``init(options:auth:session:)``).
     private let downloadSession = Mutex<URLSession?>(nil)
     private let downloads = DownloadRouter()
 

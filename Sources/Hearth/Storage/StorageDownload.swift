@@ -25,7 +25,8 @@ final class DownloadRouter: NSObject, URLSessionDataDelegate, Sendable {
         defer { transfers.withLock { $0[id] = nil } }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                if transfer.start(continuation) { task.resume() }
+                // A task made and never resumed would keep the session from ever being invalidated.
+                if transfer.start(continuation) { task.resume() } else { task.cancel() }
             }
         } onCancel: {
             if transfer.cancel() { task.cancel() }
@@ -40,8 +41,8 @@ final class DownloadRouter: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        transfer(dataTask)?.received(response)
-        completionHandler(.allow)
+        let go = transfer(dataTask)?.received(response) ?? true
+        completionHandler(go ? .allow : .cancel)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
@@ -58,8 +59,8 @@ final class DownloadRouter: NSObject, URLSessionDataDelegate, Sendable {
 final class DownloadTransfer: Sendable {
     /// Where a successful answer's bytes go.
     enum Sink {
-        /// Kept in memory, failing with ``StorageError/Code/downloadSizeExceeded`` past `limit` bytes.
-        case memory(limit: Int64)
+        /// Kept in memory, failing with ``StorageError/Code/downloadSizeExceeded`` past `maxSize` bytes.
+        case memory(maxSize: Int64)
         /// Written to the file behind the handle, and hashed on the way (MD5).
         case file(FileHandle)
     }
@@ -102,6 +103,10 @@ final class DownloadTransfer: Sendable {
     }
 
     /// The caller was cancelled; true when the task has started and must be cancelled.
+    ///
+    /// URLSession carries a task's cancellation out later, on its own queue (on Linux, a body that
+    /// has already arrived still completes without an error), so from here on the transfer refuses
+    /// the answer, drops every byte, and fails with `CancellationError` whatever URLSession says.
     func cancel() -> Bool {
         state.withLock { s in
             s.cancelled = true
@@ -112,30 +117,33 @@ final class DownloadTransfer: Sendable {
     // The reporter's handler is the app's code, and it may cancel the download (which takes this
     // transfer's lock), so reports go out after the lock is released.
 
-    func received(_ response: URLResponse) {
-        let reporter = state.withLock { s -> ProgressReporter? in
-            guard let http = response as? HTTPURLResponse else { return nil }
+    /// Takes the answer's head; false when the transfer was cancelled and the answer must be refused.
+    func received(_ response: URLResponse) -> Bool {
+        let (go, reporter) = state.withLock { s -> (Bool, ProgressReporter?) in
+            guard !s.cancelled else { return (false, nil) }
+            guard let http = response as? HTTPURLResponse else { return (true, nil) }
             s.response = http
-            guard (200..<300).contains(http.statusCode), let onProgress else { return nil }
+            guard (200..<300).contains(http.statusCode), let onProgress else { return (true, nil) }
             s.reporter = ProgressReporter(totalBytes: Self.size(of: http), handler: onProgress)
-            return s.reporter
+            return (true, s.reporter)
         }
         reporter?.report(0)
+        return go
     }
 
     /// Takes a piece of the body; false when the transfer must stop (see ``completed(_:)``).
     func received(_ data: Data) -> Bool {
         let (go, reporter, received) = state.withLock { s -> (Bool, ProgressReporter?, Int64) in
-            guard s.failure == nil else { return (false, nil, 0) }
+            guard s.failure == nil, !s.cancelled else { return (false, nil, 0) }
             guard let status = s.response?.statusCode, (200..<300).contains(status) else {
                 s.body.append(data.prefix(max(Self.errorBodyLimit - s.body.count, 0)))
                 return (true, nil, 0)
             }
             switch s.sink {
-            case .memory(let limit):
-                guard s.received + Int64(data.count) <= limit else {
+            case .memory(let maxSize):
+                guard Int64(data.count) <= maxSize - s.received else {
                     s.failure = StorageError(
-                        code: .downloadSizeExceeded, message: "The object is larger than the \(limit) bytes allowed.", status: status)
+                        code: .downloadSizeExceeded, message: "The object is larger than the \(maxSize) bytes allowed.", status: status)
                     return (false, nil, 0)
                 }
                 s.body.append(data)
@@ -143,7 +151,7 @@ final class DownloadTransfer: Sendable {
                 do {
                     try handle.write(contentsOf: data)
                 } catch {
-                    s.failure = StorageError(code: .invalidArgument, message: "The file could not be written.", cause: error)
+                    s.failure = StorageError.localFile("The file could not be written.", cause: error)
                     return (false, nil, 0)
                 }
                 s.md5.update(data)
@@ -159,6 +167,7 @@ final class DownloadTransfer: Sendable {
         let (continuation, result) = state.withLock { s -> (CheckedContinuation<HTTPExchange, any Error>?, Result<HTTPExchange, any Error>) in
             defer { s.continuation = nil }
             if let failure = s.failure { return (s.continuation, .failure(failure)) }
+            if s.cancelled { return (s.continuation, .failure(CancellationError())) }
             if let error { return (s.continuation, .failure(error)) }
             guard let response = s.response else { return (s.continuation, .failure(URLError(.badServerResponse))) }
             return (s.continuation, Result { try HTTPExchange(s.body, response) })

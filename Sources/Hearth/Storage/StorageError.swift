@@ -14,7 +14,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         fileprivate enum Base: String, Sendable {
             case objectNotFound, unauthorized, unauthenticated, quotaExceeded, checksumMismatch, cancelled
-            case downloadSizeExceeded, invalidArgument, retryLimitExceeded, network, invalidResponse, server
+            case downloadSizeExceeded, invalidArgument, retryLimitExceeded, network, invalidResponse, server, localFile
         }
 
         fileprivate let base: Base
@@ -46,6 +46,9 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         public static let invalidResponse = Code(.invalidResponse)
         /// Any other server error (see ``StorageError/status`` and ``StorageError/serverMessage``).
         public static let server = Code(.server)
+        /// A local file could not be read or written: a missing file or folder, no permission, a full
+        /// disk (see ``StorageError/cause``).
+        public static let localFile = Code(.localFile)
     }
 
     public var code: Code
@@ -80,6 +83,10 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
 
     static func invalidResponse(status: Int) -> StorageError {
         StorageError(code: .invalidResponse, message: "The storage server's answer could not be read.", status: status)
+    }
+
+    static func localFile(_ message: String, cause: any Error) -> StorageError {
+        StorageError(code: .localFile, message: message, cause: cause)
     }
 
     static func checksumMismatch(_ what: String) -> StorageError {

@@ -66,7 +66,7 @@ final class ProgressReporter: Sendable {
         deliver(completed ?? totalBytes, confirming: true, finishing: true)
     }
 
-    /// The upload failed or was cancelled: drops every later report, reporting nothing.
+    /// The transfer failed or was cancelled: drops every later report, reporting nothing.
     func close() {
         state.withLock { $0.finished = true }
     }

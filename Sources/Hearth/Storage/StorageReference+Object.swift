@@ -9,14 +9,17 @@ extension StorageReference {
     ///
     /// `onProgress`, when given, hears the bytes received so far: 0 first, then one report per
     /// change, in order, and the whole size last when the download succeeds; nothing after this
-    /// call returns or throws. It runs on a URLSession queue; hand the reports to the UI as
-    /// ``putData(_:metadata:onProgress:)`` shows.
+    /// call returns or throws. It runs on a URLSession queue (the last report may come from the
+    /// calling task); hand the reports to the UI as ``putData(_:metadata:onProgress:)`` shows.
+    ///
+    /// Cancelling the calling task stops the download (``StorageError/Code/cancelled``).
     public func data(maxSize: Int64, onProgress: (@Sendable (StorageProgress) -> Void)? = nil) async throws -> Data {
         try requireObject()
+        guard maxSize >= 0 else { throw StorageError(code: .invalidArgument, message: "maxSize must not be negative.") }
         // One request: ask for the first maxSize+1 bytes; Content-Range tells the full size.
         let url = objectURL + "?alt=media"
         let range = ["Range": "bytes=0-\(maxSize)"]
-        let transfer = onProgress.map { DownloadTransfer(sink: .memory(limit: maxSize < .max ? maxSize + 1 : .max), onProgress: $0) }
+        let transfer = onProgress.map { DownloadTransfer(sink: .memory(maxSize: maxSize), onProgress: $0) }
         let answer =
             if let transfer {
                 try await storage.download(url, headers: range, into: transfer, accepting: [416])
@@ -25,6 +28,8 @@ extension StorageReference {
             }
         do {
             let data = try Self.wholeObject(answer, maxSize: maxSize)
+            // An empty object's answer is a 416 (it has no byte 0), which no report came with.
+            if answer.status == 416 { onProgress?(StorageProgress(completedBytes: 0, totalBytes: 0)) }
             transfer?.finish()
             return data
         } catch {
@@ -56,10 +61,12 @@ extension StorageReference {
     /// Downloads the object into the file at `fileURL`, streaming it (the object is never held in
     /// memory whole), and returns `fileURL`.
     ///
-    /// The bytes go to a new file beside `fileURL` first. Only a download that completed, and
-    /// matched the object's MD5 when the server sent it, replaces `fileURL` (an existing file is
-    /// replaced); a failed or cancelled download leaves `fileURL` as it was and removes the partial
-    /// file. `onProgress` reports as in ``data(maxSize:onProgress:)``.
+    /// The bytes go to a new file beside `fileURL` first (`.<name>.<UUID>.partial`). Only a
+    /// download that completed, and matched the object's MD5 when the server sent it, replaces
+    /// `fileURL` with it, in one `rename` (an existing file is replaced; the new file has default
+    /// permissions and attributes). A failed or cancelled download leaves `fileURL` as it was and
+    /// removes the partial file; one left by a crash stays. Problems with the file are
+    /// ``StorageError/Code/localFile``. `onProgress` reports as in ``data(maxSize:onProgress:)``.
     @discardableResult
     public func write(toFile fileURL: URL, onProgress: (@Sendable (StorageProgress) -> Void)? = nil) async throws -> URL {
         try requireObject()
@@ -67,10 +74,12 @@ extension StorageReference {
         let partial = fileURL.deletingLastPathComponent().appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).partial")
         let handle: FileHandle
         do {
-            guard FileManager.default.createFile(atPath: partial.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+            guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
             handle = try FileHandle(forWritingTo: partial)
         } catch {
-            throw StorageError(code: .invalidArgument, message: "The file could not be written.", cause: error)
+            throw StorageError.localFile("The file could not be created.", cause: error)
         }
         var keep = false
         defer {
@@ -88,10 +97,14 @@ extension StorageReference {
             do {
                 try handle.synchronize()
                 try handle.close()
-                // rename(2) replaces an existing file in one step, and works where it does not exist yet.
-                guard rename(partial.path, fileURL.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             } catch {
-                throw StorageError(code: .invalidArgument, message: "The file could not be written.", cause: error)
+                throw StorageError.localFile("The file could not be written.", cause: error)
+            }
+            // Cancelled after the last byte: the file stays as it was.
+            if Task.isCancelled { throw StorageError.cancelled }
+            // rename(2) replaces an existing file in one step, and works where it does not exist yet.
+            guard rename(partial.path, fileURL.path) == 0 else {
+                throw StorageError.localFile("The file could not be moved into place.", cause: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO))
             }
             keep = true
             transfer.finish()

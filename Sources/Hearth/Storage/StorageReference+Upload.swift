@@ -54,7 +54,7 @@ extension StorageReference {
         do {
             data = try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {
-            throw StorageError(code: .invalidArgument, message: "The file could not be read.", cause: error)
+            throw StorageError.localFile("The file could not be read.", cause: error)
         }
         return try await putData(data, metadata: metadata, onProgress: onProgress)
     }

@@ -56,10 +56,15 @@ struct StorageDownloadTests {
                 try await storage.reference("photos/huge.jpg").data(maxSize: 100_000, onProgress: log.handler)
             }
             #expect(error?.code == .downloadSizeExceeded)
-            // At most maxSize + 1 bytes were asked for, and the object's size is known from the answer.
+            #expect(error?.message == "The object is larger than the 100000 bytes allowed.")
+            // The download stopped as soon as more than maxSize bytes came; the object's size is known from the answer.
             #expect(log.completed.first == 0)
-            #expect((log.completed.last ?? .max) <= 100_001, "\(log.completed)")
+            #expect((log.completed.last ?? .max) <= 100_000, "\(log.completed)")
             #expect(Set(log.all.map(\.totalBytes)) == [Int64(bytes.count)])
+            let negative = await #expect(throws: StorageError.self) {
+                try await storage.reference("photos/huge.jpg").data(maxSize: -1, onProgress: log.handler)
+            }
+            #expect(negative?.code == .invalidArgument)
         }
     }
 
@@ -102,8 +107,9 @@ struct StorageDownloadTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             let file = try await storage.reference("empty.txt").write(toFile: folder.appendingPathComponent("empty.txt"), onProgress: log.handler)
             #expect(try Data(contentsOf: file).isEmpty)
-            // The ranged GET of an empty object is a 416 (no byte 0), which reports nothing; the file download one 0 of 0.
-            #expect(log.all == [StorageProgress(completedBytes: 0, totalBytes: 0)])
+            // The ranged GET of an empty object is a 416 (no byte 0), and the file download a 200 of 0 bytes: each
+            // reports 0 of 0 once.
+            #expect(log.all == [StorageProgress(completedBytes: 0, totalBytes: 0), StorageProgress(completedBytes: 0, totalBytes: 0)])
         }
     }
 
@@ -151,7 +157,7 @@ struct StorageDownloadTests {
             _ = try await Self.stored(storage, "a.bin", count: 10)
             let nowhere = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-no-such-folder-\(UUID().uuidString)/a.bin")
             let error = await #expect(throws: StorageError.self) { try await storage.reference("a.bin").write(toFile: nowhere) }
-            #expect(error?.code == .invalidArgument)
+            #expect(error?.code == .localFile)
             let web = await #expect(throws: StorageError.self) {
                 try await storage.reference("a.bin").write(toFile: URL(string: "https://example.com/a.bin")!)
             }
@@ -159,35 +165,100 @@ struct StorageDownloadTests {
         }
     }
 
-    /// Cancelling from the progress handler itself, the way an app's "stop" inside the handler would:
-    /// the download stops with `.cancelled`, no report follows, and no file is left.
-    @Test func cancellingADownloadStopsItAndLeavesNoFile() async throws {
+    /// Cancelling from the progress handler itself, the way an app's "stop" inside the handler would,
+    /// at the first report (0, when the answer's head came) or once bytes arrived: the download stops
+    /// with `.cancelled`, no report follows, and no file is left. URLSession may still deliver a body
+    /// that had already arrived; the download must not succeed with it.
+    @Test(arguments: [Int64(0), 1])
+    func cancellingADownloadStopsItAndLeavesNoFile(cancelAtOrAbove: Int64) async throws {
         try await withAuthStorageServer { server in
             let storage = try await StorageObjectTests.signedIn(server)
             let bytes = try await Self.stored(storage, "big.bin", count: 6 * 1024 * 1024)
             let folder = try Self.folder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let destination = folder.appendingPathComponent("big.bin")
+            for round in 0..<3 {
+                let log = ProgressLog()
+                let download = Mutex<Task<URL, any Error>?>(nil)
+                let handler: @Sendable (StorageProgress) -> Void = { progress in
+                    log.handler(progress)
+                    if progress.completedBytes >= cancelAtOrAbove { download.withLock { $0 }?.cancel() }
+                }
+                // Held until the task is stored, so the handler can always find it.
+                let task = download.withLock { slot in
+                    let task = Task { try await storage.reference("big.bin").write(toFile: destination, onProgress: handler) }
+                    slot = task
+                    return task
+                }
+                let error = await #expect(throws: StorageError.self, "round \(round)") { try await task.value }
+                #expect(error?.code == .cancelled)
+                let atThrow = log.completed
+                #expect((atThrow.last ?? .max) < Int64(bytes.count), "\(atThrow)")
+                try await Task.sleep(nanoseconds: 100_000_000)
+                #expect(log.completed == atThrow, "nothing is reported after the download threw")
+                #expect(try Self.contents(of: folder).isEmpty, "neither the file nor a partial file exists")
+            }
+            // The same for a download into memory.
             let log = ProgressLog()
-            let download = Mutex<Task<URL, any Error>?>(nil)
+            let download = Mutex<Task<Data, any Error>?>(nil)
             let handler: @Sendable (StorageProgress) -> Void = { progress in
                 log.handler(progress)
-                if progress.completedBytes > 0 { download.withLock { $0 }?.cancel() }
+                if progress.completedBytes >= cancelAtOrAbove { download.withLock { $0 }?.cancel() }
             }
-            // Held until the task is stored, so the handler can always find it.
             let task = download.withLock { slot in
-                let task = Task { try await storage.reference("big.bin").write(toFile: destination, onProgress: handler) }
+                let task = Task { try await storage.reference("big.bin").data(maxSize: 10 << 20, onProgress: handler) }
                 slot = task
                 return task
             }
             let error = await #expect(throws: StorageError.self) { try await task.value }
             #expect(error?.code == .cancelled)
-            let atThrow = log.completed
-            #expect((atThrow.last ?? .max) < Int64(bytes.count), "\(atThrow)")
-            try await Task.sleep(nanoseconds: 200_000_000)
-            #expect(log.completed == atThrow, "nothing is reported after the download threw")
-            #expect(try Self.contents(of: folder).isEmpty, "neither the file nor a partial file exists")
         }
+    }
+
+    @Test func aDownloadCancelledBeforeItStartsLeavesNoFile() async throws {
+        try await withAuthStorageServer { server in
+            let storage = try await StorageObjectTests.signedIn(server)
+            _ = try await Self.stored(storage, "small.bin", count: 1000)
+            let folder = try Self.folder()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let log = ProgressLog()
+            let task = Task {
+                try await storage.reference("small.bin").write(toFile: folder.appendingPathComponent("small.bin"), onProgress: log.handler)
+            }
+            task.cancel()
+            let error = await #expect(throws: StorageError.self) { try await task.value }
+            #expect(error?.code == .cancelled)
+            #expect(try Self.contents(of: folder).isEmpty)
+            #expect(log.all.isEmpty, "\(log.completed)")
+        }
+    }
+
+    /// Bytes that do not match the MD5 the server sent (`x-goog-hash`) fail the download, and the
+    /// file is not replaced. The server never sends such bytes, so a stub answers here.
+    @Test func bytesThatDoNotMatchTheirMD5AreRefused() async throws {
+        let body = Data("corrupted in transit".utf8)
+        let wrong = MD5.base64(Data("the stored bytes".utf8))
+        StubStorageProtocol.answer(
+            "/v0/b/demo.appspot.com/o/bad.bin",
+            status: 200, headers: ["x-goog-hash": "crc32c=AAAAAA==,md5=\(wrong)", "Content-Length": "\(body.count)"], body: body)
+        let storage = Storage(options: HearthOptions(serverURL: URL(string: "http://stub.invalid")!, projectID: "demo"), session: StubStorageProtocol.session)
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("bad.bin")
+        try Data("kept".utf8).write(to: destination)
+        let log = ProgressLog()
+        let error = await #expect(throws: StorageError.self) { try await storage.reference("bad.bin").write(toFile: destination, onProgress: log.handler) }
+        #expect(error?.code == .checksumMismatch)
+        #expect(try Data(contentsOf: destination) == Data("kept".utf8))
+        #expect(try Self.contents(of: folder) == ["bad.bin"], "no partial file is left")
+        let inMemory = await #expect(throws: StorageError.self) { try await storage.reference("bad.bin").data(maxSize: 100, onProgress: log.handler) }
+        #expect(inMemory?.code == .checksumMismatch)
+        // With the right hash, the same bytes are taken.
+        StubStorageProtocol.answer(
+            "/v0/b/demo.appspot.com/o/good.bin",
+            status: 200, headers: ["x-goog-hash": "md5=\(MD5.base64(body))", "Content-Length": "\(body.count)"], body: body)
+        try await storage.reference("good.bin").write(toFile: destination)
+        #expect(try Data(contentsOf: destination) == body)
     }
 
     /// An object stored gzip-compressed comes compressed to a client that accepts gzip: its size
@@ -221,6 +292,45 @@ struct StorageDownloadTests {
         #expect(log.completed == [0, 700, 5000, 5000])
         #expect(log.all.map(\.fractionCompleted) == [0, 0, 0, 1])
     }
+}
+
+/// Answers requests to `http://stub.invalid` with what a test set for the URL's path.
+final class StubStorageProtocol: URLProtocol, @unchecked Sendable {
+    private struct Answer {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+    }
+
+    private static let answers = Mutex<[String: Answer]>([:])
+
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [StubStorageProtocol.self]
+        return URLSession(configuration: configuration)
+    }()
+
+    static func answer(_ path: String, status: Int, headers: [String: String], body: Data) {
+        answers.withLock { $0[path] = Answer(status: status, headers: headers, body: body) }
+    }
+
+    override class func canInit(with request: URLRequest) -> Bool { request.url?.host == "stub.invalid" }
+
+    override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }
+
+    override func startLoading() {
+        guard let url = request.url, let answer = Self.answers.withLock({ $0[url.path] }),
+            let response = HTTPURLResponse(url: url, statusCode: answer.status, httpVersion: "HTTP/1.1", headerFields: answer.headers)
+        else {
+            client?.urlProtocol(self, didFailWithError: URLError(.fileDoesNotExist))
+            return
+        }
+        client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
+        client?.urlProtocol(self, didLoad: answer.body)
+        client?.urlProtocolDidFinishLoading(self)
+    }
+
+    override func stopLoading() {}
 }
 
 /// A gzip member with the data in stored (uncompressed) deflate blocks: valid gzip without a compressor.

@@ -184,7 +184,7 @@ struct StorageObjectTests {
             let missing = await #expect(throws: StorageError.self) {
                 try await storage.reference("x").putFile(from: folder.appendingPathComponent("nope"))
             }
-            #expect(missing?.code == .invalidArgument)
+            #expect(missing?.code == .localFile)
         }
     }
 }
