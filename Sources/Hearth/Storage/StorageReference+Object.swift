@@ -65,12 +65,14 @@ extension StorageReference {
     /// download that completed, and matched the object's MD5 when the server sent it, replaces
     /// `fileURL` with it, in one `rename` (an existing file is replaced; the new file has default
     /// permissions and attributes). A failed or cancelled download leaves `fileURL` as it was and
-    /// removes the partial file; one left by a crash stays. Problems with the file are
+    /// removes the partial file; one left by a crash is removed by a later download to the same
+    /// `fileURL` once it is an hour old. Problems with the file are
     /// ``StorageError/Code/localFile``. `onProgress` reports as in ``data(maxSize:onProgress:)``.
     @discardableResult
     public func write(toFile fileURL: URL, onProgress: (@Sendable (StorageProgress) -> Void)? = nil) async throws -> URL {
         try requireObject()
         guard fileURL.isFileURL else { throw StorageError(code: .invalidArgument, message: "The destination is not a file URL.") }
+        Self.removeStalePartials(of: fileURL)
         let partial = fileURL.deletingLastPathComponent().appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).partial")
         let handle: FileHandle
         do {
@@ -149,6 +151,29 @@ extension StorageReference {
     public func delete() async throws {
         try requireObject()
         _ = try await storage.send("DELETE", objectURL)
+    }
+
+    /// How long a partial file of a download to the same destination must have been left alone
+    /// before ``write(toFile:onProgress:)`` takes it for one left by a crash and removes it (a
+    /// download in progress writes to its file all the time).
+    static let stalePartialAge: TimeInterval = 3600
+
+    /// Removes partial files of earlier downloads to `fileURL` (`.<name>.<UUID>.partial`) that a
+    /// crash or a killed app left behind; a partial file still being written is kept.
+    static func removeStalePartials(of fileURL: URL, now: Date = Date()) {
+        let folder = fileURL.deletingLastPathComponent()
+        let prefix = ".\(fileURL.lastPathComponent)."
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(".partial") {
+            // Only the names this method makes: the prefix, a UUID, the suffix.
+            let middle = name.dropFirst(prefix.count).dropLast(".partial".count)
+            guard UUID(uuidString: String(middle)) != nil else { continue }
+            let file = folder.appendingPathComponent(name)
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date,
+                now.timeIntervalSince(modified) > stalePartialAge
+            else { continue }
+            try? FileManager.default.removeItem(at: file)
+        }
     }
 
     /// `bytes a-b/total` or `bytes */total` → total.

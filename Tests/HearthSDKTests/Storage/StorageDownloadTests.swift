@@ -233,6 +233,27 @@ struct StorageDownloadTests {
         }
     }
 
+    /// Partial files a crash left behind are removed by the next download to the same file once
+    /// they are an hour old; a fresh one (a download in progress) and files that only look alike stay.
+    @Test func partialFilesLeftByACrashAreRemovedLater() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("photo.jpg")
+        let names = [
+            ".photo.jpg.\(UUID().uuidString).partial",  // old: removed
+            ".photo.jpg.\(UUID().uuidString).partial",  // fresh: kept
+            ".photo.jpg.not-a-uuid.partial",  // not one of ours: kept
+            ".other.jpg.\(UUID().uuidString).partial",  // another destination's: kept
+        ]
+        for name in names { try Data("x".utf8).write(to: folder.appendingPathComponent(name)) }
+        let old = Date().addingTimeInterval(-2 * StorageReference.stalePartialAge)
+        for index in [0, 2, 3] {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: folder.appendingPathComponent(names[index]).path)
+        }
+        StorageReference.removeStalePartials(of: destination)
+        #expect(try Self.contents(of: folder) == names.dropFirst().sorted())
+    }
+
     /// Bytes that do not match the MD5 the server sent (`x-goog-hash`) fail the download, and the
     /// file is not replaced. The server never sends such bytes, so a stub answers here.
     @Test func bytesThatDoNotMatchTheirMD5AreRefused() async throws {
