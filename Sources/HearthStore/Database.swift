@@ -103,7 +103,9 @@ public actor Database {
                         let capture = try triggers?.before(request, tx: tx)
                         let (outcome, change) = try Database.apply(request, tx: tx, now: now, push: pushContext, sequence: seq)
                         if let change {
-                            if let triggers, let capture { queued += try triggers.record(change, before: capture, tx: tx, now: now) }
+                            if let triggers, let capture {
+                                queued += try triggers.record(change, before: capture, tx: tx, now: now, depth: request.triggerDepth + 1)
+                            }
                             changes.append(change)
                             seq += 1
                         }

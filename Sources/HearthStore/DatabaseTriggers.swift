@@ -40,7 +40,8 @@ public struct DatabaseTrigger: Sendable, Hashable {
 ///
 /// Before a request is applied, the current value of every watched location it can touch is read;
 /// after, the new value. A location whose value changed fires each trigger whose kind matches, with
-/// an outbox event carrying the path and both values (export format, so priorities survive).
+/// an outbox event carrying the path, both values (export format, so priorities survive) and the
+/// event's trigger depth (see ``WriteRequest/triggerDepth``).
 struct TriggerRecorder: Sendable {
     /// Triggers grouped by pattern: one capture serves every trigger on the same locations.
     private let groups: [(pattern: PathPattern, triggers: [DatabaseTrigger])]
@@ -92,8 +93,9 @@ struct TriggerRecorder: Sendable {
         }
     }
 
-    /// Enqueues the events for `change` (applied after `capture` was taken). Returns how many.
-    func record(_ change: Change, before capture: Capture, tx: any StoreTransaction, now: Int64) throws -> Int {
+    /// Enqueues the events for `change` (applied after `capture` was taken), each with trigger
+    /// depth `depth`. Returns how many.
+    func record(_ change: Change, before capture: Capture, tx: any StoreTransaction, now: Int64, depth: Int) throws -> Int {
         let written: [Path] = switch change.kind {
         case .put: [change.path]
         case .patch(let entries): entries.map { change.path.appending($0.path) }
@@ -121,7 +123,7 @@ struct TriggerRecorder: Sendable {
                 guard old != new else { continue }
                 var payload: [UInt8]?
                 for trigger in group.triggers where trigger.change.fires(before: old, after: new) {
-                    let bytes = payload ?? Self.payload(path: location, before: old, after: new, time: now)
+                    let bytes = payload ?? Self.payload(path: location, before: old, after: new, time: now, depth: depth)
                     payload = bytes
                     try tx.enqueueEvent(function: trigger.function, payload: bytes, at: now)
                     count += 1
@@ -131,8 +133,8 @@ struct TriggerRecorder: Sendable {
         return count
     }
 
-    /// `{"path":"/a/b","before":…,"after":…,"time":ms}`.
-    static func payload(path: Path, before: Node, after: Node, time: Int64) -> [UInt8] {
+    /// `{"path":"/a/b","before":…,"after":…,"time":ms,"depth":n}`.
+    static func payload(path: Path, before: Node, after: Node, time: Int64, depth: Int) -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         w.key("path")
@@ -146,6 +148,9 @@ struct TriggerRecorder: Sendable {
         w.separator(first: false)
         w.key("time")
         w.write(time)
+        w.separator(first: false)
+        w.key("depth")
+        w.write(Int64(depth))
         w.endObject(empty: false)
         return w.bytes
     }

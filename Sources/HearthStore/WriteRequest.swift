@@ -30,6 +30,11 @@ public struct WriteRequest: Sendable {
     /// Write only if no committed write claimed this key before, and claim it in the same
     /// transaction (a function making its effect exactly-once). A repeat fails with `AlreadyApplied`.
     public var idempotencyKey: String?
+    /// How many database triggers ran, one causing the next, before this write: 0 for a client's
+    /// write, n for a write by a trigger whose event had depth n. The trigger events this write
+    /// causes get depth n + 1, so a chain that never ends (a trigger writing to the location it
+    /// watches) can be stopped.
+    public var triggerDepth = 0
 
     public init(
         path: Path, operation: Operation, ifMatch: String? = nil, wantsETag: Bool = false,

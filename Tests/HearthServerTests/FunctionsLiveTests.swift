@@ -237,6 +237,48 @@ struct FunctionsLiveTests {
         }
     }
 
+    /// A trigger that keeps changing the location it watches (Firebase's classic endless loop) runs
+    /// for a chain of `maxTriggerDepth` events; the next one is kept as a dead letter saying why, and
+    /// nothing runs after it. A chain that settles (the trigger's second write changes nothing) is
+    /// untouched.
+    @Test func aTriggerThatKeepsRewritingItsOwnLocationIsStopped() async throws {
+        let seen = Seen()
+        var functions = Functions()
+        try functions.onValueWritten("/loop/{id}", retry: .never) { event, context in
+            guard case .int(let n) = event.after else { return }
+            seen.add("\(n)")
+            try await context.database.set("/loop/\(event.params["id"]!)", .int(n + 1))
+        }
+        try functions.onValueWritten("/names/{id}", retry: .never) { event, context in
+            // Settles: lower-cases once; the second run writes the same value, which fires nothing.
+            guard let name = event.after.stringValue else { return }
+            seen.add("name \(name)")
+            try await context.database.set("/names/\(event.params["id"]!)", .string(name.lowercased()))
+        }
+        try await withServer(functions) { port in
+            _ = try await Self.send(port, .PUT, "/names/a.json", #""Ann""#, headers: Self.owner)
+            _ = try await Self.send(port, .PUT, "/loop/a.json", "0", headers: Self.owner)
+            var dead: [JSONValue] = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            while dead.isEmpty, ContinuousClock.now < deadline {
+                let r = try await Self.send(port, .GET, "/.hearth/functions/deadLetters?queue=db:demo", headers: Self.owner)
+                if case .array(let items) = r.json?["deadLetters"] { dead = items }
+                if dead.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            try #require(dead.count == 1, "one dead letter")
+            let error = dead[0]["error"]?.stringValue ?? ""
+            #expect(error.contains("trigger number 17 of a chain (the limit is 16)"), "\(dead[0])")
+            #expect(dead[0]["payload"]?["depth"] == .int(17))
+            #expect(dead[0]["payload"]?["after"] == .int(16))
+            try await Task.sleep(for: .milliseconds(300))
+            let runs = seen.all.filter { !$0.hasPrefix("name ") }
+            #expect(runs == (0..<16).map { "\($0)" }, "the function ran for the first 16 events only")
+            #expect(try await Self.send(port, .GET, "/loop/a.json", headers: Self.owner).body == "16")
+            #expect(seen.all.filter { $0.hasPrefix("name ") } == ["name Ann", "name ann"])
+            #expect(try await Self.send(port, .GET, "/names/a.json", headers: Self.owner).body == #""ann""#)
+        }
+    }
+
     @Test func authTriggersRunForCreatedAndDeletedAccountsWithoutPasswordHashes() async throws {
         let seen = Seen()
         var functions = Functions()

@@ -11,6 +11,8 @@ struct FiredEvent: Sendable, Equatable, CustomStringConvertible {
     var before: Node
     var after: Node
     var time: Int64
+    /// How many triggers led to the event (1 for a client's write).
+    var depth: Int64 = 1
 
     /// `function path`, for comparing lists compactly.
     var summary: String { "\(function) \(path)" }
@@ -115,8 +117,8 @@ struct TriggerOutboxTests {
         let raw = try await db.store.snapshot { try $0.dueEvents(now: .max, limit: 100_000) }
         return try raw.map { e in
             let value = try JSONValue.parse(e.payload)
-            guard case .object(let members) = value, members.map(\.key) == ["path", "before", "after", "time"],
-                case .string(let path)? = value["path"], case .int(let time)? = value["time"],
+            guard case .object(let members) = value, members.map(\.key) == ["path", "before", "after", "time", "depth"],
+                case .string(let path)? = value["path"], case .int(let time)? = value["time"], case .int(let depth)? = value["depth"],
                 let before = value["before"], let after = value["after"]
             else {
                 Issue.record("unexpected payload \(String(decoding: e.payload, as: UTF8.self))")
@@ -124,7 +126,8 @@ struct TriggerOutboxTests {
             }
             #expect(e.dead == false && e.attempts == 0)
             return FiredEvent(
-                id: e.id, function: e.function, path: path, before: try Node(json: before), after: try Node(json: after), time: time)
+                id: e.id, function: e.function, path: path, before: try Node(json: before), after: try Node(json: after), time: time,
+                depth: depth)
         }
     }
 
@@ -134,6 +137,19 @@ struct TriggerOutboxTests {
     }
 
     func summaries(_ db: Database) async throws -> [String] { try await events(db).map(\.summary) }
+
+    /// A write by a trigger handling an event of depth n causes events of depth n + 1; a client's
+    /// write (depth 0) causes events of depth 1.
+    @Test(arguments: Backend.allCases)
+    func eventsCarryTheirDepthInATriggerChain(backend: Backend) async throws {
+        let db = try await makeDatabase(backend)
+        try await put(db, "reservations/r1", "1")
+        var request = WriteRequest(path: Path("reservations/r2"), operation: setOp("2"))
+        request.triggerDepth = 5
+        _ = try await db.write(request)
+        let depths = try await events(db).map { "\($0.path) \($0.depth)" }
+        #expect(depths == ["/reservations/r1 1", "/reservations/r1 1", "/reservations/r2 6", "/reservations/r2 6"])
+    }
 
     // MARK: Kinds of change
 
@@ -155,7 +171,7 @@ struct TriggerOutboxTests {
         #expect(try await db.store.snapshot { try $0.nextEventTime() } == Self.now)
         // The raw payload: `before` is JSON null when nothing was there.
         let raw = try await db.store.snapshot { try $0.dueEvents(now: .max, limit: 1) }
-        #expect(String(decoding: raw[0].payload, as: UTF8.self) == #"{"path":"/reservations/r1","before":null,"after":{"guest":"Ann","n":2},"time":1700000000000}"#)
+        #expect(String(decoding: raw[0].payload, as: UTF8.self) == #"{"path":"/reservations/r1","before":null,"after":{"guest":"Ann","n":2},"time":1700000000000,"depth":1}"#)
         #expect(raw[0].createdAt == Self.now && raw[0].nextAttemptAt == Self.now)
     }
 

@@ -30,6 +30,8 @@ public struct FunctionContext: Sendable {
 public struct AdminDatabase: Sendable {
     let controller: DatabaseController
     let defaultNamespace: String
+    /// Given to every write (``WriteRequest/triggerDepth``): the depth of the trigger event being handled.
+    var triggerDepth = 0
 
     private func database(_ namespace: String?) async throws -> Database {
         let name = namespace ?? defaultNamespace
@@ -96,7 +98,7 @@ public struct AdminDatabase: Sendable {
     public func push(_ path: String, _ value: JSONValue, namespace: String? = nil) async throws -> String {
         let p = try Self.path(path)
         let parsed = try Node.parseWrite(value, depth: p.count + 1)
-        let outcome = try await database(namespace).write(WriteRequest(path: p, operation: .push(parsed)))
+        let outcome = try await database(namespace).write(stamped(WriteRequest(path: p, operation: .push(parsed))))
         guard case .committed(let body, _) = outcome, let name = try JSONValue.parse(body)["name"]?.stringValue else {
             throw FunctionsError("The push did not commit")
         }
@@ -116,7 +118,7 @@ public struct AdminDatabase: Sendable {
             let current = try await db.store.snapshot { try $0.read(p) }
             guard let next = try update(try JSONValue.parse(current.jsonBytes())) else { return nil }
             let parsed = try Node.parseWrite(next, depth: p.count)
-            switch try await db.write(WriteRequest(path: p, operation: .set(parsed), ifMatch: current.etag)) {
+            switch try await db.write(stamped(WriteRequest(path: p, operation: .set(parsed), ifMatch: current.etag))) {
             case .committed(let body, _): return try JSONValue.parse(body)
             case .preconditionFailed: continue
             }
@@ -124,9 +126,16 @@ public struct AdminDatabase: Sendable {
         throw FunctionsError("The transaction at \(path) gave up after 25 attempts: the value kept changing")
     }
 
+    /// `request` with this context's trigger depth.
+    private func stamped(_ request: WriteRequest) -> WriteRequest {
+        var request = request
+        request.triggerDepth = triggerDepth
+        return request
+    }
+
     private func write(_ request: WriteRequest, _ namespace: String?) async throws -> Bool {
         do {
-            _ = try await database(namespace).write(request)
+            _ = try await database(namespace).write(stamped(request))
             return true
         } catch is AlreadyApplied {
             return false

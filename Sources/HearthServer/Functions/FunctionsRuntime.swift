@@ -95,15 +95,21 @@ final class FunctionsRuntime: Sendable {
         try? await httpClient.shutdown()
     }
 
-    /// The context a function runs with.
-    func context(for function: String) -> FunctionContext {
+    /// The context a function runs with; its database writes carry `triggerDepth` (see
+    /// ``WriteRequest/triggerDepth``): the depth of the database event it handles, else 0.
+    func context(for function: String, triggerDepth: Int = 0) -> FunctionContext {
         var log = logger
         log[metadataKey: "hearth.function"] = "\(function)"
         guard let controller = controller.withLock({ $0 }) else { preconditionFailure("functions run only after the server is built") }
         return FunctionContext(
-            logger: log, database: AdminDatabase(controller: controller, defaultNamespace: defaultNamespace), auth: auth,
-            storage: storage.map { AdminStorage(service: $0) }, httpClient: httpClient, functionName: function)
+            logger: log, database: AdminDatabase(controller: controller, defaultNamespace: defaultNamespace, triggerDepth: triggerDepth),
+            auth: auth, storage: storage.map { AdminStorage(service: $0) }, httpClient: httpClient, functionName: function)
     }
+
+    /// The longest chain of database triggers, one writing what fires the next, that runs: an
+    /// event deeper than this fails without running its function. No sensible chain is this long,
+    /// and a trigger that keeps changing the location it watches would otherwise run forever.
+    static let maxTriggerDepth = 16
 
     /// Runs one outbox event's function.
     private func run(_ event: OutboxEvent, from queue: String) async -> OutboxDispatcher.RunResult {
@@ -111,12 +117,21 @@ final class FunctionsRuntime: Sendable {
             return .failure("No function named \"\(event.function)\" is registered in this server", .never)
         }
         let id = "\(queue)/\(event.id)"
-        let context = context(for: event.function)
+        var context = context(for: event.function)
         let attempt = event.attempts + 1
         do {
             switch handler {
             case .database(let pattern, let policy, let body):
                 let payload = try JSONValue.parse(event.payload)
+                // Events queued before depths were recorded count as the first of a chain.
+                let depth = payload["depth"].flatMap { if case .int(let d) = $0 { Int(d) } else { nil } } ?? 1
+                guard depth <= Self.maxTriggerDepth else {
+                    let message = "Not run: this event is trigger number \(depth) of a chain (the limit is \(Self.maxTriggerDepth)); "
+                        + "a trigger probably keeps changing a location it watches"
+                    context.logger.error("trigger chain stopped", metadata: ["hearth.event": "\(id)", "hearth.error": "\(message)"])
+                    return .failure(message, .never)
+                }
+                context = self.context(for: event.function, triggerDepth: depth)
                 let pathText = payload["path"]?.stringValue ?? "/"
                 let path = Path(pathText)
                 let time = Date(timeIntervalSince1970: Double(payload["time"].flatMap { if case .int(let t) = $0 { t } else { nil } } ?? event.createdAt) / 1000)
