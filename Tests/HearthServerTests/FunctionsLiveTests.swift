@@ -328,6 +328,45 @@ struct FunctionsLiveTests {
         }
     }
 
+    /// An event queued by a version that recorded no depth runs, as the first of its chain: the
+    /// chain it starts still stops 16 events later.
+    @Test func anEventQueuedWithoutADepthCountsAsTheFirstOfItsChain() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-old-event-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try SQLiteStore(path: folder + "/demo.sqlite", durability: .normal)
+        let oldPayload = Array(#"{"path":"/old/a","before":null,"after":15,"time":1700000000000}"#.utf8)
+        _ = try await store.write { try $0.enqueueEvent(function: "chain", payload: oldPayload, at: 0) }
+        try await store.close()
+
+        let seen = Seen()
+        var functions = Functions()
+        try functions.onValueWritten("/old/{id}", name: "chain", retry: .never) { event, context in
+            guard case .int(let n) = event.after else { return }
+            seen.add("\(n)")
+            try await context.database.set("/old/a", .int(n + 1))
+        }
+        let server = LiveServer(stores: SQLiteStoreFactory(folder: folder, durability: .normal), functions: functions)
+        let port = try await server.start()
+        do {
+            var dead: [JSONValue] = []
+            let deadline = ContinuousClock.now + .seconds(60)
+            while dead.isEmpty, ContinuousClock.now < deadline {
+                let r = try await Self.send(port, .GET, "/.hearth/functions/deadLetters?queue=db:demo", headers: Self.owner)
+                if case .array(let items) = r.json?["deadLetters"] { dead = items }
+                if dead.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(seen.all == (15..<31).map { "\($0)" }, "the old event ran as depth 1, then 15 more")
+            #expect(dead.count == 1)
+            #expect(dead.first?["payload"]?["depth"] == .int(17))
+            #expect(dead.first?["payload"]?["after"] == .int(31))
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
     @Test func authTriggersRunForCreatedAndDeletedAccountsWithoutPasswordHashes() async throws {
         let seen = Seen()
         var functions = Functions()
