@@ -74,6 +74,19 @@ struct FunctionsLiveTests {
         return (try #require(value["localId"]?.stringValue), try #require(value["idToken"]?.stringValue))
     }
 
+    /// The dead letters of the `demo` database's trigger queue, polled until there are at least `count`
+    /// (or 60 s passed: a chain of 17 events in a row took 12.8–24 s under the full suite's load on 2 cores).
+    static func deadLetters(_ port: Int, atLeast count: Int) async throws -> [JSONValue] {
+        var dead: [JSONValue] = []
+        let deadline = ContinuousClock.now + .seconds(60)
+        while dead.count < count, ContinuousClock.now < deadline {
+            let r = try await send(port, .GET, "/.hearth/functions/deadLetters?queue=db:demo", headers: owner)
+            if case .array(let items) = r.json?["deadLetters"] { dead = items }
+            if dead.count < count { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        return dead
+    }
+
     func withServer(
         _ functions: Functions, auth: AuthService? = nil, storage: StorageService? = nil, _ body: (Int) async throws -> Void
     ) async throws {
@@ -258,14 +271,7 @@ struct FunctionsLiveTests {
         try await withServer(functions) { port in
             _ = try await Self.send(port, .PUT, "/names/a.json", #""Ann""#, headers: Self.owner)
             _ = try await Self.send(port, .PUT, "/loop/a.json", "0", headers: Self.owner)
-            var dead: [JSONValue] = []
-            // 17 events one after another: under the full suite's load on 2 cores this took 12.8 s once.
-            let deadline = ContinuousClock.now + .seconds(60)
-            while dead.isEmpty, ContinuousClock.now < deadline {
-                let r = try await Self.send(port, .GET, "/.hearth/functions/deadLetters?queue=db:demo", headers: Self.owner)
-                if case .array(let items) = r.json?["deadLetters"] { dead = items }
-                if dead.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
-            }
+            let dead = try await Self.deadLetters(port, atLeast: 1)
             try #require(dead.count == 1, "one dead letter")
             let error = dead[0]["error"]?.stringValue ?? ""
             #expect(error.contains("trigger number 17 of a chain (the limit is 16)"), "\(dead[0])")
@@ -305,13 +311,7 @@ struct FunctionsLiveTests {
             for (path, value) in [("viaUpdate/a", "0"), ("viaTransaction/a", "0"), ("viaPush/first", "true"), ("viaKey/a", "0")] {
                 _ = try await Self.send(port, .PUT, "/\(path).json", value, headers: Self.owner)
             }
-            var dead: [JSONValue] = []
-            let deadline = ContinuousClock.now + .seconds(60)
-            while dead.count < 4, ContinuousClock.now < deadline {
-                let r = try await Self.send(port, .GET, "/.hearth/functions/deadLetters?queue=db:demo", headers: Self.owner)
-                if case .array(let items) = r.json?["deadLetters"] { dead = items }
-                if dead.count < 4 { try await Task.sleep(for: .milliseconds(20)) }
-            }
+            let dead = try await Self.deadLetters(port, atLeast: 4)
             let stopped = dead.compactMap { $0["payload"]?["path"]?.stringValue?.split(separator: "/").first.map(String.init) }.sorted()
             #expect(stopped == ["viaKey", "viaPush", "viaTransaction", "viaUpdate"], "\(dead)")
             let depths = Set(dead.map { $0["payload"]?["depth"] })
@@ -349,13 +349,7 @@ struct FunctionsLiveTests {
         let server = LiveServer(stores: SQLiteStoreFactory(folder: folder, durability: .normal), functions: functions)
         let port = try await server.start()
         do {
-            var dead: [JSONValue] = []
-            let deadline = ContinuousClock.now + .seconds(60)
-            while dead.isEmpty, ContinuousClock.now < deadline {
-                let r = try await Self.send(port, .GET, "/.hearth/functions/deadLetters?queue=db:demo", headers: Self.owner)
-                if case .array(let items) = r.json?["deadLetters"] { dead = items }
-                if dead.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
-            }
+            let dead = try await Self.deadLetters(port, atLeast: 1)
             #expect(seen.all == (15..<31).map { "\($0)" }, "the old event ran as depth 1, then 15 more")
             #expect(dead.count == 1)
             #expect(dead.first?["payload"]?["depth"] == .int(17))

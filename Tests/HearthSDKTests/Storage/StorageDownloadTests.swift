@@ -165,6 +165,25 @@ struct StorageDownloadTests {
         }
     }
 
+    /// Starts `download` in a task whose progress handler logs each report to `log` and cancels the task at
+    /// the first report of at least `atOrAbove` bytes.
+    static func cancelledFromItsHandler<T: Sendable>(
+        log: ProgressLog, atOrAbove: Int64,
+        _ download: @escaping @Sendable (@escaping @Sendable (StorageProgress) -> Void) async throws -> T
+    ) -> Task<T, any Error> {
+        let slot = Mutex<Task<T, any Error>?>(nil)
+        let handler: @Sendable (StorageProgress) -> Void = { progress in
+            log.handler(progress)
+            if progress.completedBytes >= atOrAbove { slot.withLock { $0 }?.cancel() }
+        }
+        // Held until the task is stored, so the handler can always find it.
+        return slot.withLock { stored in
+            let task = Task { try await download(handler) }
+            stored = task
+            return task
+        }
+    }
+
     /// Cancelling from the progress handler itself, the way an app's "stop" inside the handler would,
     /// at the first report (0, when the answer's head came) or once bytes arrived: the download stops
     /// with `.cancelled`, no report follows, and no file is left. URLSession may still deliver a body
@@ -179,16 +198,8 @@ struct StorageDownloadTests {
             let destination = folder.appendingPathComponent("big.bin")
             for round in 0..<3 {
                 let log = ProgressLog()
-                let download = Mutex<Task<URL, any Error>?>(nil)
-                let handler: @Sendable (StorageProgress) -> Void = { progress in
-                    log.handler(progress)
-                    if progress.completedBytes >= cancelAtOrAbove { download.withLock { $0 }?.cancel() }
-                }
-                // Held until the task is stored, so the handler can always find it.
-                let task = download.withLock { slot in
-                    let task = Task { try await storage.reference("big.bin").write(toFile: destination, onProgress: handler) }
-                    slot = task
-                    return task
+                let task = Self.cancelledFromItsHandler(log: log, atOrAbove: cancelAtOrAbove) { handler in
+                    try await storage.reference("big.bin").write(toFile: destination, onProgress: handler)
                 }
                 let error = await #expect(throws: StorageError.self, "round \(round)") { try await task.value }
                 #expect(error?.code == .cancelled)
@@ -200,15 +211,8 @@ struct StorageDownloadTests {
             }
             // The same for a download into memory.
             let log = ProgressLog()
-            let download = Mutex<Task<Data, any Error>?>(nil)
-            let handler: @Sendable (StorageProgress) -> Void = { progress in
-                log.handler(progress)
-                if progress.completedBytes >= cancelAtOrAbove { download.withLock { $0 }?.cancel() }
-            }
-            let task = download.withLock { slot in
-                let task = Task { try await storage.reference("big.bin").data(maxSize: 10 << 20, onProgress: handler) }
-                slot = task
-                return task
+            let task = Self.cancelledFromItsHandler(log: log, atOrAbove: cancelAtOrAbove) { handler in
+                try await storage.reference("big.bin").data(maxSize: 10 << 20, onProgress: handler)
             }
             let error = await #expect(throws: StorageError.self) { try await task.value }
             #expect(error?.code == .cancelled)
