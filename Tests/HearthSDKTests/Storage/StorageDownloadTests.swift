@@ -320,7 +320,7 @@ struct StorageDownloadTests {
 }
 
 /// Answers requests to `http://stub.invalid` with what a test set for the URL's path.
-final class StubStorageProtocol: URLProtocol, @unchecked Sendable {
+final class StubStorageProtocol: URLProtocol {
     private struct Answer {
         var status: Int
         var headers: [String: String]
