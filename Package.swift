@@ -207,7 +207,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthAuthTests",
-            dependencies: ["HearthAuth", "HearthCore", "HearthStore", "HearthSQLite"],
+            dependencies: ["HearthAuth", "HearthCore", "HearthStore", "HearthSQLite", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -294,7 +294,7 @@ extension AuthService {
             for phone in body.strings("phoneNumber") { try add(tx.account(phoneNumber: phone)) }
             if case .array(let wanted)? = body["federatedUserId"] {
                 for case let linked? in wanted.map(ProviderInfo.init(request:)) {
-                    if let user = try self.user(linking: linked, except: nil, in: tx), seen.insert(user.localId).inserted { out.append(user) }
+                    if let user = try self.user(linking: linked.identity, in: tx), seen.insert(user.localId).inserted { out.append(user) }
                 }
             }
             return out

@@ -144,7 +144,7 @@ extension AuthService {
             for (i, user, problem) in ready {
                 var message = problem
                 if let user, message == nil {
-                    let identities = user.linkedProviders.map { ProviderKey(providerId: $0.providerId, rawId: $0.rawId) }
+                    let identities = user.identities
                     if identities.contains(where: { owners[$0].map { $0 != user.localId } ?? false }) {
                         message = "raw id exists in other account in database"
                     } else {
@@ -165,30 +165,13 @@ extension AuthService {
         return .object(m)
     }
 
-    struct ProviderKey: Hashable {
-        var providerId: String
-        var rawId: String
-    }
-
-    /// Who holds each provider identity the `users` link, found in one pass over the accounts
-    /// (an import of a thousand users must not scan the table a thousand times).
-    func providerOwners(of users: [UserRecord], in tx: any AccountTransaction) throws -> [ProviderKey: String] {
-        let wanted = Set(users.flatMap { $0.linkedProviders.map { ProviderKey(providerId: $0.providerId, rawId: $0.rawId) } })
-        guard !wanted.isEmpty else { return [:] }
-        var owners: [ProviderKey: String] = [:]
-        var after: String?
-        while true {
-            let rows = try tx.accounts(after: after, limit: 500)
-            for row in rows {
-                guard let user = try load(row) else { continue }
-                for linked in user.linkedProviders {
-                    let key = ProviderKey(providerId: linked.providerId, rawId: linked.rawId)
-                    if wanted.contains(key) { owners[key] = user.localId }
-                }
-            }
-            guard rows.count == 500, let last = rows.last else { return owners }
-            after = last.uid
+    /// Who holds each provider identity the `users` link.
+    func providerOwners(of users: [UserRecord], in tx: any AccountTransaction) throws -> [AccountIdentity: String] {
+        var owners: [AccountIdentity: String] = [:]
+        for identity in Set(users.flatMap(\.identities)) {
+            if let owner = try self.user(linking: identity, in: tx) { owners[identity] = owner.localId }
         }
+        return owners
     }
 
     /// Base64 or base64url text as standard base64; nil if it is neither.

@@ -141,24 +141,10 @@ extension AuthService {
             throw AuthError("INVALID_PROVIDER_ID", "linkProviderUserInfo needs providerId and rawId")
         }
         guard !linked.isDerived else { throw AuthError("INVALID_PROVIDER_ID", "\(linked.providerId) cannot be linked with linkProviderUserInfo") }
-        if try self.user(linking: linked, except: user.localId, in: tx) != nil { throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED") }
+        if let owner = try self.user(linking: linked.identity, in: tx), owner.localId != user.localId {
+            throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED")
+        }
         user.linkedProviders.removeAll { $0.providerId == linked.providerId }
         user.linkedProviders.append(linked)
-    }
-
-    /// The user (other than `except`) with this provider account linked. Linked providers have no
-    /// index: this scans every account, acceptable for the admin calls that use it.
-    func user(linking linked: ProviderInfo, except uid: String?, in tx: any AccountTransaction) throws -> UserRecord? {
-        var after: String?
-        while true {
-            let rows = try tx.accounts(after: after, limit: 500)
-            for row in rows where row.uid != uid {
-                if let other = try load(row), other.linkedProviders.contains(where: { $0.providerId == linked.providerId && $0.rawId == linked.rawId }) {
-                    return other
-                }
-            }
-            guard rows.count == 500, let last = rows.last else { return nil }
-            after = last.uid
-        }
     }
 }

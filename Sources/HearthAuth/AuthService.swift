@@ -119,18 +119,46 @@ public final class AuthService: Sendable {
 
     func save(_ user: UserRecord, in tx: any AccountTransaction, mustBeNew: Bool = false) throws {
         let row = AccountRow(uid: user.localId, email: user.email, phoneNumber: user.phoneNumber, record: try JSONEncoder().encode(user))
+        let identities = user.identities
+        // Another account's identity must be in the index before the store can refuse it.
+        if !identities.isEmpty { try completeIdentityIndex(in: tx) }
         let created = events.functions.flatMap { hook in hook.created.isEmpty ? nil : hook }
         let isNew = try created != nil && (mustBeNew || tx.account(uid: user.localId) == nil)
         do {
-            try tx.save(row, mustBeNew: mustBeNew)
+            try tx.save(row, identities: identities, mustBeNew: mustBeNew)
             if isNew, let created { try enqueue(user, for: created.created, in: tx, wake: created.wake) }
         } catch let conflict as AccountConflict {
             switch conflict {
             case .uid: throw AuthError("DUPLICATE_LOCAL_ID")
             case .email: throw AuthError("EMAIL_EXISTS")
             case .phoneNumber: throw AuthError("PHONE_NUMBER_EXISTS")
+            case .identity: throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED")
             }
         }
+    }
+
+    /// The account linked to this provider identity.
+    func user(linking identity: AccountIdentity, in tx: any AccountTransaction) throws -> UserRecord? {
+        try completeIdentityIndex(in: tx)
+        return try load(tx.account(identity: identity))
+    }
+
+    /// Indexes the provider identities of accounts saved before the store indexed them, inside the
+    /// caller's transaction: once per data folder, by the first such transaction that commits (a
+    /// refused link rolls it back with everything else); a one-row lookup afterwards.
+    func completeIdentityIndex(in tx: any AccountTransaction) throws {
+        guard try !tx.identityIndexIsComplete() else { return }
+        var linked: [(uid: String, identities: [AccountIdentity])] = []
+        var after: String?
+        while true {
+            let rows = try tx.accounts(after: after, limit: 500)
+            for row in rows {
+                if let user = try load(row), !user.linkedProviders.isEmpty { linked.append((user.localId, user.identities)) }
+            }
+            guard rows.count == 500, let last = rows.last else { break }
+            after = last.uid
+        }
+        try tx.completeIdentityIndex(linked)
     }
 
     /// Outbox events for `user` (without password hash and salt), in the caller's transaction.

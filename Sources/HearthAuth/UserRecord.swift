@@ -1,4 +1,5 @@
 import Foundation
+import HearthStore
 import HearthWire
 public import HearthCore
 
@@ -27,6 +28,7 @@ extension ProviderInfo {
 
     /// `password` and `phone` entries are derived from the user's own fields, never stored.
     var isDerived: Bool { providerId == "password" || providerId == "phone" }
+    var identity: AccountIdentity { AccountIdentity(providerId: providerId, rawId: rawId) }
 }
 
 /// Everything Hearth keeps about a user. Passwords are stored only as scrypt hashes.
@@ -66,6 +68,9 @@ public struct UserRecord: Codable, Sendable, Hashable {
     public var emailLinkSignin: Bool?
     /// Non-derived providers (custom IdPs); `password` and `phone` are derived from the fields.
     public var linkedProviders: [ProviderInfo] = []
+
+    /// The linked providers' accounts, which no other user may have.
+    var identities: [AccountIdentity] { linkedProviders.map(\.identity) }
 
     public init(localId: String, createdAt: Int64, validSince: Int64) {
         self.localId = localId

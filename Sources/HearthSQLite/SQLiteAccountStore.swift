@@ -18,6 +18,7 @@ public final class SQLiteAccountStore: AccountStore {
         queue = try DatabaseQueue(path: path, configuration: config)
         readers = ReaderConnections(path: path, configuration: Configuration())
         try queue.write { db in
+            let identitiesExisted = try db.tableExists("account_identities")
             try db.execute(sql: """
                 CREATE TABLE IF NOT EXISTS accounts(
                     uid TEXT PRIMARY KEY NOT NULL, email TEXT UNIQUE, phone TEXT UNIQUE, record BLOB NOT NULL);
@@ -26,7 +27,16 @@ public final class SQLiteAccountStore: AccountStore {
                 CREATE INDEX IF NOT EXISTS refresh_by_uid ON refresh_tokens(uid);
                 CREATE TABLE IF NOT EXISTS one_time_codes(
                     hash BLOB PRIMARY KEY NOT NULL, data BLOB NOT NULL, created INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS account_identities(
+                    provider TEXT NOT NULL, raw_id TEXT NOT NULL, uid TEXT NOT NULL, PRIMARY KEY(provider, raw_id)) WITHOUT ROWID;
+                CREATE INDEX IF NOT EXISTS identities_by_uid ON account_identities(uid);
+                CREATE TABLE IF NOT EXISTS account_meta(k TEXT PRIMARY KEY NOT NULL, v) WITHOUT ROWID;
                 """)
+            // A new file's index is complete from the start; one whose accounts predate the index
+            // is completed by the auth service, which can read the identities out of the records.
+            if !identitiesExisted, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accounts") == 0 {
+                try db.execute(sql: "INSERT OR REPLACE INTO account_meta(k, v) VALUES('identity_index', 1)")
+            }
             try db.execute(sql: SQLiteOutbox.schema)
         }
     }
@@ -67,15 +77,47 @@ public final class SQLiteAccountStore: AccountStore {
         func account(email: String) throws -> AccountRow? { try row("email", email) }
         func account(phoneNumber: String) throws -> AccountRow? { try row("phone", phoneNumber) }
 
-        func save(_ row: AccountRow, mustBeNew: Bool) throws {
+        func save(_ row: AccountRow, identities: [AccountIdentity], mustBeNew: Bool) throws {
             if mustBeNew, try account(uid: row.uid) != nil { throw AccountConflict.uid }
             if let e = row.email, let other = try account(email: e), other.uid != row.uid { throw AccountConflict.email }
             if let p = row.phoneNumber, let other = try account(phoneNumber: p), other.uid != row.uid { throw AccountConflict.phoneNumber }
+            for identity in identities {
+                if let owner = try identityOwner(identity), owner != row.uid { throw AccountConflict.identity }
+            }
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO accounts(uid, email, phone, record) VALUES(?, ?, ?, ?)")
                 .execute(arguments: [row.uid, row.email, row.phoneNumber, row.record])
+            try db.cachedStatement(sql: "DELETE FROM account_identities WHERE uid = ?").execute(arguments: [row.uid])
+            try index(identities, uid: row.uid)
+        }
+
+        private func identityOwner(_ identity: AccountIdentity) throws -> String? {
+            try String.fetchOne(
+                db.cachedStatement(sql: "SELECT uid FROM account_identities WHERE provider = ? AND raw_id = ?"),
+                arguments: [identity.providerId, identity.rawId])
+        }
+
+        /// An identity already indexed keeps its account (`save` has checked there is none of another account's).
+        private func index(_ identities: [AccountIdentity], uid: String) throws {
+            guard !identities.isEmpty else { return }
+            let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_identities(provider, raw_id, uid) VALUES(?, ?, ?)")
+            for identity in identities { try statement.execute(arguments: [identity.providerId, identity.rawId, uid]) }
+        }
+
+        func account(identity: AccountIdentity) throws -> AccountRow? {
+            try identityOwner(identity).flatMap { try account(uid: $0) }
+        }
+
+        func identityIndexIsComplete() throws -> Bool {
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM account_meta WHERE k = 'identity_index'")) != nil
+        }
+
+        func completeIdentityIndex(_ accounts: [(uid: String, identities: [AccountIdentity])]) throws {
+            for (uid, identities) in accounts { try index(identities, uid: uid) }
+            try db.execute(sql: "INSERT OR REPLACE INTO account_meta(k, v) VALUES('identity_index', 1)")
         }
 
         func deleteAccount(uid: String) throws -> Bool {
+            try db.execute(sql: "DELETE FROM account_identities WHERE uid = ?", arguments: [uid])
             try db.execute(sql: "UPDATE refresh_tokens SET uid = '' WHERE uid = ?", arguments: [uid])
             try db.execute(sql: "DELETE FROM accounts WHERE uid = ?", arguments: [uid])
             return db.changesCount > 0
@@ -125,7 +167,7 @@ public final class SQLiteAccountStore: AccountStore {
         }
 
         func deleteAllAccounts() throws {
-            try db.execute(sql: "DELETE FROM refresh_tokens; DELETE FROM accounts;")
+            try db.execute(sql: "DELETE FROM refresh_tokens; DELETE FROM account_identities; DELETE FROM accounts;")
         }
     }
 }

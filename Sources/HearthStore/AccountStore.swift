@@ -32,9 +32,21 @@ public struct RefreshTokenRow: Sendable, Hashable {
     }
 }
 
+/// A sign-in provider's account linked to a user (`google.com` and the user's id there). One
+/// identity belongs to one account at most, so it is looked up and kept unique like an email.
+public struct AccountIdentity: Sendable, Hashable {
+    public var providerId: String
+    public var rawId: String
+
+    public init(providerId: String, rawId: String) {
+        self.providerId = providerId
+        self.rawId = rawId
+    }
+}
+
 /// A uniqueness rule that a write would break.
 public enum AccountConflict: Error, Sendable, Hashable {
-    case uid, email, phoneNumber
+    case uid, email, phoneNumber, identity
 }
 
 /// Reads and writes accounts inside one transaction.
@@ -42,10 +54,19 @@ public protocol AccountTransaction: OutboxReader, OutboxWriter {
     func account(uid: String) throws -> AccountRow?
     func account(email: String) throws -> AccountRow?
     func account(phoneNumber: String) throws -> AccountRow?
-    /// Inserts or replaces the row with this uid. Throws `AccountConflict` if another account
-    /// has the email or phone number, or (with `mustBeNew`) the uid exists.
-    func save(_ row: AccountRow, mustBeNew: Bool) throws
-    /// Removes the account; its refresh tokens stay, orphaned (uid ""), so they can be told apart
+    /// Inserts or replaces the row with this uid, and replaces its provider identities with
+    /// `identities`. Throws `AccountConflict` if another account has the email, the phone number
+    /// or one of the identities, or (with `mustBeNew`) the uid exists.
+    func save(_ row: AccountRow, identities: [AccountIdentity], mustBeNew: Bool) throws
+    /// The account that has this provider identity. Complete only once `identityIndexIsComplete()`.
+    func account(identity: AccountIdentity) throws -> AccountRow?
+    /// False in a data folder whose accounts were saved before identities were indexed, until
+    /// `completeIdentityIndex` has run: the store cannot read the identities out of the records.
+    func identityIndexIsComplete() throws -> Bool
+    /// Indexes the identities of accounts saved before the index existed (an identity already
+    /// indexed keeps its account) and marks the index complete.
+    func completeIdentityIndex(_ accounts: [(uid: String, identities: [AccountIdentity])]) throws
+    /// Removes the account and its identities; its refresh tokens stay, orphaned (uid ""), so they can be told apart
     /// from unknown ones. False if there was no account.
     func deleteAccount(uid: String) throws -> Bool
     /// Accounts with uid greater than `after`, in uid order.

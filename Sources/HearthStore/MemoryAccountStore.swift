@@ -5,6 +5,7 @@ import Synchronization
 public final class MemoryAccountStore: AccountStore {
     struct State {
         var accounts: [String: AccountRow] = [:]
+        var identities: [AccountIdentity: String] = [:]
         var refresh: [Data: RefreshTokenRow] = [:]
         var codes: [Data: (data: Data, created: Int64)] = [:]
         var outbox = MemoryOutbox()
@@ -41,15 +42,27 @@ public final class MemoryAccountStore: AccountStore {
         func account(email: String) throws -> AccountRow? { state.accounts.values.first { $0.email == email } }
         func account(phoneNumber: String) throws -> AccountRow? { state.accounts.values.first { $0.phoneNumber == phoneNumber } }
 
-        func save(_ row: AccountRow, mustBeNew: Bool) throws {
+        func save(_ row: AccountRow, identities: [AccountIdentity], mustBeNew: Bool) throws {
             if mustBeNew, state.accounts[row.uid] != nil { throw AccountConflict.uid }
             if let e = row.email, let other = try account(email: e), other.uid != row.uid { throw AccountConflict.email }
             if let p = row.phoneNumber, let other = try account(phoneNumber: p), other.uid != row.uid { throw AccountConflict.phoneNumber }
+            if identities.contains(where: { state.identities[$0].map { $0 != row.uid } ?? false }) { throw AccountConflict.identity }
             state.accounts[row.uid] = row
+            state.identities = state.identities.filter { $0.value != row.uid }
+            for identity in identities { state.identities[identity] = row.uid }
+        }
+
+        func account(identity: AccountIdentity) throws -> AccountRow? { state.identities[identity].flatMap { state.accounts[$0] } }
+        func identityIndexIsComplete() throws -> Bool { true }
+        func completeIdentityIndex(_ accounts: [(uid: String, identities: [AccountIdentity])]) throws {
+            for (uid, identities) in accounts {
+                for identity in identities where state.identities[identity] == nil { state.identities[identity] = uid }
+            }
         }
 
         func deleteAccount(uid: String) throws -> Bool {
             for (hash, row) in state.refresh where row.uid == uid { state.refresh[hash]?.uid = "" }
+            state.identities = state.identities.filter { $0.value != uid }
             return state.accounts.removeValue(forKey: uid) != nil
         }
 
@@ -72,6 +85,7 @@ public final class MemoryAccountStore: AccountStore {
 
         func deleteAllAccounts() throws {
             state.accounts = [:]
+            state.identities = [:]
             state.refresh = [:]
         }
     }
