@@ -11,6 +11,7 @@ import base64
 import hashlib
 import os
 import uuid
+import xml.etree.ElementTree as ET
 
 import firebase_admin
 import google_crc32c
@@ -228,7 +229,7 @@ def test_production_mode_requires_the_admin_credential(tmp_path, monkeypatch):
 
 def test_public_url_serves_the_bytes(bucket, client, base_url):
     """blob.public_url (`{endpoint}/{bucket}/{name}`) serves the object; an unknown object is 404 in
-    the API's shape. A `.json` path under a bucket name without a dot is a Realtime Database path,
+    the XML API's shape. A `.json` path under a bucket name without a dot is a Realtime Database path,
     and stays one (Firebase's buckets are always dotted: `<project>.appspot.com`)."""
     blob = bucket.blob("dir/a b+c.txt")
     blob.upload_from_string('{"x":1}', content_type="application/json")
@@ -240,8 +241,12 @@ def test_public_url_serves_the_bytes(bucket, client, base_url):
     # A v4 signed URL's query parameters do not change what is served.
     signed = requests.get(blob.public_url + "?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Signature=abcd", timeout=15)
     assert signed.status_code == 200 and signed.content == b'{"x":1}'
+    # These URLs are the XML API: an error is an <Error> document with the XML API's code.
     missing = requests.get(f"{base_url}/{bucket.name}/nope.txt", timeout=15)
-    assert missing.status_code == 404 and "error" in missing.json()
+    assert missing.status_code == 404 and missing.headers["Content-Type"].startswith("application/xml")
+    assert ET.fromstring(missing.content).findtext("Code") == "NoSuchKey"
+    beyond = requests.get(blob.public_url, headers={"Range": "bytes=100-"}, timeout=15)
+    assert beyond.status_code == 416 and ET.fromstring(beyond.content).findtext("Code") == "InvalidRange"
     # In a dotted bucket a `.json` object is served too.
     dotted = client.bucket("demo.appspot.com").blob(f"pub/{uuid.uuid4().hex}.json")
     dotted.upload_from_string("[1]")
@@ -263,6 +268,7 @@ def test_public_url_needs_the_admin_credential_outside_dev(tmp_path):
         url = f"{base_url}/demo.appspot.com/p/x.txt"
         refused = requests.get(url, timeout=15)
         assert refused.status_code == 401 and b"secret" not in refused.content
+        assert ET.fromstring(refused.content).findtext("Code") == "AuthenticationRequired"
         assert requests.get(url + "?X-Goog-Signature=abcd", timeout=15).status_code == 401
         assert requests.get(url, headers=headers, timeout=15).content == b"secret"
 

@@ -246,3 +246,40 @@ extension StorageRouterTests {
         }
     }
 }
+
+extension StorageRouterTests {
+    /// Public and signed object URLs (`/{bucket}/{name}`) are the Cloud Storage XML API: their errors are `<Error>`
+    /// documents with the XML API's codes, not the JSON API's `{"error": …}`.
+    @Test func publicURLErrorsAreXMLDocuments() async throws {
+        try await withRouterClient(storage: try await Self.storage()) { client in
+            #expect(try await upload(client, "p/a&b.txt", "hello", headers: Self.admin).0 == .ok)
+            let url = "/demo.appspot.com/p/a%26b.txt"
+            func expectXML(_ answer: (HTTPResponse.Status, String, HTTPFields), _ status: HTTPResponse.Status, code: String, details: String) {
+                #expect(answer.0 == status)
+                #expect(answer.2[.contentType] == "application/xml; charset=UTF-8")
+                #expect(answer.1.hasPrefix("<?xml version='1.0' encoding='UTF-8'?><Error><Code>\(code)</Code><Message>"), "\(answer.1)")
+                #expect(answer.1.hasSuffix("<Details>\(details)</Details></Error>"), "\(answer.1)")
+            }
+            expectXML(try await client.send(.get, url, nil, headers: [:]), .unauthorized, code: "AuthenticationRequired", details: "Missing admin credentials.")
+            #expect(try await client.send(.get, url, nil, headers: Self.admin).1 == "hello")
+            expectXML(
+                try await client.send(.get, "/demo.appspot.com/p/none.txt", nil, headers: Self.admin), .notFound, code: "NoSuchKey",
+                details: "No such object: demo.appspot.com/p/none.txt")
+            let beyond = try await client.send(.get, url, nil, headers: [.authorization: "Bearer owner", .range: "bytes=9-"])
+            expectXML(beyond, .rangeNotSatisfiable, code: "InvalidRange", details: "bytes=9-")
+            #expect(beyond.2[.contentRange] == "bytes */5")
+            var exists = Self.admin
+            exists[HTTPField.Name("x-goog-if-generation-match")!] = "0"
+            expectXML(
+                try await client.send(.put, url, "again", headers: exists), .preconditionFailed, code: "PreconditionFailed",
+                details: "At least one of the pre-conditions you specified did not hold.")
+            // A HEAD answer carries the status and no document.
+            let head = try await client.send(.head, "/demo.appspot.com/p/none.txt", nil, headers: Self.admin)
+            #expect(head.0 == .notFound && head.1.isEmpty)
+            // The name in the details is escaped.
+            expectXML(
+                try await client.send(.get, "/demo.appspot.com/p/%3Cb%3E", nil, headers: Self.admin), .notFound, code: "NoSuchKey",
+                details: "No such object: demo.appspot.com/p/&lt;b&gt;")
+        }
+    }
+}

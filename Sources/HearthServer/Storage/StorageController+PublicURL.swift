@@ -8,8 +8,8 @@ import Hummingbird
 /// `GET /{bucket}/{name…}`: where google-cloud-storage's `blob.public_url` and v4 signed URLs
 /// (`?X-Goog-Signature=…`) point when it talks to an emulator host; `PUT` to a signed upload URL.
 ///
-/// Hearth has no public ACLs and cannot check Google's URL signatures, so these requests follow the
-/// Cloud Storage JSON API's access: open in `--dev` (as the emulator serves them), otherwise only
+/// These URLs are the Cloud Storage XML API, so their errors are XML documents. Hearth has no public ACLs and cannot
+/// check Google's URL signatures, so these requests follow the Cloud Storage JSON API's access: open in `--dev` (as the emulator serves them), otherwise only
 /// with the admin credential. Apps hand out Firebase download URLs (`/v0/b/…?alt=media&token=…`)
 /// for public reading instead.
 extension StorageController {
@@ -38,16 +38,45 @@ extension StorageController {
             guard try await service.catalog.read({ tx in try tx.bucket(bucket) }) != nil else { return nil }
             try requireAdmin(request)
             if request.method == .put { return try await signedURLUpload(request, bucket: bucket, name: name) }
-            return try await retryingReplaced(bucket, name) {
+            let response = try await retryingReplaced(bucket, name) {
                 guard let object = try await service.object(bucket: bucket, name: name) else { throw StorageError.noSuchObject(bucket, name) }
                 return try await download(request, object)
             }
+            guard response.status == .rangeNotSatisfiable else { return response }
+            var refused = Self.xmlError(
+                StorageError(status: 416, message: request.headers[.range] ?? "", reason: "requestedRangeNotSatisfiable"), head: request.method == .head)
+            refused.headers[.contentRange] = response.headers[.contentRange]
+            return refused
         } catch let error as StorageError {
-            return Self.cloudError(error)
+            return Self.xmlError(error, head: request.method == .head)
         } catch {
             logger.error("storage request failed", metadata: ["hearth.error": "\(error)"])
-            return Self.cloudError(StorageError(status: 500, message: "Internal error", reason: "backendError"))
+            return Self.xmlError(StorageError(status: 500, message: "Internal error", reason: "backendError"), head: request.method == .head)
         }
+    }
+
+    /// An error in the XML API's shape, which these URLs belong to: `<Error>` with the XML API's `Code`, a `Message`
+    /// saying what the code means, and Hearth's own message as `Details`. A HEAD answer has the status only.
+    static func xmlError(_ e: StorageError, head: Bool) -> Response {
+        let (code, meaning): (String, String) =
+            switch e.status {
+            case 400: ("InvalidArgument", "The request has an invalid argument.")
+            case 401: ("AuthenticationRequired", "This request needs credentials.")
+            case 403: ("AccessDenied", "Access to this object is denied.")
+            case 404: ("NoSuchKey", "There is no object with this name.")
+            case 412: ("PreconditionFailed", "A precondition of the request does not hold.")
+            case 413: ("EntityTooLarge", "The upload is larger than allowed.")
+            case 416: ("InvalidRange", "The requested range is outside the object.")
+            case 500...: ("InternalError", "The server failed; try again.")
+            default: ("InvalidRequest", "The request cannot be served.")
+            }
+        var h = HTTPFields()
+        h[.contentType] = "application/xml; charset=UTF-8"
+        h[.accessControlAllowOrigin] = "*"
+        guard !head else { return Response(status: HTTPResponse.Status(code: e.status), headers: h) }
+        let document = "<?xml version='1.0' encoding='UTF-8'?><Error><Code>\(code)</Code><Message>\(meaning)</Message>"
+            + "<Details>\(HTML.escape(e.message))</Details></Error>"
+        return Response(status: HTTPResponse.Status(code: e.status), headers: h, body: ResponseBody(byteBuffer: ByteBuffer(string: document)))
     }
 
     /// `PUT /{bucket}/{name}` (a v4 signed upload URL, the XML API): the body becomes the object,
