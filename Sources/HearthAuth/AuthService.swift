@@ -119,9 +119,18 @@ public final class AuthService: Sendable {
 
     func save(_ user: UserRecord, in tx: any AccountTransaction, mustBeNew: Bool = false) throws {
         let row = AccountRow(uid: user.localId, email: user.email, phoneNumber: user.phoneNumber, record: try JSONEncoder().encode(user))
-        let identities = user.identities
-        // Another account's identity must be in the index before the store can refuse it.
-        if !identities.isEmpty { try completeIdentityIndex(in: tx) }
+        var identities = user.identities
+        if !identities.isEmpty {
+            // Another account's identity must be in the index before the store can refuse it.
+            try completeIdentityIndex(in: tx)
+            // Imports did not check identities before they were indexed, so an old data folder can have two accounts
+            // with one identity. The index names the first; the other keeps it in its record, and must stay savable.
+            let previous = Set(try load(tx.account(uid: user.localId))?.identities ?? [])
+            identities = try identities.filter { identity in
+                guard previous.contains(identity), let holder = try tx.account(identity: identity) else { return true }
+                return holder.uid == user.localId
+            }
+        }
         let created = events.functions.flatMap { hook in hook.created.isEmpty ? nil : hook }
         let isNew = try created != nil && (mustBeNew || tx.account(uid: user.localId) == nil)
         do {

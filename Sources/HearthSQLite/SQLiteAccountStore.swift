@@ -87,20 +87,15 @@ public final class SQLiteAccountStore: AccountStore {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO accounts(uid, email, phone, record) VALUES(?, ?, ?, ?)")
                 .execute(arguments: [row.uid, row.email, row.phoneNumber, row.record])
             try db.cachedStatement(sql: "DELETE FROM account_identities WHERE uid = ?").execute(arguments: [row.uid])
-            try index(identities, uid: row.uid)
+            // A plain INSERT: the primary key refuses a duplicate even if the check above were bypassed.
+            let insert = try db.cachedStatement(sql: "INSERT INTO account_identities(provider, raw_id, uid) VALUES(?, ?, ?)")
+            for identity in Set(identities) { try insert.execute(arguments: [identity.providerId, identity.rawId, row.uid]) }
         }
 
         private func identityOwner(_ identity: AccountIdentity) throws -> String? {
             try String.fetchOne(
                 db.cachedStatement(sql: "SELECT uid FROM account_identities WHERE provider = ? AND raw_id = ?"),
                 arguments: [identity.providerId, identity.rawId])
-        }
-
-        /// An identity already indexed keeps its account (`save` has checked there is none of another account's).
-        private func index(_ identities: [AccountIdentity], uid: String) throws {
-            guard !identities.isEmpty else { return }
-            let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_identities(provider, raw_id, uid) VALUES(?, ?, ?)")
-            for identity in identities { try statement.execute(arguments: [identity.providerId, identity.rawId, uid]) }
         }
 
         func account(identity: AccountIdentity) throws -> AccountRow? {
@@ -112,7 +107,11 @@ public final class SQLiteAccountStore: AccountStore {
         }
 
         func completeIdentityIndex(_ accounts: [(uid: String, identities: [AccountIdentity])]) throws {
-            for (uid, identities) in accounts { try index(identities, uid: uid) }
+            // An identity two old accounts share (imports did not check before the index) stays with the first.
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_identities(provider, raw_id, uid) VALUES(?, ?, ?)")
+            for (uid, identities) in accounts {
+                for identity in identities { try insert.execute(arguments: [identity.providerId, identity.rawId, uid]) }
+            }
             try db.execute(sql: "INSERT OR REPLACE INTO account_meta(k, v) VALUES('identity_index', 1)")
         }
 

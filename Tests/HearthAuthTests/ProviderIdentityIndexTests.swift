@@ -37,6 +37,8 @@ struct ProviderIdentityIndexTests {
     }
 
     static let google1 = AccountIdentity(providerId: "google.com", rawId: "g-1")
+
+    static func emptyRow(_ uid: String) -> AccountRow { AccountRow(uid: uid, email: nil, phoneNumber: nil, record: Data("{}".utf8)) }
     var google1: AccountIdentity { Self.google1 }
 
     func isComplete(_ store: any AccountStore) async throws -> Bool {
@@ -145,6 +147,53 @@ struct ProviderIdentityIndexTests {
         #expect(try await holder(of: "g-1", in: auth) == "ann")
         #expect(try await isComplete(store))
         #expect(try await uid(holding: google1, in: store) == "ann")
+    }
+
+    @Test("the store itself refuses an identity another account holds", arguments: Backing.allCases)
+    func theStoreRefusesAHeldIdentity(_ backing: Backing) async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try store(backing, in: folder)
+        try await store.transaction { tx in try tx.save(Self.emptyRow("ann"), identities: [Self.google1], mustBeNew: true) }
+        await #expect(throws: AccountConflict.identity) {
+            try await store.transaction { tx in try tx.save(Self.emptyRow("bob"), identities: [Self.google1], mustBeNew: true) }
+        }
+        #expect(try await uid(holding: google1, in: store) == "ann")
+        let bob = try await store.read { try $0.account(uid: "bob") }
+        #expect(bob == nil, "the refused save wrote nothing")
+    }
+
+    @Test("two accounts an old import gave one identity both stay usable; the index names the first")
+    func sharedIdentitiesFromBeforeTheIndexStaySavable() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("accounts.sqlite").path
+        let store = try SQLiteAccountStore(path: path)
+        // What an import before the index could leave: ann and bob both linked to google.com g-1, nothing indexed.
+        var records: [(String, Data)] = []
+        for uid in ["ann", "bob"] {
+            var user = UserRecord(localId: uid, createdAt: 1, validSince: 0)
+            user.linkedProviders = [try JSONDecoder().decode(ProviderInfo.self, from: Data(#"{"providerId":"google.com","rawId":"g-1"}"#.utf8))]
+            records.append((uid, try JSONEncoder().encode(user)))
+        }
+        let legacy = records
+        try await store.transaction { tx in
+            for (uid, record) in legacy {
+                try tx.save(AccountRow(uid: uid, email: nil, phoneNumber: nil, record: record), identities: [], mustBeNew: true)
+            }
+        }
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in try db.execute(sql: "DELETE FROM account_meta") }
+        try queue.close()
+
+        let auth = service(store)
+        for uid in ["bob", "ann"] {
+            let updated = try await auth.update(body(#"{"localId":"\#(uid)","displayName":"\#(uid)!"}"#), privileged: true)
+            #expect(updated["displayName"] == .string("\(uid)!"))
+        }
+        #expect(try await holder(of: "g-1", in: auth) == "ann")
+        let bob = try await auth.lookup(body(#"{"localId":["bob"]}"#), privileged: true)
+        #expect(bob["users"]?[0]?["providerUserInfo"]?[0]?["rawId"] == .string("g-1"), "bob keeps the identity in his record")
     }
 
     @Test("a new account file starts with a complete index, and an emptied one stays complete")
