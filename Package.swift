@@ -207,7 +207,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthAuthTests",
-            dependencies: ["HearthAuth", "HearthCore", "HearthStore", "HearthSQLite", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "HearthAuth", "HearthCore", "HearthStore", "HearthSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

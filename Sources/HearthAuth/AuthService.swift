@@ -56,24 +56,32 @@ public final class AuthService: Sendable {
         /// Emails or SMS one address or number receives per hour before `QUOTA_EXCEEDED`
         /// (`RESET_PASSWORD_EXCEED_LIMIT` for password resets); `nil` = unlimited (emulator).
         public var messagesPerRecipientPerHour: Int?
+        /// Which identity providers' ID tokens `signInWithIdp` accepts, and how it checks them; the emulator's
+        /// unchecked reading by default.
+        public var identityProviders: IdentityProviders
 
         public init(
             emailPrivacy: Bool = false, readableCodes: Bool = true, authorizedDomains: Set<String>? = nil,
-            actionPath: String = "/emulator/action", messagesPerRecipientPerHour: Int? = nil
+            actionPath: String = "/emulator/action", messagesPerRecipientPerHour: Int? = nil,
+            identityProviders: IdentityProviders = .emulator
         ) {
             self.emailPrivacy = emailPrivacy
             self.readableCodes = readableCodes
             self.authorizedDomains = authorizedDomains
             self.actionPath = actionPath
             self.messagesPerRecipientPerHour = messagesPerRecipientPerHour
+            self.identityProviders = identityProviders
         }
 
         /// What a production server uses: codes stored as digests, links to `/__/auth/action`,
-        /// continue URLs limited to `authorizedDomains`, ten messages per recipient per hour.
-        public static func production(authorizedDomains: Set<String>, emailPrivacy: Bool = false) -> Options {
+        /// continue URLs limited to `authorizedDomains`, ten messages per recipient per hour, and
+        /// provider tokens checked against `identityProviders` (none enabled unless given).
+        public static func production(
+            authorizedDomains: Set<String>, emailPrivacy: Bool = false, identityProviders: IdentityProviders = IdentityProviders()
+        ) -> Options {
             Options(
                 emailPrivacy: emailPrivacy, readableCodes: false, authorizedDomains: authorizedDomains, actionPath: "/__/auth/action",
-                messagesPerRecipientPerHour: 10)
+                messagesPerRecipientPerHour: 10, identityProviders: identityProviders)
         }
     }
 

@@ -41,6 +41,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "File holding the SMTP password (HEARTH_SMTP_PASSWORD_FILE, or HEARTH_SMTP_PASSWORD).") var smtpPasswordFile: String?
     @Option(help: "Sender of auth emails, e.g. \"My App <no-reply@example.com>\" (HEARTH_SMTP_FROM).") var smtpFrom: String?
     @Option(help: "PEM file of CA certificates to trust for the SMTP server (HEARTH_SMTP_CA_FILE).") var smtpCaFile: String?
+    @Option(help: "Comma-separated client IDs (bundle ID, services ID) whose Sign in with Apple ID tokens signInWithIdp accepts (HEARTH_APPLE_CLIENT_IDS); none = Apple sign-in off.")
+    var appleClientIds: String?
+    @Option(help: "Comma-separated OAuth client IDs whose Google ID tokens signInWithIdp accepts (HEARTH_GOOGLE_CLIENT_IDS); none = Google sign-in off.")
+    var googleClientIds: String?
     @Option(help: "Comma-separated Dynamic Links domain prefixes, e.g. https://example.page.link,https://example.com/links (HEARTH_LINK_DOMAINS).")
     var linkDomains: String?
 
@@ -71,6 +75,8 @@ struct Serve: AsyncParsableCommand {
         if let passwordCost { s.passwordCost = passwordCost }
         if let publicURL { s.publicURL = publicURL }
         if let authorizedDomains { s.authorizedDomains = Settings.list(authorizedDomains) }
+        if let appleClientIds { s.appleClientIDs = Settings.rawList(appleClientIds) }
+        if let googleClientIds { s.googleClientIDs = Settings.rawList(googleClientIds) }
         if let smtpHost { s.smtp.host = smtpHost }
         if let smtpPort { s.smtp.port = smtpPort }
         if let smtpSecurity { s.smtp.security = smtpSecurity }
@@ -156,7 +162,9 @@ struct Serve: AsyncParsableCommand {
             }
             let options: AuthService.Options = settings.dev
                 ? AuthService.Options(emailPrivacy: settings.emailPrivacy)
-                : .production(authorizedDomains: settings.continueDomains(), emailPrivacy: settings.emailPrivacy)
+                : .production(
+                    authorizedDomains: settings.continueDomains(), emailPrivacy: settings.emailPrivacy,
+                    identityProviders: settings.identityProviders(keys: ProviderKeys()))
             let accounts = try SQLiteAccountStore(path: "\(folder)/\(settings.project).auth.sqlite")
             // A first start creates the signing key on another thread; the server listens meanwhile.
             let keys = try KeyRing.load(folder: folder + "/auth-keys", creatingInBackground: true)

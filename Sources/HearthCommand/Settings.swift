@@ -1,4 +1,5 @@
 import Foundation
+import HearthAuth
 import HearthCore
 import HearthServer
 
@@ -21,6 +22,9 @@ struct Settings {
     var publicURL: String?
     /// Hosts a `continueUrl` in auth emails may point to (besides localhost and the public URL's host).
     var authorizedDomains: [String] = []
+    /// Client IDs whose Apple / Google ID tokens `signInWithIdp` accepts outside `--dev`; empty = that provider is off.
+    var appleClientIDs: [String] = []
+    var googleClientIDs: [String] = []
     var smtp = SMTPSettings()
     var links = LinkSettings()
 
@@ -121,6 +125,8 @@ struct Settings {
                     guard let s = $0.stringValue else { throw Failure(description: "config file \(path): authorizedDomains holds strings") }
                     return s
                 }
+            case ("appleClientIds", .array(let items)): appleClientIDs = try Self.strings(items, "appleClientIds", file: path)
+            case ("googleClientIds", .array(let items)): googleClientIDs = try Self.strings(items, "googleClientIds", file: path)
             case ("smtp", .object(let members)): try smtp.apply(members, file: path)
             case ("links", .object(let members)): try links.apply(members, file: path)
             default: throw Failure(description: "config file \(path): unknown or mistyped setting \"\(m.key)\"")
@@ -151,6 +157,8 @@ struct Settings {
         if let v = env["HEARTH_PUBLIC_URL"] { publicURL = v }
         if let v = env["HEARTH_AUTHORIZED_DOMAINS"] { authorizedDomains = Self.list(v) }
         if let v = env["HEARTH_LINK_DOMAINS"] { links.domains = Self.rawList(v) }
+        if let v = env["HEARTH_APPLE_CLIENT_IDS"] { appleClientIDs = Self.rawList(v) }
+        if let v = env["HEARTH_GOOGLE_CLIENT_IDS"] { googleClientIDs = Self.rawList(v) }
         try smtp.apply(environment: env)
     }
 
@@ -184,6 +192,21 @@ struct Settings {
             throw Failure(description: "the public URL must look like https://host[:port] (got \(publicURL))")
         }
         return trimmed
+    }
+
+    /// The identity providers with client IDs configured, their keys fetched through `keys`.
+    func identityProviders(keys: any ProviderKeySource) -> IdentityProviders {
+        var providers: [IdentityProviders.Provider] = []
+        if !appleClientIDs.isEmpty { providers.append(.apple(clientIDs: Set(appleClientIDs))) }
+        if !googleClientIDs.isEmpty { providers.append(.google(clientIDs: Set(googleClientIDs))) }
+        return IdentityProviders(providers: providers, keys: keys)
+    }
+
+    static func strings(_ items: [JSONValue], _ key: String, file path: String) throws -> [String] {
+        try items.map {
+            guard let s = $0.stringValue, !s.isEmpty else { throw Failure(description: "config file \(path): \(key) holds non-empty strings") }
+            return s
+        }
     }
 
     /// Where continue URLs may point: localhost, the public URL's host and the configured domains.

@@ -219,10 +219,3 @@ struct ProviderIdentityIndexTests {
         #expect(try await uid(holding: apple, in: reopened) == "v")
     }
 }
-
-extension JSONValue {
-    fileprivate subscript(index: Int) -> JSONValue? {
-        guard case .array(let items) = self, items.indices.contains(index) else { return nil }
-        return items[index]
-    }
-}

@@ -462,18 +462,33 @@ extension AuthRouterTests {
 }
 
 extension AuthRouterTests {
-    @Test func unknownOperationsAreNotFoundAndListedOnesNotImplemented() async throws {
+    @Test func unknownOperationsAreNotFound() async throws {
         try await withRouterClient(auth: Self.service()) { client in
             for path in [Self.v1 + "nonsense?key=k", Self.adminBase + ":nonsense"] {
                 let (status, json) = try await call(client, path, "{}", headers: path.contains("projects") ? admin : [:])
                 #expect(status == .notFound, "\(path)")
                 #expect(json["error"]?["status"] == .string("NOT_FOUND"), "\(path)")
             }
+        }
+    }
+
+    @Test func signInWithIdpIsServedAtItsV1AndV3Paths() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            // The service reads provider tokens as the emulator does: an unsigned JWT's payload.
+            let payload = Base64URL.encode(Array(#"{"sub":"g-42","email":"gus@x.io","email_verified":true}"#.utf8))
+            let post = "id_token=e30.\(payload).&providerId=google.com"
+            var uid: String?
             for path in [Self.v1 + "signInWithIdp?key=k", "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyAssertion?key=k"] {
-                let (status, json) = try await call(client, path, #"{"requestUri":"http://localhost","postBody":"id_token=x&providerId=google.com"}"#)
-                #expect(status == .notImplemented, "\(path)")
-                #expect(json["error"]?["status"] == .string("NOT_IMPLEMENTED"), "\(path)")
+                let (status, json) = try await call(client, path, #"{"requestUri":"http://localhost","postBody":"\#(post)","returnSecureToken":true}"#)
+                #expect(status == .ok, "\(path): \(json)")
+                #expect(json["kind"] == .string("identitytoolkit#VerifyAssertionResponse"))
+                #expect(json["idToken"]?.stringValue?.isEmpty == false)
+                if let uid { #expect(json["localId"] == .string(uid), "the second path reaches the same user") }
+                uid = json["localId"]?.stringValue
             }
+            let (status, refused) = try await call(client, Self.v1 + "signInWithIdp?key=k", #"{"postBody":"\#(post)"}"#)
+            #expect(status == .badRequest)
+            #expect(errorMessage(refused) == "MISSING_REQUEST_URI")
         }
     }
 }

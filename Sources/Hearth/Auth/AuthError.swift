@@ -21,7 +21,7 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
             case invalidVerificationCode, invalidVerificationID, sessionExpired, tooManyRequests, invalidPhoneNumber
             case missingPhoneNumber, invalidActionCode, expiredActionCode, operationNotAllowed, invalidCustomToken
             case credentialAlreadyInUse, quotaExceeded, invalidRefreshToken, notSignedIn, invalidAPIKey, network
-            case invalidResponse, server
+            case invalidResponse, server, accountExistsWithDifferentCredential
         }
 
         fileprivate let base: Base
@@ -74,8 +74,13 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
         public static let operationNotAllowed = Code(.operationNotAllowed)
         /// `INVALID_CUSTOM_TOKEN`, `CREDENTIAL_MISMATCH`, `MISSING_IDENTIFIER`, `INVALID_CLAIMS`.
         public static let invalidCustomToken = Code(.invalidCustomToken)
-        /// The phone number (or email) already belongs to another account: it cannot be linked.
+        /// The phone number, email or provider account (`FEDERATED_USER_ID_ALREADY_LINKED`) already
+        /// belongs to another account: it cannot be linked.
         public static let credentialAlreadyInUse = Code(.credentialAlreadyInUse)
+        /// A provider sign-in found no user with that provider account, but an account with its
+        /// email exists: sign in to that account the way it was made, then link the provider
+        /// (``AuthError/email`` names the address).
+        public static let accountExistsWithDifferentCredential = Code(.accountExistsWithDifferentCredential)
         /// `QUOTA_EXCEEDED` / `RESET_PASSWORD_EXCEED_LIMIT`: too many messages to this recipient.
         public static let quotaExceeded = Code(.quotaExceeded)
         /// `INVALID_REFRESH_TOKEN` / `MISSING_REFRESH_TOKEN`: the stored session is not valid.
@@ -104,6 +109,8 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
     /// For ``Code/credentialAlreadyInUse`` from linking a phone number: proof that this client
     /// verified the number, to sign in as the account that has it with ``Auth/signIn(phoneProof:)``.
     public var phoneProof: PhoneProof?
+    /// For ``Code/accountExistsWithDifferentCredential``: the email the existing account has.
+    public var email: String?
 
     public init(code: Code, message: String, serverMessage: String? = nil, status: Int? = nil, cause: (any Error)? = nil) {
         self.code = code
@@ -197,6 +204,9 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
         "INVALID_REFRESH_TOKEN": (.invalidRefreshToken, "The saved session is not valid; sign in again."),
         "MISSING_REFRESH_TOKEN": (.invalidRefreshToken, "The saved session is not valid; sign in again."),
         "API_KEY_INVALID": (.invalidAPIKey, "The server refused the API key."),
+        "INVALID_IDP_RESPONSE": (.invalidCredential, "The sign-in provider's token was refused."),
+        "MISSING_OR_INVALID_NONCE": (.invalidCredential, "The sign-in provider's token does not match the nonce."),
+        "FEDERATED_USER_ID_ALREADY_LINKED": (.credentialAlreadyInUse, "This provider account is already linked to another user."),
     ]
 
     /// Errors after which the session cannot continue: the SDK signs out.

@@ -30,6 +30,9 @@ enum AuthWire {
         /// `signInWithPhoneNumber` linking a number that belongs to someone else.
         var temporaryProof: String?
         var phoneNumber: String?
+        /// `signInWithIdp` found an account with the provider's email and no link to it.
+        var needConfirmation: Bool?
+        var email: String?
     }
 
     /// `securetoken.googleapis.com/v1/token` (snake_case).

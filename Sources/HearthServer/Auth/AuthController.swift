@@ -46,7 +46,7 @@ struct AuthController: Sendable {
     ]
 
     /// Identity Toolkit account operations Firebase has and Hearth does not serve yet (501, not 404).
-    static let unimplementedOperations: Set<String> = ["signInWithIdp"]
+    static let unimplementedOperations: Set<String> = []
 
     func respond(to request: Request, clientAddress: String? = nil) async -> Response {
         if request.method == .options { return Self.preflight(request) }
@@ -168,6 +168,7 @@ struct AuthController: Sendable {
         case "sendVerificationCode": return try await service.sendVerificationCode(body)
         case "signInWithPhoneNumber": return try await service.signInWithPhoneNumber(body)
         case "createAuthUri": return try await service.createAuthUri(body)
+        case "signInWithIdp": return try await service.signInWithIdp(body)
         case "batchDelete", "batchCreate", "query", "queryAccounts", "createSessionCookie":
             guard privileged else { throw PlatformError.unauthenticated }
             switch operation {

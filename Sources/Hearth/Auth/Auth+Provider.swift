@@ -1,0 +1,83 @@
+import Foundation
+
+/// An identity provider's ID token for ``Auth/signIn(with:)`` and ``Auth/link(with:)``: what Sign in
+/// with Apple (`ASAuthorizationAppleIDCredential.identityToken`) or Google Sign-In
+/// (`GIDGoogleUser.idToken`) gives the app.
+public struct ProviderCredential: Sendable {
+    /// `apple.com`, `google.com`.
+    public var providerID: String
+    /// The provider's ID token (a JWT).
+    public var idToken: String
+    /// The nonce the sign-in request was made with, unhashed (Sign in with Apple takes its SHA-256).
+    public var rawNonce: String?
+
+    public init(providerID: String, idToken: String, rawNonce: String? = nil) {
+        self.providerID = providerID
+        self.idToken = idToken
+        self.rawNonce = rawNonce
+    }
+
+    /// Sign in with Apple: the credential's `identityToken` as UTF-8 text, and the raw nonce whose
+    /// SHA-256 (hex) the request carried.
+    public static func apple(idToken: String, rawNonce: String?) -> ProviderCredential {
+        ProviderCredential(providerID: "apple.com", idToken: idToken, rawNonce: rawNonce)
+    }
+
+    /// Google Sign-In: the user's ID token.
+    public static func google(idToken: String) -> ProviderCredential {
+        ProviderCredential(providerID: "google.com", idToken: idToken)
+    }
+
+    /// `postBody` as the server reads it: form fields.
+    var postBody: String {
+        var fields = [("providerId", providerID), ("id_token", idToken)]
+        if let rawNonce { fields.append(("nonce", rawNonce)) }
+        return fields.map { "\($0.0)=\(URLEncoding.component($0.1))" }.joined(separator: "&")
+    }
+}
+
+extension Auth {
+    /// Signs in with an identity provider's ID token, creating the user on a first sign-in.
+    ///
+    /// Throws ``AuthError`` `.accountExistsWithDifferentCredential` when another account has the
+    /// provider's email (sign in to it, then ``link(with:)``), `.invalidCredential` when the server
+    /// refuses the token, `.operationNotAllowed` when the provider is not enabled there,
+    /// `.userDisabled`.
+    @discardableResult
+    public func signIn(with credential: ProviderCredential) async throws -> User {
+        let answer: AuthWire.TokenResponse = try await client.call("signInWithIdp", Self.idpBody(credential, idToken: nil))
+        try Self.checkConfirmation(answer)
+        return try await start(answer)
+    }
+
+    /// Links an identity provider to the current (for example anonymous) user. The uid stays.
+    ///
+    /// Throws ``AuthError`` `.credentialAlreadyInUse` when the provider account is linked to another user.
+    @discardableResult
+    public func link(with credential: ProviderCredential) async throws -> User {
+        let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
+            try await client.call("signInWithIdp", Self.idpBody(credential, idToken: token))
+        }
+        try Self.checkConfirmation(answer)
+        return try await refreshUser(epoch: epoch, tokens: answer)
+    }
+
+    static func idpBody(_ credential: ProviderCredential, idToken: String?) -> AuthWire.Body {
+        var body: AuthWire.Body = [
+            "requestUri": .string("http://localhost"), "postBody": .string(credential.postBody), "returnSecureToken": .bool(true),
+            "returnIdpCredential": .bool(true),
+        ]
+        if let idToken { body["idToken"] = .string(idToken) }
+        return body
+    }
+
+    /// `needConfirmation`: the server signed nobody in because an account has the provider's email.
+    static func checkConfirmation(_ answer: AuthWire.TokenResponse) throws {
+        guard answer.needConfirmation == true, answer.idToken == nil else { return }
+        var error = AuthError(
+            code: .accountExistsWithDifferentCredential,
+            message: "An account with this email exists; sign in to it and link the provider.", status: 200)
+        error.email = answer.email
+        throw error
+    }
+}

@@ -1,0 +1,115 @@
+import Crypto
+import Foundation
+public import HearthCore
+import HearthStore
+
+extension AuthService {
+    // MARK: accounts:signInWithIdp
+
+    /// Signs in with an identity provider's ID token (Sign in with Apple, Google Sign-In), or links
+    /// the provider to the signed-in user when `idToken` is given.
+    ///
+    /// The provider account is the token's `sub`. It reaches the user it is linked to; a new one gets a
+    /// new user. When no user has it but an account already has the token's email, the answer is
+    /// `needConfirmation` without tokens, as Firebase answers with one account per email: the app signs
+    /// in the old way and links the provider (an unverified email never hands over an account).
+    public func signInWithIdp(_ body: JSONValue) async throws -> JSONValue {
+        try body.checkFieldTypes([
+            "requestUri": .string, "postBody": .string, "idToken": .string, "returnSecureToken": .bool, "returnIdpCredential": .bool,
+        ])
+        let now = clock()
+        guard body.string("requestUri")?.isEmpty == false else { throw AuthError("MISSING_REQUEST_URI") }
+        guard let postBody = body.string("postBody"), !postBody.isEmpty else {
+            throw AuthError("INVALID_IDP_RESPONSE", "postBody is missing: send the provider's id_token and providerId in it.")
+        }
+        let form = Self.formFields(postBody)
+        guard let providerID = form["providerId"], !providerID.isEmpty, !["password", "phone", "anonymous", "custom"].contains(providerID) else {
+            throw AuthError("INVALID_PROVIDER_ID", "postBody needs the providerId of an identity provider.")
+        }
+        guard let providerToken = form["id_token"], !providerToken.isEmpty else {
+            throw AuthError("INVALID_IDP_RESPONSE", "Hearth signs in with the provider's id_token; an access_token alone cannot be checked here.")
+        }
+        let claims = try await options.identityProviders.verifiedClaims(of: providerToken, provider: providerID, nowSeconds: now / 1000)
+        try Self.checkNonce(claims["nonce"]?.stringValue, sent: form["nonce"])
+        guard let subject = claims["sub"]?.stringValue, !subject.isEmpty, subject.utf8.count <= 255 else {
+            throw AuthError("INVALID_IDP_RESPONSE", "The ID token has no subject (sub).")
+        }
+        let email = claims["email"]?.stringValue?.lowercased()
+        let emailVerified: Bool =
+            switch claims["email_verified"] {
+            case .bool(let b)?: b
+            case .string(let s)?: s == "true"  // Apple sends the text "true"
+            default: false
+            }
+        let linked = ProviderInfo(
+            providerId: providerID, rawId: subject, federatedId: subject, email: email, displayName: claims["name"]?.stringValue,
+            photoUrl: claims["picture"]?.stringValue)
+        let idToken = body.string("idToken")
+        return try await store.transaction { tx in
+            var base: [JSONMember] = [
+                JSONMember("kind", .string("identitytoolkit#VerifyAssertionResponse")), JSONMember("providerId", .string(providerID)),
+                JSONMember("federatedId", .string(subject)),
+            ]
+            if let email { base += [JSONMember("email", .string(email)), JSONMember("emailVerified", .bool(emailVerified))] }
+            var user: UserRecord
+            var isNew = false
+            if let idToken {
+                user = try self.user(forIDToken: idToken, in: tx, now: now)
+                if let owner = try self.user(linking: linked.identity, in: tx), owner.localId != user.localId {
+                    throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED")
+                }
+                // An anonymous user who links a provider takes its email and profile when they are free.
+                if user.email == nil, let email, try tx.account(email: email) == nil { (user.email, user.emailVerified) = (email, emailVerified) }
+                if user.displayName == nil { user.displayName = linked.displayName }
+                if user.photoUrl == nil { user.photoUrl = linked.photoUrl }
+            } else if let owner = try self.user(linking: linked.identity, in: tx) {
+                user = owner
+                if user.disabled { throw AuthError("USER_DISABLED") }
+            } else if let email, let holder = try self.load(tx.account(email: email)) {
+                return .object(base + [JSONMember("needConfirmation", .bool(true)), JSONMember("localId", .string(holder.localId))])
+            } else {
+                user = UserRecord(localId: Self.newUID(), createdAt: now, validSince: now / 1000)
+                (user.email, user.emailVerified) = (email, email != nil && emailVerified)
+                (user.displayName, user.photoUrl) = (linked.displayName, linked.photoUrl)
+                isNew = true
+            }
+            user.linkedProviders.removeAll { $0.providerId == providerID }
+            user.linkedProviders.append(linked)
+            user.lastLoginAt = now
+            let tokens = try self.issueTokens(for: &user, provider: providerID, in: tx, now: now)
+            try self.save(user, in: tx, mustBeNew: isNew)
+            var m = base + [
+                JSONMember("localId", .string(user.localId)), JSONMember("isNewUser", .bool(isNew)),
+                JSONMember("oauthIdToken", .string(providerToken)), JSONMember("rawUserInfo", .string(String(decoding: claims.jsonBytes, as: UTF8.self))),
+            ]
+            if let name = linked.displayName { m.append(JSONMember("displayName", .string(name))) }
+            if let photo = linked.photoUrl { m.append(JSONMember("photoUrl", .string(photo))) }
+            return .object(m + self.tokenTrio(tokens))
+        }
+    }
+
+    /// A token minted for a nonce must come with it, raw (its SHA-256 in hex is in the token, as Sign in
+    /// with Apple does it) or as it is in the token; a nonce sent for a token without one is refused too.
+    static func checkNonce(_ inToken: String?, sent: String?) throws {
+        switch (inToken, sent) {
+        case (nil, nil): return
+        case (let expected?, let raw?):
+            let hashed = SHA256.hash(data: Array(raw.utf8)).map { String(format: "%02x", $0) }.joined()
+            guard expected == hashed || expected == raw else { throw AuthError("MISSING_OR_INVALID_NONCE", "The nonce does not match the ID token's.") }
+        case (_?, nil): throw AuthError("MISSING_OR_INVALID_NONCE", "The ID token was minted with a nonce; send it in postBody.")
+        case (nil, _?): throw AuthError("MISSING_OR_INVALID_NONCE", "The ID token has no nonce, but one was sent.")
+        }
+    }
+
+    /// `a=1&b=2` form fields, percent- and `+`-decoded; the first of a repeated name wins.
+    static func formFields(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ s: Substring) -> String? { s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
+            guard let name = decoded(parts[0]), fields[name] == nil else { continue }
+            fields[name] = parts.count == 2 ? decoded(parts[1]) : ""
+        }
+        return fields
+    }
+}

@@ -1,0 +1,196 @@
+import Crypto
+import Foundation
+import HearthAuth
+import HearthCore
+import HearthStore
+import Synchronization
+import Testing
+
+/// `accounts:signInWithIdp` with Sign in with Apple / Google ID tokens: which tokens pass, which account they reach,
+/// and linking. The "provider" here is a key made for the test, published through a stub key source.
+@Suite("Sign-in with an identity provider")
+struct SignInWithIdpTests {
+    static let serverKey = try! SigningKey.generate()
+    /// Plays Apple's key; `otherKey` has the same role for forged tokens.
+    static let appleKey = try! SigningKey.generate()
+    static let otherKey = try! SigningKey.generate()
+    static let bundleID = "com.example.shake"
+    static let now: Int64 = 1_800_000_000_000
+
+    /// Answers `keys` for the provider's URL, and counts how often each kind of fetch was asked for.
+    final class StubKeys: ProviderKeySource {
+        let cached: JSONValue
+        let fresh: JSONValue
+        let fetches = Mutex<[Bool]>([])
+        init(cached: JSONValue, fresh: JSONValue? = nil) {
+            self.cached = cached
+            self.fresh = fresh ?? cached
+        }
+        func keySet(at url: String, fresh wantsFresh: Bool) async throws -> JSONValue {
+            #expect(url == "https://appleid.apple.com/auth/keys")
+            fetches.withLock { $0.append(wantsFresh) }
+            return wantsFresh ? fresh : cached
+        }
+        /// Whether each fetch so far asked for a fresh set.
+        var asked: [Bool] { fetches.withLock { $0 } }
+    }
+
+    func service(keys: StubKeys = StubKeys(cached: appleKey.jwks), options: AuthService.Options? = nil, store: MemoryAccountStore = MemoryAccountStore())
+        -> AuthService
+    {
+        let providers = IdentityProviders(providers: [.apple(clientIDs: [Self.bundleID])], keys: keys)
+        return AuthService(
+            projectID: "p1", store: store, key: Self.serverKey, hasher: PasswordHasher(rounds: 1 << 4),
+            options: options ?? .production(authorizedDomains: ["localhost"], identityProviders: providers), clock: { Self.now })
+    }
+
+    func body(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
+
+    static func sha256Hex(_ s: String) -> String { SHA256.hash(data: Array(s.utf8)).map { String(format: "%02x", $0) }.joined() }
+
+    /// An ID token as Apple makes it, with `changes` on top of the defaults (a `.null` removes a claim).
+    static func appleToken(signedBy key: SigningKey = appleKey, _ changes: [String: JSONValue] = [:]) throws -> String {
+        var claims: [String: JSONValue] = [
+            "iss": .string("https://appleid.apple.com"), "aud": .string(bundleID), "sub": .string("001234.apple"),
+            "email": .string("Ann@privaterelay.appleid.com"), "email_verified": .string("true"),
+            "iat": .int(now / 1000 - 10), "exp": .int(now / 1000 + 600), "nonce": .string(sha256Hex("raw-nonce")),
+        ]
+        for (key, value) in changes { claims[key] = value == .null ? nil : value }
+        return try key.sign(.object(claims.sorted { $0.key < $1.key }.map { JSONMember($0.key, $0.value) }))
+    }
+
+    /// A token Apple's key signed, its payload then swapped for one naming another user: right key id, wrong signature.
+    static func tampered() throws -> String {
+        let signed = try appleToken().split(separator: ".")
+        let other = try appleToken(["sub": .string("someone-else")]).split(separator: ".")
+        return [signed[0], other[1], signed[2]].joined(separator: ".")
+    }
+
+    func request(_ token: String, nonce: String? = "raw-nonce", provider: String = "apple.com", idToken: String? = nil) -> JSONValue {
+        var post = "providerId=\(provider)&id_token=\(token)"
+        if let nonce { post += "&nonce=\(nonce)" }
+        var m = [JSONMember("requestUri", .string("http://localhost")), JSONMember("postBody", .string(post)), JSONMember("returnSecureToken", .bool(true))]
+        if let idToken { m.append(JSONMember("idToken", .string(idToken))) }
+        return .object(m)
+    }
+
+    /// The error code `signInWithIdp` refuses `request` with, or nil if it signs in.
+    func refusal(_ auth: AuthService, _ request: JSONValue) async -> String? {
+        do {
+            _ = try await auth.signInWithIdp(request)
+            return nil
+        } catch {
+            return (error as? AuthError)?.code ?? "\(error)"
+        }
+    }
+
+    func accountCount(_ auth: AuthService) async throws -> String? {
+        try await auth.query(body(#"{"returnUserInfo":false}"#))["recordsCount"]?.stringValue
+    }
+
+    @Test func aFirstAppleSignInMakesTheUserAndTheNextFindsThem() async throws {
+        let auth = service()
+        let first = try await auth.signInWithIdp(request(try Self.appleToken()))
+        #expect(first["kind"] == .string("identitytoolkit#VerifyAssertionResponse"))
+        #expect(first["isNewUser"] == .bool(true))
+        #expect(first["providerId"] == .string("apple.com"))
+        #expect(first["federatedId"] == .string("001234.apple"))
+        #expect(first["email"] == .string("ann@privaterelay.appleid.com"))
+        #expect(first["emailVerified"] == .bool(true), "Apple's email_verified is the text \"true\"")
+        let uid = try #require(first["localId"]?.stringValue)
+        let idToken = try #require(first["idToken"]?.stringValue)
+        let claims = try #require(auth.verifiedClaims(idToken, now: Self.now))
+        #expect(claims["firebase"]?["sign_in_provider"] == .string("apple.com"))
+        #expect(claims["firebase"]?["identities"]?["apple.com"] == .array([.string("001234.apple")]))
+        #expect(first["refreshToken"]?.stringValue?.isEmpty == false)
+
+        let again = try await auth.signInWithIdp(request(try Self.appleToken()))
+        #expect(again["localId"] == .string(uid))
+        #expect(again["isNewUser"] == .bool(false))
+        #expect(try await accountCount(auth) == "1")
+    }
+
+    @Test func tokensThatFailACheckAreRefusedAndMakeNoAccount() async throws {
+        let auth = service()
+        let cases: [(String, JSONValue, String)] = [
+            ("another app's token", try request(Self.appleToken(["aud": .string("com.other.app")])), "INVALID_IDP_RESPONSE"),
+            ("another issuer", try request(Self.appleToken(["iss": .string("https://evil.example")])), "INVALID_IDP_RESPONSE"),
+            ("expired", try request(Self.appleToken(["exp": .int(Self.now / 1000 - 120)])), "INVALID_IDP_RESPONSE"),
+            ("issued in the future", try request(Self.appleToken(["iat": .int(Self.now / 1000 + 3600)])), "INVALID_IDP_RESPONSE"),
+            ("signed by a key that is not Apple's", try request(Self.appleToken(signedBy: Self.otherKey)), "INVALID_IDP_RESPONSE"),
+            ("Apple's signature over another payload", try request(Self.tampered()), "INVALID_IDP_RESPONSE"),
+            ("no subject", try request(Self.appleToken(["sub": .null])), "INVALID_IDP_RESPONSE"),
+            ("not a JWT", request("not-a-token"), "INVALID_IDP_RESPONSE"),
+            ("a provider this server has not enabled", try request(Self.appleToken(), provider: "google.com"), "OPERATION_NOT_ALLOWED"),
+            ("the nonce left out", try request(Self.appleToken(), nonce: nil), "MISSING_OR_INVALID_NONCE"),
+            ("another nonce", try request(Self.appleToken(), nonce: "other"), "MISSING_OR_INVALID_NONCE"),
+            ("a nonce for a token without one", try request(Self.appleToken(["nonce": .null]), nonce: "raw-nonce"), "MISSING_OR_INVALID_NONCE"),
+            ("a password provider", try request(Self.appleToken(), provider: "password"), "INVALID_PROVIDER_ID"),
+            ("no requestUri", body(#"{"postBody":"providerId=apple.com&id_token=x"}"#), "MISSING_REQUEST_URI"),
+            ("an access token only", body(#"{"requestUri":"http://localhost","postBody":"providerId=apple.com&access_token=x"}"#), "INVALID_IDP_RESPONSE"),
+            ("a mistyped field", body(#"{"requestUri":"http://localhost","postBody":5}"#), "INVALID_ARGUMENT"),
+        ]
+        for (what, request, expected) in cases {
+            let got = await refusal(auth, request)
+            #expect(got == expected, "\(what)")
+        }
+        #expect(try await accountCount(auth) == "0")
+    }
+
+    @Test func aRotatedKeyIsFetchedOnceFreshAndAnUnknownOneIsRefused() async throws {
+        let rotated = StubKeys(cached: Self.otherKey.jwks, fresh: Self.appleKey.jwks)
+        let auth = service(keys: rotated)
+        _ = try await auth.signInWithIdp(request(try Self.appleToken()))
+        #expect(rotated.asked == [false, true])
+
+        let stale = StubKeys(cached: Self.otherKey.jwks)
+        let refusing = service(keys: stale)
+        #expect(await refusal(refusing, request(try Self.appleToken())) == "INVALID_IDP_RESPONSE")
+        #expect(stale.asked == [false, true])
+    }
+
+    @Test func anAnonymousUserLinksAppleAndKeepsTheirUid() async throws {
+        let auth = service()
+        let trial = try await auth.signUp(body("{}"), privileged: false)
+        let uid = try #require(trial["localId"]?.stringValue)
+        let trialToken = try #require(trial["idToken"]?.stringValue)
+        let linked = try await auth.signInWithIdp(request(try Self.appleToken(), idToken: trialToken))
+        #expect(linked["localId"] == .string(uid))
+        #expect(linked["isNewUser"] == .bool(false))
+        let found = try await auth.lookup(body(#"{"localId":["\#(uid)"]}"#), privileged: true)
+        #expect(found["users"]?[0]?["email"] == .string("ann@privaterelay.appleid.com"), "the anonymous user took the free email")
+        // Signing in with Apple later reaches the same user: the trial's data stays theirs.
+        #expect(try await auth.signInWithIdp(request(try Self.appleToken()))["localId"] == .string(uid))
+
+        let other = try #require(try await auth.signUp(body("{}"), privileged: false)["idToken"]?.stringValue)
+        #expect(await refusal(auth, request(try Self.appleToken(), idToken: other)) == "FEDERATED_USER_ID_ALREADY_LINKED")
+    }
+
+    @Test func anEmailAnotherAccountHasNeedsConfirmationAndNoTokens() async throws {
+        let auth = service()
+        let existing = try await auth.signUp(body(#"{"email":"ann@privaterelay.appleid.com","password":"secret1"}"#), privileged: false)
+        let answer = try await auth.signInWithIdp(request(try Self.appleToken()))
+        #expect(answer["needConfirmation"] == .bool(true))
+        #expect(answer["localId"] == existing["localId"])
+        #expect(answer["idToken"] == nil && answer["refreshToken"] == nil)
+        #expect(try await accountCount(auth) == "1")
+    }
+
+    @Test func aDisabledUserIsRefused() async throws {
+        let auth = service()
+        let uid = try #require(try await auth.signInWithIdp(request(try Self.appleToken()))["localId"]?.stringValue)
+        _ = try await auth.update(body(#"{"localId":"\#(uid)","disableUser":true}"#), privileged: true)
+        #expect(await refusal(auth, request(try Self.appleToken())) == "USER_DISABLED")
+    }
+
+    @Test func theEmulatorReadsTokensUnchecked() async throws {
+        let auth = service(options: AuthService.Options())
+        let unsigned = #"{"sub":"fb-7","email":"fb@x.io","email_verified":true,"name":"Fay"}"#
+        let answer = try await auth.signInWithIdp(request(unsigned, nonce: nil, provider: "facebook.com"))
+        #expect(answer["isNewUser"] == .bool(true))
+        #expect(answer["displayName"] == .string("Fay"))
+        #expect(answer["federatedId"] == .string("fb-7"))
+        let forged = try Self.appleToken(signedBy: Self.otherKey, ["aud": .string("any")])
+        #expect(try await auth.signInWithIdp(request(forged))["isNewUser"] == .bool(true))
+    }
+}

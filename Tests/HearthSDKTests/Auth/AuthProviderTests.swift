@@ -1,0 +1,57 @@
+import Foundation
+@testable import Hearth
+import Testing
+
+/// Sign-in and linking with an identity provider's ID token against a live `--dev` server, which reads provider
+/// tokens unchecked as Firebase's emulator does (so the test makes its own).
+@Suite("Auth with identity providers (live)")
+struct AuthProviderTests {
+    /// An unsigned JWT carrying `claims`.
+    static func token(_ claims: String) -> String {
+        let payload = Data(claims.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return "e30." + payload + "."
+    }
+
+    @Test func anAnonymousUserLinksAppleThenSignsInWithItAgain() async throws {
+        try await withAuthStorageServer { server in
+            let auth = server.auth()
+            let trial = try await auth.signInAnonymously()
+            let apple = ProviderCredential.apple(
+                idToken: Self.token(#"{"sub":"001.apple","email":"shaker@privaterelay.appleid.com","email_verified":"true","nonce":"n-1"}"#),
+                rawNonce: "n-1")
+            let linked = try await auth.link(with: apple)
+            #expect(linked.uid == trial.uid)
+            #expect(!linked.isAnonymous)
+            #expect(linked.providerIDs.contains("apple.com"))
+            #expect(linked.email == "shaker@privaterelay.appleid.com")
+
+            try auth.signOut()
+            let again = try await auth.signIn(with: apple)
+            #expect(again.uid == trial.uid, "the trial user's uid, and so their data, stays")
+
+            try auth.signOut()
+            _ = try await auth.signInAnonymously()
+            let taken = await #expect(throws: AuthError.self) { try await auth.link(with: apple) }
+            #expect(taken?.code == .credentialAlreadyInUse)
+        }
+    }
+
+    @Test func aProviderEmailThatAnotherAccountHasIsATypedError() async throws {
+        try await withAuthStorageServer { server in
+            let auth = server.auth()
+            try await auth.signUp(email: "gus@example.com", password: "secret12")
+            try auth.signOut()
+            let google = ProviderCredential.google(idToken: Self.token(#"{"sub":"g-9","email":"gus@example.com","email_verified":true}"#))
+            let refused = await #expect(throws: AuthError.self) { try await auth.signIn(with: google) }
+            #expect(refused?.code == .accountExistsWithDifferentCredential)
+            #expect(refused?.email == "gus@example.com")
+            #expect(auth.currentUser == nil)
+
+            let wrongNonce = ProviderCredential.apple(idToken: Self.token(#"{"sub":"a-2","nonce":"x"}"#), rawNonce: "y")
+            let invalid = await #expect(throws: AuthError.self) { try await auth.signIn(with: wrongNonce) }
+            #expect(invalid?.code == .invalidCredential)
+            #expect(invalid?.serverCode == "MISSING_OR_INVALID_NONCE")
+        }
+    }
+}
