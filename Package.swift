@@ -179,6 +179,7 @@ let package = Package(
             dependencies: [
                 "Hearth", "HearthAuth", "HearthCore", "HearthFiles", "HearthWire", "HearthServer", "HearthStore", "HearthSQLite",
                 "HearthTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -53,7 +53,7 @@ def test_google_sign_in_makes_a_user_that_admin_finds_by_provider_uid(base_url, 
     assert body["kind"] == "identitytoolkit#VerifyAssertionResponse"
     assert body["isNewUser"] is True
     assert (body["providerId"], body["federatedId"], body["email"], body["emailVerified"]) == (
-        "google.com", sub, email, True)
+        "google.com", f"https://accounts.google.com/{sub}", email, True)
     assert body["displayName"] == "Gus" and body["oauthIdToken"] == token
     assert json.loads(body["rawUserInfo"])["sub"] == sub
     claims = auth.verify_id_token(body["idToken"], app=auth_app)

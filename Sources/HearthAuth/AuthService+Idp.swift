@@ -12,7 +12,9 @@ extension AuthService {
     /// The provider account is the token's `sub`. It reaches the user it is linked to; a new one gets a
     /// new user. When no user has it but an account already has the token's email, the answer is
     /// `needConfirmation` without tokens, as Firebase answers with one account per email: the app signs
-    /// in the old way and links the provider (an unverified email never hands over an account).
+    /// in the old way and links the provider. Only an email the provider says is verified becomes the
+    /// user's email: an unverified one would let a provider account claim an address before its owner
+    /// signs up with it (email-link sign-in and password resets go by the user's email).
     public func signInWithIdp(_ body: JSONValue) async throws -> JSONValue {
         try body.checkFieldTypes([
             "requestUri": .string, "postBody": .string, "idToken": .string, "returnSecureToken": .bool, "returnIdpCredential": .bool,
@@ -23,7 +25,9 @@ extension AuthService {
             throw AuthError("INVALID_IDP_RESPONSE", "postBody is missing: send the provider's id_token and providerId in it.")
         }
         let form = Self.formFields(postBody)
-        guard let providerID = form["providerId"], !providerID.isEmpty, !["password", "phone", "anonymous", "custom"].contains(providerID) else {
+        guard let providerID = form["providerId"]?.lowercased(), !providerID.isEmpty,
+            !["password", "phone", "anonymous", "custom"].contains(providerID)
+        else {
             throw AuthError("INVALID_PROVIDER_ID", "postBody needs the providerId of an identity provider.")
         }
         guard let providerToken = form["id_token"], !providerToken.isEmpty else {
@@ -41,16 +45,26 @@ extension AuthService {
             case .string(let s)?: s == "true"  // Apple sends the text "true"
             default: false
             }
+        /// The email the user may take: a verified one.
+        let verifiedEmail = emailVerified ? email : nil
+        // Google's federated id is a URL, as Firebase (and its emulator) writes it; other providers' is the subject.
+        let federatedID = providerID == "google.com" ? "https://accounts.google.com/\(subject)" : subject
         let linked = ProviderInfo(
-            providerId: providerID, rawId: subject, federatedId: subject, email: email, displayName: claims["name"]?.stringValue,
+            providerId: providerID, rawId: subject, federatedId: federatedID, email: email, displayName: claims["name"]?.stringValue,
             photoUrl: claims["picture"]?.stringValue)
+        let rawUserInfo = String(decoding: claims.jsonBytes, as: UTF8.self)
         let idToken = body.string("idToken")
         return try await store.transaction { tx in
+            // What every answer carries, `needConfirmation` too: the client rebuilds the provider credential from
+            // `oauthIdToken` to link it once the user has signed in the old way.
             var base: [JSONMember] = [
                 JSONMember("kind", .string("identitytoolkit#VerifyAssertionResponse")), JSONMember("providerId", .string(providerID)),
-                JSONMember("federatedId", .string(subject)),
+                JSONMember("federatedId", .string(federatedID)), JSONMember("oauthIdToken", .string(providerToken)),
+                JSONMember("rawUserInfo", .string(rawUserInfo)),
             ]
             if let email { base += [JSONMember("email", .string(email)), JSONMember("emailVerified", .bool(emailVerified))] }
+            if let name = linked.displayName { base.append(JSONMember("displayName", .string(name))) }
+            if let photo = linked.photoUrl { base.append(JSONMember("photoUrl", .string(photo))) }
             var user: UserRecord
             var isNew = false
             if let idToken {
@@ -58,18 +72,22 @@ extension AuthService {
                 if let owner = try self.user(linking: linked.identity, in: tx), owner.localId != user.localId {
                     throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED")
                 }
-                // An anonymous user who links a provider takes its email and profile when they are free.
-                if user.email == nil, let email, try tx.account(email: email) == nil { (user.email, user.emailVerified) = (email, emailVerified) }
+                // An anonymous user who links a provider takes its verified email (another account's is EMAIL_EXISTS, as
+                // in Firebase's emulator) and its profile.
+                if user.email == nil, let verifiedEmail {
+                    if let other = try tx.account(email: verifiedEmail), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
+                    (user.email, user.emailVerified) = (verifiedEmail, true)
+                }
                 if user.displayName == nil { user.displayName = linked.displayName }
                 if user.photoUrl == nil { user.photoUrl = linked.photoUrl }
             } else if let owner = try self.user(linking: linked.identity, in: tx) {
                 user = owner
                 if user.disabled { throw AuthError("USER_DISABLED") }
-            } else if let email, let holder = try self.load(tx.account(email: email)) {
+            } else if let verifiedEmail, let holder = try self.load(tx.account(email: verifiedEmail)) {
                 return .object(base + [JSONMember("needConfirmation", .bool(true)), JSONMember("localId", .string(holder.localId))])
             } else {
                 user = UserRecord(localId: Self.newUID(), createdAt: now, validSince: now / 1000)
-                (user.email, user.emailVerified) = (email, email != nil && emailVerified)
+                (user.email, user.emailVerified) = (verifiedEmail, verifiedEmail != nil)
                 (user.displayName, user.photoUrl) = (linked.displayName, linked.photoUrl)
                 isNew = true
             }
@@ -78,24 +96,20 @@ extension AuthService {
             user.lastLoginAt = now
             let tokens = try self.issueTokens(for: &user, provider: providerID, in: tx, now: now)
             try self.save(user, in: tx, mustBeNew: isNew)
-            var m = base + [
-                JSONMember("localId", .string(user.localId)), JSONMember("isNewUser", .bool(isNew)),
-                JSONMember("oauthIdToken", .string(providerToken)), JSONMember("rawUserInfo", .string(String(decoding: claims.jsonBytes, as: UTF8.self))),
-            ]
-            if let name = linked.displayName { m.append(JSONMember("displayName", .string(name))) }
-            if let photo = linked.photoUrl { m.append(JSONMember("photoUrl", .string(photo))) }
-            return .object(m + self.tokenTrio(tokens))
+            return .object(
+                base + [JSONMember("localId", .string(user.localId)), JSONMember("isNewUser", .bool(isNew))] + self.tokenTrio(tokens))
         }
     }
 
-    /// A token minted for a nonce must come with it, raw (its SHA-256 in hex is in the token, as Sign in
-    /// with Apple does it) or as it is in the token; a nonce sent for a token without one is refused too.
+    /// A token minted for a nonce must come with the raw nonce, whose SHA-256 in hex is in the token (as Sign in with
+    /// Apple and Firebase do it: the token's own claim, which anyone holding the token can read, is not the proof); a
+    /// nonce sent for a token without one is refused too.
     static func checkNonce(_ inToken: String?, sent: String?) throws {
         switch (inToken, sent) {
         case (nil, nil): return
         case (let expected?, let raw?):
             let hashed = SHA256.hash(data: Array(raw.utf8)).map { String(format: "%02x", $0) }.joined()
-            guard expected == hashed || expected == raw else { throw AuthError("MISSING_OR_INVALID_NONCE", "The nonce does not match the ID token's.") }
+            guard expected == hashed else { throw AuthError("MISSING_OR_INVALID_NONCE", "The nonce does not match the ID token's.") }
         case (_?, nil): throw AuthError("MISSING_OR_INVALID_NONCE", "The ID token was minted with a nonce; send it in postBody.")
         case (nil, _?): throw AuthError("MISSING_OR_INVALID_NONCE", "The ID token has no nonce, but one was sent.")
         }

@@ -56,14 +56,14 @@ public final class AuthService: Sendable {
         /// Emails or SMS one address or number receives per hour before `QUOTA_EXCEEDED`
         /// (`RESET_PASSWORD_EXCEED_LIMIT` for password resets); `nil` = unlimited (emulator).
         public var messagesPerRecipientPerHour: Int?
-        /// Which identity providers' ID tokens `signInWithIdp` accepts, and how it checks them; the emulator's
-        /// unchecked reading by default.
+        /// Which identity providers' ID tokens `signInWithIdp` accepts, and how it checks them; none by default
+        /// (`.emulator` reads any provider's tokens unchecked, for `--dev` only).
         public var identityProviders: IdentityProviders
 
         public init(
             emailPrivacy: Bool = false, readableCodes: Bool = true, authorizedDomains: Set<String>? = nil,
             actionPath: String = "/emulator/action", messagesPerRecipientPerHour: Int? = nil,
-            identityProviders: IdentityProviders = .emulator
+            identityProviders: IdentityProviders = IdentityProviders()
         ) {
             self.emailPrivacy = emailPrivacy
             self.readableCodes = readableCodes

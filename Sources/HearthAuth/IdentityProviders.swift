@@ -100,7 +100,7 @@ public struct IdentityProviders: Sendable {
         guard audiences.contains(where: provider.audiences.contains) else {
             throw Self.invalid("The ID token is for another app (aud \(audiences.joined(separator: ", "))).")
         }
-        guard let exp = Self.seconds(claims["exp"]), exp + Self.leeway > nowSeconds else { throw Self.invalid("The ID token has expired.") }
+        guard let exp = Self.seconds(claims["exp"]), exp > nowSeconds - Self.leeway else { throw Self.invalid("The ID token has expired.") }
         if let iat = Self.seconds(claims["iat"]), iat > nowSeconds + Self.leeway { throw Self.invalid("The ID token is issued in the future.") }
         return claims
     }
@@ -109,7 +109,8 @@ public struct IdentityProviders: Sendable {
         do {
             return try await source.keySet(at: provider.keysURL, fresh: fresh)
         } catch {
-            throw AuthError("INVALID_IDP_RESPONSE", "\(provider.id)'s keys could not be fetched: \(error)")
+            // The cause stays on the server: it names hosts and addresses a client has no use for.
+            throw AuthError("INVALID_IDP_RESPONSE", "\(provider.id)'s keys could not be fetched; try again later.")
         }
     }
 

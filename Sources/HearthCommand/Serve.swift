@@ -153,6 +153,9 @@ struct Serve: AsyncParsableCommand {
                     logger.warning("the SMTP password is sent without encryption (security none)")
                 }
             }
+            if settings.dev && !(settings.appleClientIDs.isEmpty && settings.googleClientIDs.isEmpty) {
+                logger.warning("--dev reads Apple and Google ID tokens unchecked, as the emulator does; the client IDs apply without --dev")
+            }
             if !settings.dev {
                 if smtp == nil { logger.warning("no SMTP server is configured: auth emails (password resets, sign-in links) are not delivered") }
                 logger.warning("no SMS provider is configured: phone verification codes are not delivered")
@@ -161,7 +164,7 @@ struct Serve: AsyncParsableCommand {
                 }
             }
             let options: AuthService.Options = settings.dev
-                ? AuthService.Options(emailPrivacy: settings.emailPrivacy)
+                ? AuthService.Options(emailPrivacy: settings.emailPrivacy, identityProviders: .emulator)
                 : .production(
                     authorizedDomains: settings.continueDomains(), emailPrivacy: settings.emailPrivacy,
                     identityProviders: settings.identityProviders(keys: ProviderKeys()))

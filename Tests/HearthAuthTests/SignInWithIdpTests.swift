@@ -15,6 +15,7 @@ struct SignInWithIdpTests {
     static let appleKey = try! SigningKey.generate()
     static let otherKey = try! SigningKey.generate()
     static let bundleID = "com.example.shake"
+    static let googleClient = "123-abc.apps.googleusercontent.com"
     static let now: Int64 = 1_800_000_000_000
 
     /// Answers `keys` for the provider's URL, and counts how often each kind of fetch was asked for.
@@ -27,7 +28,6 @@ struct SignInWithIdpTests {
             self.fresh = fresh ?? cached
         }
         func keySet(at url: String, fresh wantsFresh: Bool) async throws -> JSONValue {
-            #expect(url == "https://appleid.apple.com/auth/keys")
             fetches.withLock { $0.append(wantsFresh) }
             return wantsFresh ? fresh : cached
         }
@@ -38,7 +38,7 @@ struct SignInWithIdpTests {
     func service(keys: StubKeys = StubKeys(cached: appleKey.jwks), options: AuthService.Options? = nil, store: MemoryAccountStore = MemoryAccountStore())
         -> AuthService
     {
-        let providers = IdentityProviders(providers: [.apple(clientIDs: [Self.bundleID])], keys: keys)
+        let providers = IdentityProviders(providers: [.apple(clientIDs: [Self.bundleID]), .google(clientIDs: [Self.googleClient])], keys: keys)
         return AuthService(
             projectID: "p1", store: store, key: Self.serverKey, hasher: PasswordHasher(rounds: 1 << 4),
             options: options ?? .production(authorizedDomains: ["localhost"], identityProviders: providers), clock: { Self.now })
@@ -121,8 +121,10 @@ struct SignInWithIdpTests {
             ("Apple's signature over another payload", try request(Self.tampered()), "INVALID_IDP_RESPONSE"),
             ("no subject", try request(Self.appleToken(["sub": .null])), "INVALID_IDP_RESPONSE"),
             ("not a JWT", request("not-a-token"), "INVALID_IDP_RESPONSE"),
-            ("a provider this server has not enabled", try request(Self.appleToken(), provider: "google.com"), "OPERATION_NOT_ALLOWED"),
+            ("a provider this server has not enabled", try request(Self.appleToken(), provider: "facebook.com"), "OPERATION_NOT_ALLOWED"),
             ("the nonce left out", try request(Self.appleToken(), nonce: nil), "MISSING_OR_INVALID_NONCE"),
+            ("the token's own nonce claim sent back", try request(Self.appleToken(), nonce: Self.sha256Hex("raw-nonce")), "MISSING_OR_INVALID_NONCE"),
+            ("an Apple token sent as Google's", try request(Self.appleToken(), provider: "google.com"), "INVALID_IDP_RESPONSE"),
             ("another nonce", try request(Self.appleToken(), nonce: "other"), "MISSING_OR_INVALID_NONCE"),
             ("a nonce for a token without one", try request(Self.appleToken(["nonce": .null]), nonce: "raw-nonce"), "MISSING_OR_INVALID_NONCE"),
             ("a password provider", try request(Self.appleToken(), provider: "password"), "INVALID_PROVIDER_ID"),
@@ -172,6 +174,7 @@ struct SignInWithIdpTests {
         let answer = try await auth.signInWithIdp(request(try Self.appleToken()))
         #expect(answer["needConfirmation"] == .bool(true))
         #expect(answer["localId"] == existing["localId"])
+        #expect(answer["oauthIdToken"]?.stringValue?.isEmpty == false, "the client rebuilds the credential to link it later")
         #expect(answer["idToken"] == nil && answer["refreshToken"] == nil)
         #expect(try await accountCount(auth) == "1")
     }
@@ -184,7 +187,9 @@ struct SignInWithIdpTests {
     }
 
     @Test func theEmulatorReadsTokensUnchecked() async throws {
-        let auth = service(options: AuthService.Options())
+        #expect(await refusal(service(options: AuthService.Options()), request(#"{"sub":"x"}"#, nonce: nil)) == "OPERATION_NOT_ALLOWED",
+            "the library's default enables no provider")
+        let auth = service(options: AuthService.Options(identityProviders: .emulator))
         let unsigned = #"{"sub":"fb-7","email":"fb@x.io","email_verified":true,"name":"Fay"}"#
         let answer = try await auth.signInWithIdp(request(unsigned, nonce: nil, provider: "facebook.com"))
         #expect(answer["isNewUser"] == .bool(true))
@@ -192,5 +197,43 @@ struct SignInWithIdpTests {
         #expect(answer["federatedId"] == .string("fb-7"))
         let forged = try Self.appleToken(signedBy: Self.otherKey, ["aud": .string("any")])
         #expect(try await auth.signInWithIdp(request(forged))["isNewUser"] == .bool(true))
+    }
+
+    @Test func anUnverifiedEmailIsNotTakenAndReachesNoAccount() async throws {
+        let auth = service()
+        _ = try await auth.signUp(body(#"{"email":"victim@x.io","password":"secret1"}"#), privileged: false)
+        let unverified = try Self.appleToken(["email": .string("victim@x.io"), "email_verified": .string("false")])
+        let answer = try await auth.signInWithIdp(request(unverified))
+        #expect(answer["needConfirmation"] == nil)
+        #expect(answer["isNewUser"] == .bool(true))
+        let uid = try #require(answer["localId"]?.stringValue)
+        let user = try await auth.lookup(body(#"{"localId":["\#(uid)"]}"#), privileged: true)
+        #expect(user["users"]?[0]?["email"] == nil, "the address stays its owner's to claim")
+        #expect(user["users"]?[0]?["providerUserInfo"]?[0]?["email"] == .string("victim@x.io"), "the provider entry keeps what the token said")
+    }
+
+    @Test func aLinkedUserCannotTakeAnotherAccountsVerifiedEmail() async throws {
+        let auth = service()
+        _ = try await auth.signUp(body(#"{"email":"ann@privaterelay.appleid.com","password":"secret1"}"#), privileged: false)
+        let trial = try #require(try await auth.signUp(body("{}"), privileged: false)["idToken"]?.stringValue)
+        #expect(await refusal(auth, request(try Self.appleToken(), idToken: trial)) == "EMAIL_EXISTS")
+    }
+
+    @Test func googleTokensFromEitherIssuerSpellingAndAnAudienceListPass() async throws {
+        let google = StubKeys(cached: Self.appleKey.jwks)
+        let auth = service(keys: google)
+        for (n, issuer) in ["https://accounts.google.com", "accounts.google.com"].enumerated() {
+            let token = try Self.appleToken([
+                "iss": .string(issuer), "aud": .array([.string("other-client"), .string(Self.googleClient)]), "sub": .string("g-\(n)"),
+                "nonce": .null, "email_verified": .bool(true), "email": .string("g\(n)@gmail.test"),
+            ])
+            let answer = try await auth.signInWithIdp(request(token, nonce: nil, provider: "Google.com"))
+            #expect(answer["providerId"] == .string("google.com"), "provider ids are read lower-cased")
+            #expect(answer["federatedId"] == .string("https://accounts.google.com/g-\(n)"))
+            #expect(answer["emailVerified"] == .bool(true))
+        }
+        // A signed token whose expiry is as far as a number goes is read without overflowing.
+        let far = try Self.appleToken(["exp": .int(Int64.max)])
+        #expect(try await auth.signInWithIdp(request(far))["isNewUser"] == .bool(true))
     }
 }

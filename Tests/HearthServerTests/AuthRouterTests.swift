@@ -473,7 +473,10 @@ extension AuthRouterTests {
     }
 
     @Test func signInWithIdpIsServedAtItsV1AndV3Paths() async throws {
-        try await withRouterClient(auth: Self.service()) { client in
+        let emulator = AuthService(
+            projectID: "demo", store: MemoryAccountStore(), key: Self.key, hasher: PasswordHasher(rounds: 1 << 4),
+            options: .init(identityProviders: .emulator))
+        try await withRouterClient(auth: emulator) { client in
             // The service reads provider tokens as the emulator does: an unsigned JWT's payload.
             let payload = Base64URL.encode(Array(#"{"sub":"g-42","email":"gus@x.io","email_verified":true}"#.utf8))
             let post = "id_token=e30.\(payload).&providerId=google.com"

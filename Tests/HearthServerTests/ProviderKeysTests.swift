@@ -62,4 +62,37 @@ struct ProviderKeysTests {
             }
         }
     }
+
+    @Test func concurrentRequestsShareOneFetchAndAFailureIsRememberedForAMinute() async throws {
+        let hits = Mutex(["slow": 0, "failing": 0])
+        let router = Router()
+        router.get("slow") { _, _ -> Response in
+            hits.withLock { $0["slow", default: 0] += 1 }
+            try await Task.sleep(for: .milliseconds(300))
+            return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"keys":[]}"#)))
+        }
+        router.get("failing") { _, _ -> Response in
+            hits.withLock { $0["failing", default: 0] += 1 }
+            return Response(status: .internalServerError)
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let clock = TestClock()
+            let keys = ProviderKeys(clock: { clock.date })
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<20 { group.addTask { _ = try await keys.keySet(at: "http://127.0.0.1:\(port)/slow", fresh: true) } }
+                try await group.waitForAll()
+            }
+            let failing = "http://127.0.0.1:\(port)/failing"
+            for _ in 0..<5 {
+                await #expect(throws: (any Error).self) { _ = try await keys.keySet(at: failing, fresh: false) }
+            }
+            clock.advance(61)
+            await #expect(throws: (any Error).self) { _ = try await keys.keySet(at: failing, fresh: false) }
+            let counted = hits.withLock { $0 }
+            #expect(counted["slow"] == 1, "twenty requests at once made one fetch")
+            #expect(counted["failing"] == 2, "a failure answers for a minute without a new call")
+        }
+    }
 }

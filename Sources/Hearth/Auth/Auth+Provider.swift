@@ -52,9 +52,14 @@ extension Auth {
 
     /// Links an identity provider to the current (for example anonymous) user. The uid stays.
     ///
-    /// Throws ``AuthError`` `.credentialAlreadyInUse` when the provider account is linked to another user.
+    /// Throws ``AuthError`` `.credentialAlreadyInUse` when the provider account is linked to another user,
+    /// `.providerAlreadyLinked` when the user already has an account of that provider (the server would replace it),
+    /// `.emailAlreadyInUse` when another account has the provider's verified email.
     @discardableResult
     public func link(with credential: ProviderCredential) async throws -> User {
+        if currentUser?.providerIDs.contains(credential.providerID) == true {
+            throw AuthError(code: .providerAlreadyLinked, message: "The user already has an account of \(credential.providerID) linked.")
+        }
         let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
             try await client.call("signInWithIdp", Self.idpBody(credential, idToken: token))
         }

@@ -21,7 +21,7 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
             case invalidVerificationCode, invalidVerificationID, sessionExpired, tooManyRequests, invalidPhoneNumber
             case missingPhoneNumber, invalidActionCode, expiredActionCode, operationNotAllowed, invalidCustomToken
             case credentialAlreadyInUse, quotaExceeded, invalidRefreshToken, notSignedIn, invalidAPIKey, network
-            case invalidResponse, server, accountExistsWithDifferentCredential
+            case invalidResponse, server, accountExistsWithDifferentCredential, providerAlreadyLinked
         }
 
         fileprivate let base: Base
@@ -81,6 +81,8 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
         /// email exists: sign in to that account the way it was made, then link the provider
         /// (``AuthError/email`` names the address).
         public static let accountExistsWithDifferentCredential = Code(.accountExistsWithDifferentCredential)
+        /// ``Auth/link(with:)`` for a provider the user already has an account of (unlink it first).
+        public static let providerAlreadyLinked = Code(.providerAlreadyLinked)
         /// `QUOTA_EXCEEDED` / `RESET_PASSWORD_EXCEED_LIMIT`: too many messages to this recipient.
         public static let quotaExceeded = Code(.quotaExceeded)
         /// `INVALID_REFRESH_TOKEN` / `MISSING_REFRESH_TOKEN`: the stored session is not valid.

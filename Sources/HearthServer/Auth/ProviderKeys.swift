@@ -7,33 +7,91 @@ import NIOHTTP1
 import Synchronization
 
 /// Identity providers' key sets (Apple's, Google's) over HTTPS, kept for as long as the provider's
-/// `Cache-Control: max-age` says (an hour when it says nothing). A token naming a key the kept set
-/// lacks makes one fresh fetch, at most once a minute per URL, so forged key ids cannot make the
-/// server hammer the provider.
+/// `Cache-Control: max-age` says (an hour when it says nothing).
+///
+/// Anyone can send a token, so a token must not be able to make the server call out at will:
+/// requests that need a set at the same time share one fetch; a token naming a key the kept set
+/// lacks makes one fresh fetch at most once a minute per URL; a failed fetch is remembered for a
+/// minute; a fetch has 10 s in all and follows no redirects.
 public final class ProviderKeys: ProviderKeySource {
-    private struct Entry {
-        var keys: JSONValue
-        var fetched: Date
-        var maxAge: TimeInterval
+    private struct State {
+        var keys: JSONValue?
+        var fetched = Date.distantPast
+        var maxAge: TimeInterval = 0
+        var failed: (at: Date, error: Failure)?
+        var inFlight: Task<JSONValue, any Error>?
     }
 
-    private let client: HTTPClient
-    private let entries = Mutex<[String: Entry]>([:])
-    private let clock: @Sendable () -> Date
+    /// Its own client: it follows no redirects (a key set is served where it is published) and is never shut down,
+    /// like `HTTPClient.shared`.
+    public static let client = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10))))
     static let largestKeySet = 1 << 20
-    static let freshFetchInterval: TimeInterval = 60
+    static let retryInterval: TimeInterval = 60
+    static let deadline: Duration = .seconds(10)
 
-    public init(client: HTTPClient = .shared, clock: @escaping @Sendable () -> Date = { Date() }) {
+    private let client: HTTPClient
+    private let states = Mutex<[String: State]>([:])
+    private let clock: @Sendable () -> Date
+
+    public init(client: HTTPClient = ProviderKeys.client, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.client = client
         self.clock = clock
     }
 
     public func keySet(at url: String, fresh: Bool) async throws -> JSONValue {
         let now = clock()
-        if let entry = entries.withLock({ $0[url] }) {
-            let age = now.timeIntervalSince(entry.fetched)
-            if fresh ? age < Self.freshFetchInterval : age < entry.maxAge { return entry.keys }
+        enum Next {
+            case answer(JSONValue)
+            case failure(Failure)
+            case wait(Task<JSONValue, any Error>)
         }
+        let next: Next = states.withLock { states in
+            var state = states[url] ?? State()
+            if let keys = state.keys {
+                let age = now.timeIntervalSince(state.fetched)
+                if fresh ? age < Self.retryInterval : age < state.maxAge { return .answer(keys) }
+            }
+            if let task = state.inFlight { return .wait(task) }
+            if let failed = state.failed, now.timeIntervalSince(failed.at) < Self.retryInterval {
+                // A set kept from before still answers; otherwise the failure does, without a new call.
+                if let keys = state.keys { return .answer(keys) }
+                return .failure(failed.error)
+            }
+            let task = Task { try await self.fetch(url) }
+            state.inFlight = task
+            states[url] = state
+            return .wait(task)
+        }
+        switch next {
+        case .answer(let keys): return keys
+        case .failure(let error): throw error
+        case .wait(let task): return try await task.value
+        }
+    }
+
+    /// One fetch; its outcome is recorded for the requests that come after it.
+    private func fetch(_ url: String) async throws -> JSONValue {
+        do {
+            let (keys, maxAge) = try await withDeadline { try await self.download(url) }
+            let now = clock()
+            states.withLock { states in
+                states[url] = State(keys: keys, fetched: now, maxAge: maxAge)
+            }
+            return keys
+        } catch {
+            let failure = error as? Failure ?? Failure(description: "\(url): \(error)")
+            let now = clock()
+            states.withLock { states in
+                states[url]?.inFlight = nil
+                states[url]?.failed = (now, failure)
+            }
+            throw failure
+        }
+    }
+
+    private func download(_ url: String) async throws -> (JSONValue, TimeInterval) {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Accept", value: "application/json")
         let response = try await client.execute(request, timeout: .seconds(10))
@@ -42,9 +100,22 @@ public final class ProviderKeys: ProviderKeySource {
         guard let keys = try? JSONValue.parse(Array(body.readableBytesView)), case .array? = keys["keys"] else {
             throw Failure(description: "\(url) did not answer a JSON Web Key Set")
         }
-        let maxAge = response.headers.first(name: "Cache-Control").flatMap(Self.maxAge) ?? 3600
-        entries.withLock { $0[url] = Entry(keys: keys, fetched: now, maxAge: maxAge) }
-        return keys
+        return (keys, response.headers.first(name: "Cache-Control").flatMap(Self.maxAge) ?? 3600)
+    }
+
+    /// `body`'s result, or a failure once `deadline` has passed (the read timeout alone would let a server that
+    /// trickles its body hold the fetch for long).
+    private func withDeadline<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: Self.deadline)
+                throw Failure(description: "no key set within \(Self.deadline)")
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next() else { throw Failure(description: "no key set") }
+            return first
+        }
     }
 
     /// `max-age=N` of a `Cache-Control` value.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 @testable import Hearth
 import Testing
@@ -17,14 +18,19 @@ struct AuthProviderTests {
         try await withAuthStorageServer { server in
             let auth = server.auth()
             let trial = try await auth.signInAnonymously()
+            let hashedNonce = SHA256.hash(data: Array("n-1".utf8)).map { String(format: "%02x", $0) }.joined()
             let apple = ProviderCredential.apple(
-                idToken: Self.token(#"{"sub":"001.apple","email":"shaker@privaterelay.appleid.com","email_verified":"true","nonce":"n-1"}"#),
+                idToken: Self.token(#"{"sub":"001.apple","email":"shaker@privaterelay.appleid.com","email_verified":"true","nonce":"\#(hashedNonce)"}"#),
                 rawNonce: "n-1")
             let linked = try await auth.link(with: apple)
             #expect(linked.uid == trial.uid)
             #expect(!linked.isAnonymous)
             #expect(linked.providerIDs.contains("apple.com"))
             #expect(linked.email == "shaker@privaterelay.appleid.com")
+
+            let second = ProviderCredential.apple(idToken: Self.token(#"{"sub":"002.apple"}"#), rawNonce: nil)
+            let relink = await #expect(throws: AuthError.self) { try await auth.link(with: second) }
+            #expect(relink?.code == .providerAlreadyLinked)
 
             try auth.signOut()
             let again = try await auth.signIn(with: apple)

@@ -90,7 +90,7 @@ func withAuthStorageServer<R: Sendable>(
     let logger = Logger(label: "hearth-sdk-test", factory: { _ in SwiftLogNoOpLogHandler() })
     let auth = AuthService(
         projectID: "demo", store: MemoryAccountStore(), key: testSigningKey, hasher: PasswordHasher(rounds: 1 << 4),
-        clock: { clock.milliseconds })
+        options: .init(identityProviders: .emulator), clock: { clock.milliseconds })
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-sdk-blobs-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
     var blobConfiguration = LocalDiskBlobStore.Configuration()
