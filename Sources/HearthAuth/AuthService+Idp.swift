@@ -45,7 +45,7 @@ extension AuthService {
             case .string(let s)?: s == "true"  // Apple sends the text "true"
             default: false
             }
-        /// The email the user may take: a verified one.
+        // The email the user may take: a verified one.
         let verifiedEmail = emailVerified ? email : nil
         // Google's federated id is a URL, as Firebase (and its emulator) writes it; other providers' is the subject.
         let federatedID = providerID == "google.com" ? "https://accounts.google.com/\(subject)" : subject

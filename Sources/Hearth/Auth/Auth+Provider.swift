@@ -67,6 +67,22 @@ extension Auth {
         return try await refreshUser(epoch: epoch, tokens: answer)
     }
 
+    /// Removes a sign-in provider (`apple.com`, `google.com`, `password`, `phone`) from the current user, who
+    /// then can no longer sign in with it; the provider account is free to link to another user.
+    ///
+    /// Throws ``AuthError`` `.noSuchProvider` when the user has not linked it.
+    @discardableResult
+    public func unlink(providerID: String) async throws -> User {
+        guard let user = currentUser else { throw AuthError.notSignedIn }
+        guard user.providerIDs.contains(providerID) else {
+            throw AuthError(code: .noSuchProvider, message: "The user has no \(providerID) sign-in to remove.")
+        }
+        let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
+            try await client.call("update", ["idToken": .string(token), "deleteProvider": .strings([providerID])])
+        }
+        return try await refreshUser(epoch: epoch, tokens: answer)
+    }
+
     static func idpBody(_ credential: ProviderCredential, idToken: String?) -> AuthWire.Body {
         var body: AuthWire.Body = [
             "requestUri": .string("http://localhost"), "postBody": .string(credential.postBody), "returnSecureToken": .bool(true),

@@ -21,7 +21,7 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
             case invalidVerificationCode, invalidVerificationID, sessionExpired, tooManyRequests, invalidPhoneNumber
             case missingPhoneNumber, invalidActionCode, expiredActionCode, operationNotAllowed, invalidCustomToken
             case credentialAlreadyInUse, quotaExceeded, invalidRefreshToken, notSignedIn, invalidAPIKey, network
-            case invalidResponse, server, accountExistsWithDifferentCredential, providerAlreadyLinked
+            case invalidResponse, server, accountExistsWithDifferentCredential, providerAlreadyLinked, noSuchProvider
         }
 
         fileprivate let base: Base
@@ -83,6 +83,8 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
         public static let accountExistsWithDifferentCredential = Code(.accountExistsWithDifferentCredential)
         /// ``Auth/link(with:)`` for a provider the user already has an account of (unlink it first).
         public static let providerAlreadyLinked = Code(.providerAlreadyLinked)
+        /// ``Auth/unlink(providerID:)`` for a provider the user has not linked.
+        public static let noSuchProvider = Code(.noSuchProvider)
         /// `QUOTA_EXCEEDED` / `RESET_PASSWORD_EXCEED_LIMIT`: too many messages to this recipient.
         public static let quotaExceeded = Code(.quotaExceeded)
         /// `INVALID_REFRESH_TOKEN` / `MISSING_REFRESH_TOKEN`: the stored session is not valid.

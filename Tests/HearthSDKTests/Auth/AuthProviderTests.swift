@@ -60,4 +60,23 @@ struct AuthProviderTests {
             #expect(invalid?.serverCode == "MISSING_OR_INVALID_NONCE")
         }
     }
+
+    @Test func unlinkingAProviderFreesItsAccount() async throws {
+        try await withAuthStorageServer { server in
+            let auth = server.auth()
+            let first = try await auth.signInAnonymously()
+            let google = ProviderCredential.google(idToken: Self.token(#"{"sub":"g-unlink"}"#))
+            try await auth.link(with: google)
+            let missing = await #expect(throws: AuthError.self) { try await auth.unlink(providerID: "apple.com") }
+            #expect(missing?.code == .noSuchProvider)
+            let unlinked = try await auth.unlink(providerID: "google.com")
+            #expect(!unlinked.providerIDs.contains("google.com"))
+            #expect(auth.currentUser?.providerIDs.contains("google.com") == false)
+
+            // The Google account is free: signing in with it now makes a new user.
+            try auth.signOut()
+            let fresh = try await auth.signIn(with: google)
+            #expect(fresh.uid != first.uid)
+        }
+    }
 }
