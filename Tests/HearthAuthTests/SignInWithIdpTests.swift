@@ -236,4 +236,18 @@ struct SignInWithIdpTests {
         let far = try Self.appleToken(["exp": .int(Int64.max)])
         #expect(try await auth.signInWithIdp(request(far))["isNewUser"] == .bool(true))
     }
+
+    @Test func aUserImportedFromFirebaseWithAnAppleIdentitySignsInAsTheirOldUid() async throws {
+        let auth = service()
+        // As `firebase auth:export` writes such a user, imported through batchCreate (what `hearth users import` sends).
+        let imported = try await auth.batchCreate(body("""
+            {"users":[{"localId":"firebase-uid-7","email":"ann@privaterelay.appleid.com","emailVerified":true,
+            "providerUserInfo":[{"providerId":"apple.com","rawId":"001234.apple","email":"ann@privaterelay.appleid.com"}]}]}
+            """))
+        #expect(imported["error"] == nil)
+        let answer = try await auth.signInWithIdp(request(try Self.appleToken()))
+        #expect(answer["localId"] == .string("firebase-uid-7"))
+        #expect(answer["isNewUser"] == .bool(false))
+        #expect(answer["needConfirmation"] == nil, "the identity, not the email, finds the user")
+    }
 }
