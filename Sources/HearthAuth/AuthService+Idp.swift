@@ -24,7 +24,7 @@ extension AuthService {
         guard let postBody = body.string("postBody"), !postBody.isEmpty else {
             throw AuthError("INVALID_IDP_RESPONSE", "postBody is missing: send the provider's id_token and providerId in it.")
         }
-        let form = Self.formFields(postBody)
+        let form = parseFormBody(postBody)
         guard let providerID = form["providerId"]?.lowercased(), !providerID.isEmpty,
             !["password", "phone", "anonymous", "custom"].contains(providerID)
         else {
@@ -113,17 +113,5 @@ extension AuthService {
         case (_?, nil): throw AuthError("MISSING_OR_INVALID_NONCE", "The ID token was minted with a nonce; send it in postBody.")
         case (nil, _?): throw AuthError("MISSING_OR_INVALID_NONCE", "The ID token has no nonce, but one was sent.")
         }
-    }
-
-    /// `a=1&b=2` form fields, percent- and `+`-decoded; the first of a repeated name wins.
-    static func formFields(_ text: String) -> [String: String] {
-        var fields: [String: String] = [:]
-        for pair in text.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decoded(_ s: Substring) -> String? { s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
-            guard let name = decoded(parts[0]), fields[name] == nil else { continue }
-            fields[name] = parts.count == 2 ? decoded(parts[1]) : ""
-        }
-        return fields
     }
 }

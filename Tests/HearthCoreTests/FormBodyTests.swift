@@ -1,6 +1,6 @@
 import Testing
 
-@testable import HearthServer
+import HearthCore
 
 @Suite("Query strings and form bodies")
 struct FormBodyTests {
