@@ -133,10 +133,13 @@ public final class AuthService: Sendable {
             try completeIdentityIndex(in: tx)
             // Imports did not check identities before they were indexed, so an old data folder can have two accounts
             // with one identity. The index names the first; the other keeps it in its record, and must stay savable.
-            let previous = Set(try load(tx.account(uid: user.localId))?.identities ?? [])
+            // The stored record is read only then: for an identity the index gives to another account.
+            var previous: Set<AccountIdentity>?
             identities = try identities.filter { identity in
-                guard previous.contains(identity), let holder = try tx.account(identity: identity) else { return true }
-                return holder.uid == user.localId
+                guard let holder = try tx.account(identity: identity), holder.uid != user.localId else { return true }
+                let had = try previous ?? Set(load(tx.account(uid: user.localId))?.identities ?? [])
+                previous = had
+                return !had.contains(identity)
             }
         }
         let created = events.functions.flatMap { hook in hook.created.isEmpty ? nil : hook }
