@@ -32,6 +32,23 @@ public final class SQLiteAccountStore: AccountStore {
                 CREATE INDEX IF NOT EXISTS identities_by_uid ON account_identities(uid);
                 CREATE TABLE IF NOT EXISTS account_meta(k TEXT PRIMARY KEY NOT NULL, v) WITHOUT ROWID;
                 """)
+            // A binary from before this one (a rollback) saves and deletes accounts without keeping the index. The
+            // file itself notices: this store marks every row it saves (`indexed = 1`) and removes an account's
+            // identities before the account, so an insert without the mark, any update, or a delete that leaves
+            // identities behind can only come from elsewhere, and takes back the completion mark. The auth service
+            // then rebuilds the index from the records before it next relies on it.
+            if try !db.columns(in: "accounts").contains(where: { $0.name == "indexed" }) {
+                try db.execute(sql: "ALTER TABLE accounts ADD COLUMN indexed INTEGER")
+            }
+            try db.execute(sql: """
+                CREATE TRIGGER IF NOT EXISTS accounts_saved_elsewhere AFTER INSERT ON accounts WHEN NEW.indexed IS NOT 1
+                BEGIN DELETE FROM account_meta WHERE k = 'identity_index'; END;
+                CREATE TRIGGER IF NOT EXISTS accounts_updated_elsewhere AFTER UPDATE ON accounts
+                BEGIN DELETE FROM account_meta WHERE k = 'identity_index'; END;
+                CREATE TRIGGER IF NOT EXISTS accounts_deleted_elsewhere AFTER DELETE ON accounts
+                WHEN EXISTS (SELECT 1 FROM account_identities WHERE uid = OLD.uid)
+                BEGIN DELETE FROM account_meta WHERE k = 'identity_index'; END;
+                """)
             // A new file's index is complete from the start; one whose accounts predate the index
             // is completed by the auth service, which can read the identities out of the records.
             if !identitiesExisted, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accounts") == 0 {
@@ -84,7 +101,7 @@ public final class SQLiteAccountStore: AccountStore {
             for identity in identities {
                 if let owner = try identityOwner(identity), owner != row.uid { throw AccountConflict.identity }
             }
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO accounts(uid, email, phone, record) VALUES(?, ?, ?, ?)")
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO accounts(uid, email, phone, record, indexed) VALUES(?, ?, ?, ?, 1)")
                 .execute(arguments: [row.uid, row.email, row.phoneNumber, row.record])
             try db.cachedStatement(sql: "DELETE FROM account_identities WHERE uid = ?").execute(arguments: [row.uid])
             // A plain INSERT: the primary key refuses a duplicate even if the check above were bypassed.
@@ -107,7 +124,9 @@ public final class SQLiteAccountStore: AccountStore {
         }
 
         func completeIdentityIndex(_ accounts: [(uid: String, identities: [AccountIdentity])]) throws {
-            // An identity two old accounts share (imports did not check before the index) stays with the first.
+            // Rebuilt from the records: rows a rolled-back binary left stale go. An identity two old accounts share
+            // (imports did not check before the index) stays with the first.
+            try db.execute(sql: "DELETE FROM account_identities")
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_identities(provider, raw_id, uid) VALUES(?, ?, ?)")
             for (uid, identities) in accounts {
                 for identity in identities { try insert.execute(arguments: [identity.providerId, identity.rawId, uid]) }

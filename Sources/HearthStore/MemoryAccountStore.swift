@@ -55,6 +55,7 @@ public final class MemoryAccountStore: AccountStore {
         func account(identity: AccountIdentity) throws -> AccountRow? { state.identities[identity].flatMap { state.accounts[$0] } }
         func identityIndexIsComplete() throws -> Bool { true }
         func completeIdentityIndex(_ accounts: [(uid: String, identities: [AccountIdentity])]) throws {
+            state.identities = [:]
             for (uid, identities) in accounts {
                 for identity in identities where state.identities[identity] == nil { state.identities[identity] = uid }
             }

@@ -170,13 +170,7 @@ struct ProviderIdentityIndexTests {
         let path = folder.appendingPathComponent("accounts.sqlite").path
         let store = try SQLiteAccountStore(path: path)
         // What an import before the index could leave: ann and bob both linked to google.com g-1, nothing indexed.
-        var records: [(String, Data)] = []
-        for uid in ["ann", "bob"] {
-            var user = UserRecord(localId: uid, createdAt: 1, validSince: 0)
-            user.linkedProviders = [try JSONDecoder().decode(ProviderInfo.self, from: Data(#"{"providerId":"google.com","rawId":"g-1"}"#.utf8))]
-            records.append((uid, try JSONEncoder().encode(user)))
-        }
-        let legacy = records
+        let legacy = try ["ann", "bob"].map { ($0, try Self.record($0, google: ["g-1"])) }
         try await store.transaction { tx in
             for (uid, record) in legacy {
                 try tx.save(AccountRow(uid: uid, email: nil, phoneNumber: nil, record: record), identities: [], mustBeNew: true)
@@ -194,6 +188,72 @@ struct ProviderIdentityIndexTests {
         #expect(try await holder(of: "g-1", in: auth) == "ann")
         let bob = try await auth.lookup(body(#"{"localId":["bob"]}"#), privileged: true)
         #expect(bob["users"]?[0]?["providerUserInfo"]?[0]?["rawId"] == .string("g-1"), "bob keeps the identity in his record")
+    }
+
+    /// A stored record for `uid` linked to google.com `rawIds`, as the auth service writes it.
+    static func record(_ uid: String, google rawIds: [String]) throws -> Data {
+        var user = UserRecord(localId: uid, createdAt: 1, validSince: 0)
+        user.linkedProviders = try rawIds.map {
+            try JSONDecoder().decode(ProviderInfo.self, from: Data(#"{"providerId":"google.com","rawId":"\#($0)"}"#.utf8))
+        }
+        return try JSONEncoder().encode(user)
+    }
+
+    /// Runs `sql` on the account file as a binary from before the index would: it knows nothing of the index.
+    func writeAsAnOlderBinary(_ path: String, _ sql: String, _ arguments: StatementArguments = []) async throws {
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in try db.execute(sql: sql, arguments: arguments) }
+        try queue.close()
+    }
+
+    @Test("accounts an older binary deleted, saved or changed after a rollback are indexed again from their records")
+    func writesOfAnOlderBinaryAreReindexed() async throws {
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("accounts.sqlite").path
+        do {
+            let auth = service(try SQLiteAccountStore(path: path))
+            _ = try await auth.batchCreate(body("""
+                {"users":[{"localId":"ann","providerUserInfo":[{"providerId":"google.com","rawId":"g-1"}]},
+                {"localId":"bob","providerUserInfo":[{"providerId":"google.com","rawId":"g-2"}]},{"localId":"cat"}]}
+                """))
+            #expect(try await holder(of: "g-1", in: auth) == "ann")
+        }
+
+        // The older binary deletes ann; her identity is free again.
+        try await writeAsAnOlderBinary(path, "DELETE FROM accounts WHERE uid = 'ann'")
+        var store = try SQLiteAccountStore(path: path)
+        #expect(try await isComplete(store) == false)
+        var auth = service(store)
+        #expect(try await holder(of: "g-1", in: auth) == nil)
+        try await link("g-1", to: "cat", in: auth)
+        #expect(try await holder(of: "g-1", in: auth) == "cat")
+        #expect(try await isComplete(store))
+
+        // It saves a new account, dan, with an identity of his own: the index finds him.
+        try await writeAsAnOlderBinary(
+            path, "INSERT OR REPLACE INTO accounts(uid, email, phone, record) VALUES('dan', NULL, NULL, ?)",
+            [try Self.record("dan", google: ["g-9"])])
+        store = try SQLiteAccountStore(path: path)
+        #expect(try await isComplete(store) == false)
+        auth = service(store)
+        #expect(try await holder(of: "g-9", in: auth) == "dan")
+        #expect(await linkError("g-9", to: "cat", in: auth) == "FEDERATED_USER_ID_ALREADY_LINKED")
+        #expect(try await holder(of: "g-1", in: auth) == "cat", "the rebuild kept what this binary had linked")
+
+        // A record changed in place (by hand, say): bob no longer has g-2, so it is free for cat.
+        try await writeAsAnOlderBinary(path, "UPDATE accounts SET record = ? WHERE uid = 'bob'", [try Self.record("bob", google: [])])
+        store = try SQLiteAccountStore(path: path)
+        #expect(try await isComplete(store) == false)
+        auth = service(store)
+        try await link("g-2", to: "cat", in: auth)
+        #expect(try await holder(of: "g-2", in: auth) == "cat")
+
+        // This binary's own saves and deletes leave the index complete.
+        try await link("g-3", to: "bob", in: auth)
+        _ = try await auth.delete(body(#"{"localId":"dan"}"#), privileged: true)
+        #expect(try await isComplete(store))
+        #expect(try await holder(of: "g-9", in: auth) == nil)
     }
 
     @Test("a new account file starts with a complete index, and an emptied one stays complete")
