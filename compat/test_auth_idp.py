@@ -82,6 +82,29 @@ def test_an_anonymous_user_links_apple_and_keeps_the_uid(base_url):
     assert later.json()["localId"] == signup["localId"]
 
 
+def test_a_refused_link_returns_the_credential_when_asked(base_url):
+    """The iOS SDK always sends returnIdpCredential and reads errorMessage from a 200 answer; without the flag the
+    refusal is an ordinary error."""
+    def anonymous() -> str:
+        return requests.post(f"{base_url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=compat",
+                             json={"returnSecureToken": True}, timeout=TIMEOUT).json()["idToken"]
+    sub = f"a-{uuid.uuid4().hex}"
+    token = unsigned_token({"sub": sub})
+    assert sign_in(base_url, f"id_token={token}&providerId=apple.com").status_code == 200
+
+    refused = sign_in(base_url, f"id_token={token}&providerId=apple.com", path=V3, idToken=anonymous())
+    assert refused.status_code == 200, refused.text
+    body = refused.json()
+    assert body["errorMessage"] == "FEDERATED_USER_ID_ALREADY_LINKED"
+    assert (body["providerId"], body["oauthIdToken"]) == ("apple.com", token)
+    assert not {"localId", "idToken", "refreshToken", "expiresIn"} & body.keys()
+
+    plain = requests.post(base_url + V1, json={"requestUri": "http://localhost", "returnSecureToken": True,
+                                               "postBody": f"id_token={token}&providerId=apple.com",
+                                               "idToken": anonymous()}, timeout=TIMEOUT)
+    assert plain.status_code == 400 and plain.json()["error"]["message"] == "FEDERATED_USER_ID_ALREADY_LINKED", plain.text
+
+
 def test_outside_dev_only_providers_with_client_ids_are_on(tmp_path):
     garbage = "id_token=not-a-jwt&providerId="
     with hearth_process([], tmp_path / "off", tmp_path / "off.log") as (base_url, _, _):

@@ -14,7 +14,9 @@ extension AuthService {
     /// `needConfirmation` without tokens, as Firebase answers with one account per email: the app signs
     /// in the old way and links the provider. Only an email the provider says is verified becomes the
     /// user's email: an unverified one would let a provider account claim an address before its owner
-    /// signs up with it (email-link sign-in and password resets go by the user's email).
+    /// signs up with it (email-link sign-in and password resets go by the user's email). A link refused with
+    /// `FEDERATED_USER_ID_ALREADY_LINKED` or `EMAIL_EXISTS` is answered with `errorMessage` and the provider
+    /// fields when `returnIdpCredential` is set (the Firebase SDKs set it), else thrown.
     public func signInWithIdp(_ body: JSONValue) async throws -> JSONValue {
         try body.checkFieldTypes([
             "requestUri": .string, "postBody": .string, "idToken": .string, "returnSecureToken": .bool, "returnIdpCredential": .bool,
@@ -54,17 +56,36 @@ extension AuthService {
             photoUrl: claims["picture"]?.stringValue)
         let rawUserInfo = String(decoding: claims.jsonBytes, as: UTF8.self)
         let idToken = body.string("idToken")
+        // What every answer carries, `needConfirmation` too: the client rebuilds the provider credential from
+        // `oauthIdToken` to link it once the user has signed in the old way.
+        var base: [JSONMember] = [
+            JSONMember("kind", .string("identitytoolkit#VerifyAssertionResponse")), JSONMember("providerId", .string(providerID)),
+            JSONMember("federatedId", .string(federatedID)), JSONMember("oauthIdToken", .string(providerToken)),
+            JSONMember("rawUserInfo", .string(rawUserInfo)),
+        ]
+        if let email { base += [JSONMember("email", .string(email)), JSONMember("emailVerified", .bool(emailVerified))] }
+        if let name = linked.displayName { base.append(JSONMember("displayName", .string(name))) }
+        if let photo = linked.photoUrl { base.append(JSONMember("photoUrl", .string(photo))) }
+        do {
+            return try await signInWithIdp(linked, answer: base, verifiedEmail: verifiedEmail, linkingTo: idToken, now: now)
+        } catch let error as AuthError
+            where idToken != nil && body["returnIdpCredential"] == .bool(true) && Self.answeredWithCredential.contains(error.code)
+        {
+            // A refused link asked to return the credential is answered 200 with the code in `errorMessage` and no
+            // session, as Firebase does: its iOS SDK then attaches the credential to `credentialAlreadyInUse`, so the
+            // app can sign in as the account that has the provider. The transaction was rolled back.
+            return .object(base + [JSONMember("errorMessage", .string(error.code))])
+        }
+    }
+
+    /// The refused links Firebase answers with the provider credential when `returnIdpCredential` is set.
+    static let answeredWithCredential: Set<String> = ["FEDERATED_USER_ID_ALREADY_LINKED", "EMAIL_EXISTS"]
+
+    private func signInWithIdp(
+        _ linked: ProviderInfo, answer base: [JSONMember], verifiedEmail: String?, linkingTo idToken: String?, now: Int64
+    ) async throws -> JSONValue {
+        let providerID = linked.providerId
         return try await store.transaction { tx in
-            // What every answer carries, `needConfirmation` too: the client rebuilds the provider credential from
-            // `oauthIdToken` to link it once the user has signed in the old way.
-            var base: [JSONMember] = [
-                JSONMember("kind", .string("identitytoolkit#VerifyAssertionResponse")), JSONMember("providerId", .string(providerID)),
-                JSONMember("federatedId", .string(federatedID)), JSONMember("oauthIdToken", .string(providerToken)),
-                JSONMember("rawUserInfo", .string(rawUserInfo)),
-            ]
-            if let email { base += [JSONMember("email", .string(email)), JSONMember("emailVerified", .bool(emailVerified))] }
-            if let name = linked.displayName { base.append(JSONMember("displayName", .string(name))) }
-            if let photo = linked.photoUrl { base.append(JSONMember("photoUrl", .string(photo))) }
             var user: UserRecord
             var isNew = false
             if let idToken {

@@ -66,11 +66,14 @@ struct SignInWithIdpTests {
         return [signed[0], other[1], signed[2]].joined(separator: ".")
     }
 
-    func request(_ token: String, nonce: String? = "raw-nonce", provider: String = "apple.com", idToken: String? = nil) -> JSONValue {
+    func request(
+        _ token: String, nonce: String? = "raw-nonce", provider: String = "apple.com", idToken: String? = nil, returnIdpCredential: Bool = false
+    ) -> JSONValue {
         var post = "providerId=\(provider)&id_token=\(token)"
         if let nonce { post += "&nonce=\(nonce)" }
         var m = [JSONMember("requestUri", .string("http://localhost")), JSONMember("postBody", .string(post)), JSONMember("returnSecureToken", .bool(true))]
         if let idToken { m.append(JSONMember("idToken", .string(idToken))) }
+        if returnIdpCredential { m.append(JSONMember("returnIdpCredential", .bool(true))) }
         return .object(m)
     }
 
@@ -217,6 +220,35 @@ struct SignInWithIdpTests {
         _ = try await auth.signUp(body(#"{"email":"ann@privaterelay.appleid.com","password":"secret1"}"#), privileged: false)
         let trial = try #require(try await auth.signUp(body("{}"), privileged: false)["idToken"]?.stringValue)
         #expect(await refusal(auth, request(try Self.appleToken(), idToken: trial)) == "EMAIL_EXISTS")
+    }
+
+    @Test func aRefusedLinkAskedForTheCredentialIsAnsweredWithItAndNoSession() async throws {
+        let auth = service()
+        let holder = try await auth.signInWithIdp(request(try Self.appleToken()))
+        let trial = try await auth.signUp(body("{}"), privileged: false)
+        let trialToken = try #require(trial["idToken"]?.stringValue)
+        let answer = try await auth.signInWithIdp(request(try Self.appleToken(), idToken: trialToken, returnIdpCredential: true))
+        #expect(answer["errorMessage"] == .string("FEDERATED_USER_ID_ALREADY_LINKED"))
+        #expect(answer["oauthIdToken"] == .string(try Self.appleToken()), "the app can sign in as the holder with it")
+        #expect(answer["providerId"] == .string("apple.com"))
+        #expect(answer["email"] == .string("ann@privaterelay.appleid.com"))
+        #expect(answer["localId"] == nil && answer["idToken"] == nil && answer["refreshToken"] == nil)
+        let trialUser = try await auth.lookup(body(#"{"localId":["\#(trial["localId"]?.stringValue ?? "")"]}"#), privileged: true)
+        #expect(trialUser["users"]?[0]?["providerUserInfo"] == .array([]), "nothing was linked")
+        #expect(try await auth.signInWithIdp(request(try Self.appleToken()))["localId"] == holder["localId"])
+
+        // Another account's verified email: EMAIL_EXISTS, the same way.
+        let other = try Self.appleToken(["sub": .string("other.apple"), "email": .string("bob@x.io")])
+        _ = try await auth.signUp(body(#"{"email":"bob@x.io","password":"secret1"}"#), privileged: false)
+        let emailAnswer = try await auth.signInWithIdp(request(other, idToken: trialToken, returnIdpCredential: true))
+        #expect(emailAnswer["errorMessage"] == .string("EMAIL_EXISTS"))
+        #expect(emailAnswer["idToken"] == nil)
+
+        // Without returnIdpCredential both are errors, and sign-in refusals are errors either way.
+        #expect(await refusal(auth, request(other, idToken: trialToken)) == "EMAIL_EXISTS")
+        let holderUID = try #require(holder["localId"]?.stringValue)
+        _ = try await auth.update(body(#"{"localId":"\#(holderUID)","disableUser":true}"#), privileged: true)
+        #expect(await refusal(auth, request(try Self.appleToken(), returnIdpCredential: true)) == "USER_DISABLED")
     }
 
     @Test func googleTokensFromEitherIssuerSpellingAndAnAudienceListPass() async throws {

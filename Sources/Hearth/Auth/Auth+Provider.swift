@@ -92,8 +92,14 @@ extension Auth {
         return body
     }
 
-    /// `needConfirmation`: the server signed nobody in because an account has the provider's email.
+    /// `needConfirmation`: the server signed nobody in because an account has the provider's email; `errorMessage`:
+    /// it refused a link (asked with `returnIdpCredential`, the server answers such refusals with status 200).
     static func checkConfirmation(_ answer: AuthWire.TokenResponse) throws {
+        if let refusal = answer.errorMessage {
+            var error = AuthError(serverMessage: refusal, status: 200)
+            error.email = answer.email
+            throw error
+        }
         guard answer.needConfirmation == true, answer.idToken == nil else { return }
         var error = AuthError(
             code: .accountExistsWithDifferentCredential,

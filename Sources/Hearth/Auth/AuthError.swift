@@ -113,7 +113,9 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
     /// For ``Code/credentialAlreadyInUse`` from linking a phone number: proof that this client
     /// verified the number, to sign in as the account that has it with ``Auth/signIn(phoneProof:)``.
     public var phoneProof: PhoneProof?
-    /// For ``Code/accountExistsWithDifferentCredential``: the email the existing account has.
+    /// For ``Code/accountExistsWithDifferentCredential``: the email the existing account has; for a
+    /// ``Auth/link(with:)`` refused as ``Code/credentialAlreadyInUse`` or ``Code/emailAlreadyInUse``: the
+    /// provider account's email.
     public var email: String?
 
     public init(code: Code, message: String, serverMessage: String? = nil, status: Int? = nil, cause: (any Error)? = nil) {

@@ -33,6 +33,9 @@ enum AuthWire {
         /// `signInWithIdp` found an account with the provider's email and no link to it.
         var needConfirmation: Bool?
         var email: String?
+        /// `signInWithIdp` with `returnIdpCredential`: a refused link (`FEDERATED_USER_ID_ALREADY_LINKED`,
+        /// `EMAIL_EXISTS`), answered with status 200 and no session.
+        var errorMessage: String?
     }
 
     /// `securetoken.googleapis.com/v1/token` (snake_case).

@@ -40,6 +40,8 @@ struct AuthProviderTests {
             _ = try await auth.signInAnonymously()
             let taken = await #expect(throws: AuthError.self) { try await auth.link(with: apple) }
             #expect(taken?.code == .credentialAlreadyInUse)
+            #expect(taken?.email == "shaker@privaterelay.appleid.com")
+            #expect(auth.currentUser?.isAnonymous == true, "the refused link changed nobody")
         }
     }
 
@@ -53,6 +55,14 @@ struct AuthProviderTests {
             #expect(refused?.code == .accountExistsWithDifferentCredential)
             #expect(refused?.email == "gus@example.com")
             #expect(auth.currentUser == nil)
+
+            // An anonymous user linking it gets the link refused the same way, as a typed error.
+            let trial = try await auth.signInAnonymously()
+            let inUse = await #expect(throws: AuthError.self) { try await auth.link(with: google) }
+            #expect(inUse?.code == .emailAlreadyInUse)
+            #expect(inUse?.email == "gus@example.com")
+            #expect(auth.currentUser?.uid == trial.uid && auth.currentUser?.isAnonymous == true)
+            try auth.signOut()
 
             let wrongNonce = ProviderCredential.apple(idToken: Self.token(#"{"sub":"a-2","nonce":"x"}"#), rawNonce: "y")
             let invalid = await #expect(throws: AuthError.self) { try await auth.signIn(with: wrongNonce) }
