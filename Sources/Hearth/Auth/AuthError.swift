@@ -22,6 +22,7 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
             case missingPhoneNumber, invalidActionCode, expiredActionCode, operationNotAllowed, invalidCustomToken
             case credentialAlreadyInUse, quotaExceeded, invalidRefreshToken, notSignedIn, invalidAPIKey, network
             case invalidResponse, server, accountExistsWithDifferentCredential, providerAlreadyLinked, noSuchProvider
+            case invalidContinueURL
         }
 
         fileprivate let base: Base
@@ -85,6 +86,9 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
         public static let providerAlreadyLinked = Code(.providerAlreadyLinked)
         /// ``Auth/unlink(providerID:)`` for a provider the user has not linked.
         public static let noSuchProvider = Code(.noSuchProvider)
+        /// `INVALID_CONTINUE_URI` / `UNAUTHORIZED_DOMAIN`: an emailed link's continue URL is not an http(s) URL on
+        /// a domain the server allows.
+        public static let invalidContinueURL = Code(.invalidContinueURL)
         /// `QUOTA_EXCEEDED` / `RESET_PASSWORD_EXCEED_LIMIT`: too many messages to this recipient.
         public static let quotaExceeded = Code(.quotaExceeded)
         /// `INVALID_REFRESH_TOKEN` / `MISSING_REFRESH_TOKEN`: the stored session is not valid.
@@ -195,6 +199,8 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
         "INVALID_TEMPORARY_PROOF": (.invalidVerificationID, "The phone verification has expired or was already used; verify the number again."),
         "PHONE_NUMBER_EXISTS": (.credentialAlreadyInUse, "The phone number is already used by another account."),
         "INVALID_OOB_CODE": (.invalidActionCode, "The code is not valid or was already used."),
+        "INVALID_CONTINUE_URI": (.invalidContinueURL, "The continue URL is not a valid http(s) URL."),
+        "UNAUTHORIZED_DOMAIN": (.invalidContinueURL, "The continue URL's domain is not allowed by the server."),
         "MISSING_OOB_CODE": (.invalidActionCode, "A code is required."),
         "EXPIRED_OOB_CODE": (.expiredActionCode, "The code has expired."),
         "OPERATION_NOT_ALLOWED": (.operationNotAllowed, "This sign-in method is not allowed."),

@@ -52,12 +52,23 @@ struct LiveHearth: Sendable {
 
     /// The newest out-of-band code of `requestType` (`PASSWORD_RESET`, `VERIFY_EMAIL`) for `email`.
     func oobCode(for email: String, requestType: String) async throws -> String {
+        try await oobField("oobCode", for: email, requestType: requestType)
+    }
+
+    /// The link mailed with the newest out-of-band code of `requestType` for `email`.
+    func oobLink(for email: String, requestType: String) async throws -> URL {
+        let link = try await oobField("oobLink", for: email, requestType: requestType)
+        guard let url = URL(string: link) else { throw LiveHearthError.noCode(email) }
+        return url
+    }
+
+    private func oobField(_ field: String, for email: String, requestType: String) async throws -> String {
         let json = try await emulator("oobCodes")
         let codes = (json["oobCodes"] as? [[String: Any]] ?? []).filter {
             $0["email"] as? String == email.lowercased() && $0["requestType"] as? String == requestType
         }
-        guard let code = codes.last?["oobCode"] as? String else { throw LiveHearthError.noCode(email) }
-        return code
+        guard let value = codes.last?[field] as? String else { throw LiveHearthError.noCode(email) }
+        return value
     }
 
     private func emulator(_ listing: String) async throws -> [String: Any] {

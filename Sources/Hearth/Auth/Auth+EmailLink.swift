@@ -1,0 +1,79 @@
+import Foundation
+
+extension Auth {
+    // MARK: Email links (passwordless sign-in)
+
+    /// Emails `email` a link that signs in without a password (the account is made on first use).
+    ///
+    /// The link opens `continueURL` (with the code in the link's own parameters) when given; the
+    /// server accepts only http(s) URLs on its authorized domains. Keep the address on the device:
+    /// ``signIn(email:link:)`` needs it again, as in Firebase.
+    ///
+    /// Throws ``AuthError`` `.invalidEmail`, `.invalidContinueURL`, `.quotaExceeded`.
+    public func sendSignInLink(toEmail email: String, continueURL: URL? = nil) async throws {
+        var body: AuthWire.Body = ["requestType": .string("EMAIL_SIGNIN"), "email": .string(email), "canHandleCodeInApp": .bool(true)]
+        if let continueURL { body["continueUrl"] = .string(continueURL.absoluteString) }
+        let _: AuthWire.Empty = try await client.call("sendOobCode", body)
+    }
+
+    /// Whether `link` is an email sign-in link: the server's action link (`mode=signIn` and an
+    /// `oobCode`), or a URL that carries one in its `link` parameter (a deep link wrapping it).
+    public func isSignInLink(_ link: URL) -> Bool { Self.signInCode(in: link) != nil }
+
+    /// Signs in with a link ``sendSignInLink(toEmail:continueURL:)`` emailed to `email`. A link works
+    /// once; the email must be the one it was sent to. The email counts as verified.
+    ///
+    /// Throws ``AuthError`` `.invalidActionCode` (not a sign-in link, or used), `.expiredActionCode`,
+    /// `.invalidEmail` (another address), `.userDisabled`.
+    @discardableResult
+    public func signIn(email: String, link: URL) async throws -> User {
+        let code = try Self.requireSignInCode(in: link)
+        let answer: AuthWire.TokenResponse = try await client.call(
+            "signInWithEmailLink", ["email": .string(email), "oobCode": .string(code), "returnSecureToken": .bool(true)])
+        return try await start(answer)
+    }
+
+    /// Adds the email of a sign-in link to the current (for example anonymous) user, who can sign
+    /// in with email links from then on. The uid stays.
+    ///
+    /// Throws ``AuthError`` `.emailAlreadyInUse` when another account has the email, and what
+    /// ``signIn(email:link:)`` throws.
+    @discardableResult
+    public func link(email: String, link: URL) async throws -> User {
+        let code = try Self.requireSignInCode(in: link)
+        let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
+            try await client.call(
+                "signInWithEmailLink",
+                ["email": .string(email), "oobCode": .string(code), "idToken": .string(token), "returnSecureToken": .bool(true)])
+        }
+        return try await refreshUser(epoch: epoch, tokens: answer)
+    }
+
+    /// Emails `newEmail` a link that makes it the current user's email once opened (its `oobCode`
+    /// goes to ``applyActionCode(_:)``), so an address changes only after its owner confirmed it.
+    /// Servers with email-enumeration protection accept no other way to change it.
+    ///
+    /// Throws ``AuthError`` `.invalidEmail`, `.emailAlreadyInUse`, `.notSignedIn`.
+    public func sendEmailVerification(beforeUpdatingEmail newEmail: String) async throws {
+        _ = try await withToken { token -> AuthWire.Empty in
+            try await client.call(
+                "sendOobCode", ["requestType": .string("VERIFY_AND_CHANGE_EMAIL"), "idToken": .string(token), "newEmail": .string(newEmail)])
+        }
+    }
+
+    private static func requireSignInCode(in link: URL) throws -> String {
+        guard let code = signInCode(in: link) else {
+            throw AuthError(code: .invalidActionCode, message: "The URL is not an email sign-in link.")
+        }
+        return code
+    }
+
+    /// The `oobCode` of a sign-in link, looking one level into a `link` parameter.
+    static func signInCode(in link: URL, nested: Bool = true) -> String? {
+        guard let items = URLComponents(url: link, resolvingAgainstBaseURL: false)?.queryItems else { return nil }
+        func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        if value("mode") == "signIn", let code = value("oobCode"), !code.isEmpty { return code }
+        guard nested, let inner = value("link").flatMap(URL.init(string:)) else { return nil }
+        return signInCode(in: inner, nested: false)
+    }
+}

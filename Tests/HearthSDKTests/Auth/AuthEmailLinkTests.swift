@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@testable import Hearth
+
+/// Passwordless sign-in with emailed links, and an email change confirmed by its new address.
+@Suite("Auth email links (live)")
+struct AuthEmailLinkTests {
+    @Test func aSignInLinkSignsInOnceAndAnAnonymousUserCanLinkOne() async throws {
+        try await withAuthStorageServer { live in
+            let auth = live.auth()
+            try await auth.sendSignInLink(toEmail: "Eve@Example.com", continueURL: URL(string: "http://localhost/finish")!)
+            let link = try await live.oobLink(for: "eve@example.com", requestType: "EMAIL_SIGNIN")
+            #expect(auth.isSignInLink(link))
+            var wrapped = URLComponents(string: "https://app.example.com/open")!
+            wrapped.queryItems = [URLQueryItem(name: "link", value: link.absoluteString)]
+            #expect(auth.isSignInLink(wrapped.url!), "a deep link carrying the action link in `link`")
+            #expect(!auth.isSignInLink(URL(string: "http://localhost/finish?mode=resetPassword&oobCode=x")!))
+            #expect(!auth.isSignInLink(URL(string: "http://localhost/finish")!))
+
+            let wrongAddress = await #expect(throws: AuthError.self) { try await auth.signIn(email: "mallory@example.com", link: link) }
+            #expect(wrongAddress?.code == .invalidEmail)
+            let user = try await auth.signIn(email: "eve@example.com", link: wrapped.url!)
+            #expect(user.email == "eve@example.com")
+            #expect(user.emailVerified)
+            let reused = await #expect(throws: AuthError.self) { try await auth.signIn(email: "eve@example.com", link: link) }
+            #expect(reused?.code == .invalidActionCode)
+            let notALink = await #expect(throws: AuthError.self) { try await auth.signIn(email: "eve@example.com", link: URL(string: "http://localhost/")!) }
+            #expect(notALink?.code == .invalidActionCode)
+            try auth.signOut()
+
+            // A trial user keeps the uid when linking an email link; another account's address is refused.
+            let trial = try await auth.signInAnonymously()
+            try await auth.sendSignInLink(toEmail: "eve@example.com")
+            let taken = await #expect(throws: AuthError.self) {
+                try await auth.link(email: "eve@example.com", link: try await live.oobLink(for: "eve@example.com", requestType: "EMAIL_SIGNIN"))
+            }
+            #expect(taken?.code == .emailAlreadyInUse)
+            try await auth.sendSignInLink(toEmail: "trial@example.com")
+            let linked = try await auth.link(email: "trial@example.com", link: try await live.oobLink(for: "trial@example.com", requestType: "EMAIL_SIGNIN"))
+            #expect(linked.uid == trial.uid)
+            #expect(linked.email == "trial@example.com" && !linked.isAnonymous)
+
+            let badContinue = await #expect(throws: AuthError.self) {
+                try await auth.sendSignInLink(toEmail: "eve@example.com", continueURL: URL(string: "ftp://example.com/x")!)
+            }
+            #expect(badContinue?.code == .invalidContinueURL)
+        }
+    }
+
+    @Test func anEmailChangesOnlyOnceTheNewAddressConfirmsIt() async throws {
+        try await withAuthStorageServer { live in
+            let auth = live.auth()
+            let user = try await auth.signUp(email: "old@example.com", password: "secret12")
+            try await auth.sendEmailVerification(beforeUpdatingEmail: "new@example.com")
+            #expect(try await auth.reload().email == "old@example.com", "nothing changes before the link is opened")
+            try await auth.applyActionCode(try await live.oobCode(for: "old@example.com", requestType: "VERIFY_AND_CHANGE_EMAIL"))
+            #expect(auth.currentUser?.uid == user.uid)
+            #expect(auth.currentUser?.email == "new@example.com")
+            #expect(auth.currentUser?.emailVerified == true)
+
+            _ = try await live.auth().signUp(email: "other@example.com", password: "secret12")
+            let taken = await #expect(throws: AuthError.self) { try await auth.sendEmailVerification(beforeUpdatingEmail: "other@example.com") }
+            #expect(taken?.code == .emailAlreadyInUse)
+        }
+    }
+}
