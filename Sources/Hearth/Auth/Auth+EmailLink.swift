@@ -51,7 +51,8 @@ extension Auth {
 
     /// Emails `newEmail` a link that makes it the current user's email once opened (its `oobCode`
     /// goes to ``applyActionCode(_:)``), so an address changes only after its owner confirmed it.
-    /// Servers with email-enumeration protection accept no other way to change it.
+    /// Servers with email-enumeration protection accept no other way to change it. The change ends
+    /// the account's sessions, as a password change does: the user signs in again with the new address.
     ///
     /// Throws ``AuthError`` `.invalidEmail`, `.emailAlreadyInUse`, `.notSignedIn`.
     public func sendEmailVerification(beforeUpdatingEmail newEmail: String) async throws {

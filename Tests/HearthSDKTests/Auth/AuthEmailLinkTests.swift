@@ -54,10 +54,15 @@ struct AuthEmailLinkTests {
             let user = try await auth.signUp(email: "old@example.com", password: "secret12")
             try await auth.sendEmailVerification(beforeUpdatingEmail: "new@example.com")
             #expect(try await auth.reload().email == "old@example.com", "nothing changes before the link is opened")
+            // A second later (tokens are revoked by the second), the link is opened.
+            live.serverClock.advance(by: 2)
             try await auth.applyActionCode(try await live.oobCode(for: "old@example.com", requestType: "VERIFY_AND_CHANGE_EMAIL"))
-            #expect(auth.currentUser?.uid == user.uid)
-            #expect(auth.currentUser?.email == "new@example.com")
-            #expect(auth.currentUser?.emailVerified == true)
+            #expect(auth.currentUser == nil, "the change ends the account's sessions, as in Firebase")
+            let wrong = await #expect(throws: AuthError.self) { try await auth.signIn(email: "old@example.com", password: "secret12") }
+            #expect(wrong?.code == .userNotFound)
+            let again = try await auth.signIn(email: "new@example.com", password: "secret12")
+            #expect(again.uid == user.uid)
+            #expect(again.emailVerified)
 
             _ = try await live.auth().signUp(email: "other@example.com", password: "secret12")
             let taken = await #expect(throws: AuthError.self) { try await auth.sendEmailVerification(beforeUpdatingEmail: "other@example.com") }
