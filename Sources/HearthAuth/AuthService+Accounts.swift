@@ -314,7 +314,7 @@ extension AuthService {
                 guard let id = body.string("localId"), !id.isEmpty else { throw AuthError("MISSING_LOCAL_ID") }
                 uid = id
             } else {
-                uid = try self.user(forIDToken: body.string("idToken"), in: tx, now: now).localId
+                uid = try self.user(forIDToken: body.string("idToken"), in: tx, now: now, recentSignIn: !privileged).localId
             }
             if try !self.deleteAccount(uid: uid, in: tx) { throw AuthError.userNotFound }
         }

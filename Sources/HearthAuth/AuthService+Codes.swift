@@ -141,7 +141,7 @@ extension AuthService {
                 // The caller first: otherwise anyone with the API key could probe which addresses are registered.
                 let user: UserRecord
                 if let idToken = body.string("idToken") {
-                    user = try self.user(forIDToken: idToken, in: tx, now: now)
+                    user = try self.user(forIDToken: idToken, in: tx, now: now, recentSignIn: !privileged)
                 } else {
                     guard privileged, let email = body.string("email")?.lowercased(), let u = try self.load(tx.account(email: email)) else {
                         throw AuthError.userNotFound

@@ -20,6 +20,7 @@ extension AuthService {
     public func signInWithIdp(_ body: JSONValue) async throws -> JSONValue {
         try body.checkFieldTypes([
             "requestUri": .string, "postBody": .string, "idToken": .string, "returnSecureToken": .bool, "returnIdpCredential": .bool,
+            "autoCreate": .bool,
         ])
         let now = clock()
         guard body.string("requestUri")?.isEmpty == false else { throw AuthError("MISSING_REQUEST_URI") }
@@ -67,7 +68,8 @@ extension AuthService {
         if let name = linked.displayName { base.append(JSONMember("displayName", .string(name))) }
         if let photo = linked.photoUrl { base.append(JSONMember("photoUrl", .string(photo))) }
         do {
-            return try await signInWithIdp(linked, answer: base, verifiedEmail: verifiedEmail, linkingTo: idToken, now: now)
+            return try await signInWithIdp(
+                linked, answer: base, verifiedEmail: verifiedEmail, linkingTo: idToken, autoCreate: body.bool("autoCreate") ?? true, now: now)
         } catch let error as AuthError
             where idToken != nil && body["returnIdpCredential"] == .bool(true) && Self.answeredWithCredential.contains(error.code)
         {
@@ -82,7 +84,7 @@ extension AuthService {
     static let answeredWithCredential: Set<String> = ["FEDERATED_USER_ID_ALREADY_LINKED", "EMAIL_EXISTS"]
 
     private func signInWithIdp(
-        _ linked: ProviderInfo, answer base: [JSONMember], verifiedEmail: String?, linkingTo idToken: String?, now: Int64
+        _ linked: ProviderInfo, answer base: [JSONMember], verifiedEmail: String?, linkingTo idToken: String?, autoCreate: Bool, now: Int64
     ) async throws -> JSONValue {
         let providerID = linked.providerId
         return try await store.transaction { tx in
@@ -104,6 +106,9 @@ extension AuthService {
             } else if let owner = try self.user(linking: linked.identity, in: tx) {
                 user = owner
                 if user.disabled { throw AuthError("USER_DISABLED") }
+            } else if !autoCreate {
+                // Re-authentication (`autoCreate: false`) proves who the user is; it never makes an account.
+                throw AuthError.userNotFound
             } else if let verifiedEmail, let holder = try self.load(tx.account(email: verifiedEmail)) {
                 return .object(base + [JSONMember("needConfirmation", .bool(true)), JSONMember("localId", .string(holder.localId))])
             } else {

@@ -55,7 +55,11 @@ extension AuthService {
                 }
                 user.phoneNumber = phone
             } else {
-                (user, isNew) = try self.existingOrNewUser(tx.account(phoneNumber: phone), now: now)
+                let owner = try tx.account(phoneNumber: phone)
+                // Re-authenticating (`operation: REAUTH`, what the SDKs send before a sensitive change) proves who the
+                // user is; it never makes a new account.
+                if owner == nil, body.string("operation") == "REAUTH" { throw AuthError.userNotFound }
+                (user, isNew) = try self.existingOrNewUser(owner, now: now)
                 user.phoneNumber = phone
             }
             user.lastLoginAt = now

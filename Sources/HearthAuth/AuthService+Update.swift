@@ -49,7 +49,8 @@ extension AuthService {
             var recovery: EmailRecovery?
             var user: UserRecord
             if let idToken {
-                user = try self.user(forIDToken: idToken, in: tx, now: now)
+                let sensitive = !privileged && (body["password"] != nil || body["email"] != nil)
+                user = try self.user(forIDToken: idToken, in: tx, now: now, recentSignIn: sensitive)
             } else {
                 guard let found = try self.load(tx.account(uid: body.string("localId")!)) else { throw AuthError.userNotFound }
                 user = found

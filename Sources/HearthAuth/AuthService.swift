@@ -59,11 +59,16 @@ public final class AuthService: Sendable {
         /// Which identity providers' ID tokens `signInWithIdp` accepts, and how it checks them; none by default
         /// (`.emulator` reads any provider's tokens unchecked, for `--dev` only).
         public var identityProviders: IdentityProviders
+        /// How many seconds after signing in (the ID token's `auth_time`) a user may still change their password or
+        /// email or delete their account; later it is `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` until they sign in again, as
+        /// in Firebase's production service. A stolen session then cannot lock the owner out. Anonymous users and
+        /// admin calls are exempt; `nil` (the emulator) checks nothing.
+        public var recentSignInWindow: Int64?
 
         public init(
             emailPrivacy: Bool = false, readableCodes: Bool = true, authorizedDomains: Set<String>? = nil,
             actionPath: String = "/emulator/action", messagesPerRecipientPerHour: Int? = nil,
-            identityProviders: IdentityProviders = IdentityProviders()
+            identityProviders: IdentityProviders = IdentityProviders(), recentSignInWindow: Int64? = nil
         ) {
             self.emailPrivacy = emailPrivacy
             self.readableCodes = readableCodes
@@ -71,17 +76,19 @@ public final class AuthService: Sendable {
             self.actionPath = actionPath
             self.messagesPerRecipientPerHour = messagesPerRecipientPerHour
             self.identityProviders = identityProviders
+            self.recentSignInWindow = recentSignInWindow
         }
 
         /// What a production server uses: codes stored as digests, links to `/__/auth/action`,
-        /// continue URLs limited to `authorizedDomains`, ten messages per recipient per hour, and
-        /// provider tokens checked against `identityProviders` (none enabled unless given).
+        /// continue URLs limited to `authorizedDomains`, ten messages per recipient per hour,
+        /// provider tokens checked against `identityProviders` (none enabled unless given), and a
+        /// sign-in within the last five minutes for password and email changes and deletion.
         public static func production(
             authorizedDomains: Set<String>, emailPrivacy: Bool = false, identityProviders: IdentityProviders = IdentityProviders()
         ) -> Options {
             Options(
                 emailPrivacy: emailPrivacy, readableCodes: false, authorizedDomains: authorizedDomains, actionPath: "/__/auth/action",
-                messagesPerRecipientPerHour: 10, identityProviders: identityProviders)
+                messagesPerRecipientPerHour: 10, identityProviders: identityProviders, recentSignInWindow: 300)
         }
     }
 
@@ -294,13 +301,20 @@ public final class AuthService: Sendable {
 
     /// Full check of an ID token sent to an auth endpoint: also the user exists, is enabled and
     /// the token was issued after `validSince`.
-    func user(forIDToken token: String?, in tx: any AccountTransaction, now: Int64) throws -> UserRecord {
+    ///
+    /// With `recentSignIn` (a password or email change, or deletion, asked by the user), the token must also come
+    /// from a sign-in within `options.recentSignInWindow`, unless the user is anonymous.
+    func user(forIDToken token: String?, in tx: any AccountTransaction, now: Int64, recentSignIn: Bool = false) throws -> UserRecord {
         guard let token, !token.isEmpty else { throw AuthError("MISSING_ID_TOKEN") }
         guard let checked = signedClaims(token) else { throw AuthError.invalidIDToken }
         if checked.exp <= now / 1000 { throw AuthError("TOKEN_EXPIRED") }
         guard let user = try load(tx.account(uid: checked.uid)) else { throw AuthError.userNotFound }
         if user.disabled { throw AuthError("USER_DISABLED") }
         if checked.iat < user.validSince { throw AuthError("TOKEN_EXPIRED") }
+        if recentSignIn, let window = options.recentSignInWindow, !user.isAnonymous {
+            let signedInAt: Int64 = if case .int(let t)? = checked.claims["auth_time"] { t } else { checked.iat }
+            if now / 1000 - signedInAt > window { throw AuthError("CREDENTIAL_TOO_OLD_LOGIN_AGAIN") }
+        }
         return user
     }
 

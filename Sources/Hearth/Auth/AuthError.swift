@@ -22,7 +22,7 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
             case missingPhoneNumber, invalidActionCode, expiredActionCode, operationNotAllowed, invalidCustomToken
             case credentialAlreadyInUse, quotaExceeded, invalidRefreshToken, notSignedIn, invalidAPIKey, network
             case invalidResponse, server, accountExistsWithDifferentCredential, providerAlreadyLinked, noSuchProvider
-            case invalidContinueURL
+            case invalidContinueURL, userMismatch
         }
 
         fileprivate let base: Base
@@ -86,6 +86,8 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
         public static let providerAlreadyLinked = Code(.providerAlreadyLinked)
         /// ``Auth/unlink(providerID:)`` for a provider the user has not linked.
         public static let noSuchProvider = Code(.noSuchProvider)
+        /// A credential given to `reauthenticate` belongs to another account, or to none.
+        public static let userMismatch = Code(.userMismatch)
         /// `INVALID_CONTINUE_URI` / `UNAUTHORIZED_DOMAIN`: an emailed link's continue URL is not an http(s) URL on
         /// a domain the server allows.
         public static let invalidContinueURL = Code(.invalidContinueURL)

@@ -94,14 +94,16 @@ private let testSigningKey = try! SigningKey.generate()
 /// Runs `body` against a live server with auth (in-memory accounts, cheap password hashing) and
 /// storage (in-memory catalog, blobs in a temporary folder, default rules: signed-in users read
 /// and write), the way `hearth serve --dev` wires them.
+///
+/// `recentSignInWindow` turns on the production rule that password and email changes and deletion need a recent sign-in.
 func withAuthStorageServer<R: Sendable>(
-    functions: Functions = Functions(), _ body: @Sendable (LiveHearth) async throws -> R
+    functions: Functions = Functions(), recentSignInWindow: Int64? = nil, _ body: @Sendable (LiveHearth) async throws -> R
 ) async throws -> R {
     let clock = ShiftedClock()
     let logger = Logger(label: "hearth-sdk-test", factory: { _ in SwiftLogNoOpLogHandler() })
     let auth = AuthService(
         projectID: "demo", store: MemoryAccountStore(), key: testSigningKey, hasher: PasswordHasher(rounds: 1 << 4),
-        options: .init(identityProviders: .emulator), clock: { clock.milliseconds })
+        options: .init(identityProviders: .emulator, recentSignInWindow: recentSignInWindow), clock: { clock.milliseconds })
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-sdk-blobs-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: folder) }
     var blobConfiguration = LocalDiskBlobStore.Configuration()

@@ -1,0 +1,132 @@
+import Foundation
+import HearthAuth
+import HearthCore
+import HearthStore
+import Synchronization
+import Testing
+
+/// Outside `--dev`, a password or email change and deleting the account need a sign-in within the last five minutes
+/// (`CREDENTIAL_TOO_OLD_LOGIN_AGAIN`), as in Firebase's production service; re-authenticating proves the user without
+/// making accounts.
+@Suite("Recent sign-in for sensitive changes")
+struct RecentSignInTests {
+    static let key = try! SigningKey.generate()
+
+    final class TestClock: Sendable {
+        let millis = Mutex<Int64>(1_700_000_000_000)
+        func advance(seconds: Int64) { millis.withLock { $0 += seconds * 1000 } }
+        var now: Int64 { millis.withLock { $0 } }
+    }
+
+    func service(window: Int64? = 300, clock: TestClock, store: MemoryAccountStore = MemoryAccountStore()) -> AuthService {
+        var options = AuthService.Options(identityProviders: .emulator)
+        options.recentSignInWindow = window
+        return AuthService(
+            projectID: "p1", store: store, keys: KeyRing(current: Self.key), hasher: PasswordHasher(rounds: 1 << 4), options: options,
+            clock: { clock.now })
+    }
+
+    func body(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
+
+    func string(_ value: JSONValue, _ key: String) throws -> String { try #require(value[key]?.stringValue) }
+
+    /// The code `call` is refused with, or nil if it succeeds.
+    func refusal(_ call: () async throws -> JSONValue) async -> String? {
+        do {
+            _ = try await call()
+            return nil
+        } catch {
+            return (error as? AuthError)?.code ?? "\(error)"
+        }
+    }
+
+    @Test("the production options ask for a sign-in within five minutes; the emulator's ask nothing")
+    func defaults() {
+        #expect(AuthService.Options.production(authorizedDomains: []).recentSignInWindow == 300)
+        #expect(AuthService.Options().recentSignInWindow == nil)
+    }
+
+    @Test("password and email changes and deletion need a recent sign-in; a refresh does not count, a sign-in does")
+    func sensitiveChangesNeedARecentSignIn() async throws {
+        let clock = TestClock()
+        let auth = service(clock: clock)
+        let signedUp = try await auth.signUp(body(#"{"email":"ann@x.io","password":"secret1"}"#), privileged: false)
+        let uid = try string(signedUp, "localId")
+        clock.advance(seconds: 299)
+        let changed = try await auth.update(body(#"{"idToken":"\#(try string(signedUp, "idToken"))","password":"secret2"}"#), privileged: false)
+        var token = try string(changed, "idToken")
+
+        clock.advance(seconds: 2)  // 301 s after signing up
+        #expect(await refusal { try await auth.update(body(#"{"idToken":"\#(token)","password":"secret3"}"#), privileged: false) }
+            == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        #expect(await refusal { try await auth.update(body(#"{"idToken":"\#(token)","email":"ann2@x.io"}"#), privileged: false) }
+            == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        #expect(await refusal { try await auth.delete(body(#"{"idToken":"\#(token)"}"#), privileged: false) } == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        #expect(await refusal {
+            try await auth.sendOobCode(body(#"{"requestType":"VERIFY_AND_CHANGE_EMAIL","idToken":"\#(token)","newEmail":"ann3@x.io"}"#),
+                privileged: false, linkBase: "http://localhost")
+        } == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        // A refreshed token keeps the sign-in's time.
+        let refreshed = try await auth.refresh(grantType: "refresh_token", refreshToken: try string(changed, "refreshToken"))
+        #expect(await refusal { try await auth.update(body(#"{"idToken":"\#(try string(refreshed, "id_token"))","password":"secret4"}"#), privileged: false) }
+            == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        // Not sensitive: the profile. Admin calls are exempt.
+        _ = try await auth.update(body(#"{"idToken":"\#(token)","displayName":"Ann"}"#), privileged: false)
+        _ = try await auth.update(body(#"{"localId":"\#(uid)","password":"secret3"}"#), privileged: true)
+
+        // Signing in again allows the change, for five minutes.
+        token = try string(try await auth.signInWithPassword(body(#"{"email":"ann@x.io","password":"secret3"}"#)), "idToken")
+        _ = try await auth.update(body(#"{"idToken":"\#(token)","email":"ann2@x.io"}"#), privileged: false)
+        let again = try string(try await auth.signInWithPassword(body(#"{"email":"ann2@x.io","password":"secret3"}"#)), "idToken")
+        clock.advance(seconds: 120)
+        _ = try await auth.delete(body(#"{"idToken":"\#(again)"}"#), privileged: false)
+    }
+
+    @Test("anonymous users and the emulator are not asked")
+    func anonymousUsersAndTheEmulatorAreExempt() async throws {
+        let clock = TestClock()
+        let auth = service(clock: clock)
+        let trial = try await auth.signUp(body("{}"), privileged: false)
+        clock.advance(seconds: 1000)
+        // The trial user of the loyalty app links an email and password long after starting.
+        let linked = try await auth.update(
+            body(#"{"idToken":"\#(try string(trial, "idToken"))","email":"trial@x.io","password":"secret1"}"#), privileged: false)
+        #expect(linked["email"] == .string("trial@x.io"))
+        let other = try await auth.signUp(body("{}"), privileged: false)
+        clock.advance(seconds: 1000)
+        _ = try await auth.delete(body(#"{"idToken":"\#(try string(other, "idToken"))"}"#), privileged: false)
+
+        let emulatorClock = TestClock()
+        let emulator = service(window: nil, clock: emulatorClock)
+        let user = try await emulator.signUp(body(#"{"email":"bob@x.io","password":"secret1"}"#), privileged: false)
+        emulatorClock.advance(seconds: 3000)
+        _ = try await emulator.update(body(#"{"idToken":"\#(try string(user, "idToken"))","password":"secret2"}"#), privileged: false)
+    }
+
+    @Test("re-authenticating with a phone code or a provider token never makes an account")
+    func reauthenticationMakesNoAccounts() async throws {
+        let clock = TestClock()
+        let store = MemoryAccountStore()
+        let auth = service(clock: clock, store: store)
+        func accounts() async throws -> Int { try await store.read { try $0.accountCount() } }
+
+        let session = try string(try await auth.sendVerificationCode(body(#"{"phoneNumber":"+15550001234"}"#)), "sessionInfo")
+        guard case .array(let items)? = try await auth.pendingVerificationCodes()["verificationCodes"],
+            let code = items.first(where: { $0["sessionInfo"]?.stringValue == session })?["code"]?.stringValue
+        else { throw CancellationError() }
+        let verify = #"{"sessionInfo":"\#(session)","code":"\#(code)""#
+        #expect(await refusal { try await auth.signInWithPhoneNumber(body(verify + #","operation":"REAUTH"}"#)) } == "USER_NOT_FOUND")
+        #expect(try await accounts() == 0)
+        // The refused attempt left the code usable.
+        let signedIn = try await auth.signInWithPhoneNumber(body(verify + "}"))
+        #expect(signedIn["isNewUser"] == .bool(true))
+
+        let apple = #"{"requestUri":"http://localhost","postBody":"providerId=apple.com&id_token={\"sub\":\"a-1\"}","returnSecureToken":true"#
+        #expect(await refusal { try await auth.signInWithIdp(body(apple + #","autoCreate":false}"#)) } == "USER_NOT_FOUND")
+        #expect(try await accounts() == 1)
+        let created = try await auth.signInWithIdp(body(apple + "}"))
+        #expect(created["isNewUser"] == .bool(true))
+        let reauthenticated = try await auth.signInWithIdp(body(apple + #","autoCreate":false}"#))
+        #expect(reauthenticated["localId"] == created["localId"])
+    }
+}
