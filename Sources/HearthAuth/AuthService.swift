@@ -172,9 +172,18 @@ public final class AuthService: Sendable {
 
     /// Indexes the provider identities of accounts saved before the store indexed them, inside the
     /// caller's transaction: once per data folder, by the first such transaction that commits (a
-    /// refused link rolls it back with everything else); a one-row lookup afterwards.
+    /// refused link rolls it back with everything else); a one-row lookup afterwards. Accounts an
+    /// older binary saved or deleted after a rollback are indexed again the same way.
     func completeIdentityIndex(in tx: any AccountTransaction) throws {
-        guard try !tx.identityIndexIsComplete() else { return }
+        guard try tx.identityIndexIsComplete() else { return try indexAllIdentities(in: tx) }
+        // Accounts an older binary wrote after a rollback: usually none (one indexed lookup).
+        let unindexed = try tx.unindexedAccounts()
+        guard !unindexed.isEmpty else { return }
+        let accounts = try unindexed.compactMap { uid in try load(tx.account(uid: uid)).map { (uid, $0.identities) } }
+        try tx.reindex(unindexed, identities: accounts)
+    }
+
+    private func indexAllIdentities(in tx: any AccountTransaction) throws {
         var linked: [(uid: String, identities: [AccountIdentity])] = []
         var after: String?
         while true {

@@ -32,22 +32,24 @@ public final class SQLiteAccountStore: AccountStore {
                 CREATE INDEX IF NOT EXISTS identities_by_uid ON account_identities(uid);
                 CREATE TABLE IF NOT EXISTS account_meta(k TEXT PRIMARY KEY NOT NULL, v) WITHOUT ROWID;
                 """)
-            // A binary from before this one (a rollback) saves and deletes accounts without keeping the index. The
-            // file itself notices: this store marks every row it saves (`indexed = 1`) and removes an account's
-            // identities before the account, so an insert without the mark, any update, or a delete that leaves
-            // identities behind can only come from elsewhere, and takes back the completion mark. The auth service
-            // then rebuilds the index from the records before it next relies on it.
-            if try !db.columns(in: "accounts").contains(where: { $0.name == "indexed" }) {
-                try db.execute(sql: "ALTER TABLE accounts ADD COLUMN indexed INTEGER")
-            }
+            // A binary from before this one (a rollback) saves and deletes accounts without keeping the index, or
+            // keeps it without knowing of this list. The file itself notices: every insert or update of an account,
+            // and every delete that leaves identities behind, puts the uid on the `accounts_unindexed` list. This
+            // store takes it off again in the same transaction (it removes identities before their account, and
+            // indexes what it saves); what another binary wrote stays listed, and the auth service indexes those
+            // accounts again from their records before it next relies on the index.
             try db.execute(sql: """
-                CREATE TRIGGER IF NOT EXISTS accounts_saved_elsewhere AFTER INSERT ON accounts WHEN NEW.indexed IS NOT 1
-                BEGIN DELETE FROM account_meta WHERE k = 'identity_index'; END;
-                CREATE TRIGGER IF NOT EXISTS accounts_updated_elsewhere AFTER UPDATE ON accounts
-                BEGIN DELETE FROM account_meta WHERE k = 'identity_index'; END;
-                CREATE TRIGGER IF NOT EXISTS accounts_deleted_elsewhere AFTER DELETE ON accounts
+                CREATE TABLE IF NOT EXISTS accounts_unindexed(uid TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID;
+                CREATE TRIGGER IF NOT EXISTS unindexed_insert AFTER INSERT ON accounts
+                BEGIN INSERT OR IGNORE INTO accounts_unindexed(uid) VALUES(NEW.uid); END;
+                CREATE TRIGGER IF NOT EXISTS unindexed_update AFTER UPDATE ON accounts
+                BEGIN
+                    INSERT OR IGNORE INTO accounts_unindexed(uid) VALUES(OLD.uid);
+                    INSERT OR IGNORE INTO accounts_unindexed(uid) VALUES(NEW.uid);
+                END;
+                CREATE TRIGGER IF NOT EXISTS unindexed_delete AFTER DELETE ON accounts
                 WHEN EXISTS (SELECT 1 FROM account_identities WHERE uid = OLD.uid)
-                BEGIN DELETE FROM account_meta WHERE k = 'identity_index'; END;
+                BEGIN INSERT OR IGNORE INTO accounts_unindexed(uid) VALUES(OLD.uid); END;
                 """)
             // A new file's index is complete from the start; one whose accounts predate the index
             // is completed by the auth service, which can read the identities out of the records.
@@ -101,12 +103,16 @@ public final class SQLiteAccountStore: AccountStore {
             for identity in identities {
                 if let owner = try identityOwner(identity), owner != row.uid { throw AccountConflict.identity }
             }
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO accounts(uid, email, phone, record, indexed) VALUES(?, ?, ?, ?, 1)")
-                .execute(arguments: [row.uid, row.email, row.phoneNumber, row.record])
+            // The account's identities go first, so that the row's replacement never looks like a delete that left
+            // them behind (should recursive triggers be on).
             try db.cachedStatement(sql: "DELETE FROM account_identities WHERE uid = ?").execute(arguments: [row.uid])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO accounts(uid, email, phone, record) VALUES(?, ?, ?, ?)")
+                .execute(arguments: [row.uid, row.email, row.phoneNumber, row.record])
             // A plain INSERT: the primary key refuses a duplicate even if the check above were bypassed.
             let insert = try db.cachedStatement(sql: "INSERT INTO account_identities(provider, raw_id, uid) VALUES(?, ?, ?)")
             for identity in Set(identities) { try insert.execute(arguments: [identity.providerId, identity.rawId, row.uid]) }
+            // The index now has what this record says.
+            try db.cachedStatement(sql: "DELETE FROM accounts_unindexed WHERE uid = ?").execute(arguments: [row.uid])
         }
 
         private func identityOwner(_ identity: AccountIdentity) throws -> String? {
@@ -124,14 +130,28 @@ public final class SQLiteAccountStore: AccountStore {
         }
 
         func completeIdentityIndex(_ accounts: [(uid: String, identities: [AccountIdentity])]) throws {
-            // Rebuilt from the records: rows a rolled-back binary left stale go. An identity two old accounts share
-            // (imports did not check before the index) stays with the first.
-            try db.execute(sql: "DELETE FROM account_identities")
+            // An identity two old accounts share (imports did not check before the index) stays with the first.
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_identities(provider, raw_id, uid) VALUES(?, ?, ?)")
             for (uid, identities) in accounts {
                 for identity in identities { try insert.execute(arguments: [identity.providerId, identity.rawId, uid]) }
             }
-            try db.execute(sql: "INSERT OR REPLACE INTO account_meta(k, v) VALUES('identity_index', 1)")
+            try db.execute(sql: "INSERT OR REPLACE INTO account_meta(k, v) VALUES('identity_index', 1); DELETE FROM accounts_unindexed;")
+        }
+
+        func unindexedAccounts() throws -> [String] {
+            try String.fetchAll(db.cachedStatement(sql: "SELECT uid FROM accounts_unindexed"))
+        }
+
+        func reindex(_ uids: [String], identities accounts: [(uid: String, identities: [AccountIdentity])]) throws {
+            let forget = try db.cachedStatement(sql: "DELETE FROM account_identities WHERE uid = ?")
+            for uid in uids { try forget.execute(arguments: [uid]) }
+            // An identity the index gives to another account stays with it, as in `completeIdentityIndex`.
+            let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_identities(provider, raw_id, uid) VALUES(?, ?, ?)")
+            for (uid, identities) in accounts {
+                for identity in identities { try insert.execute(arguments: [identity.providerId, identity.rawId, uid]) }
+            }
+            let done = try db.cachedStatement(sql: "DELETE FROM accounts_unindexed WHERE uid = ?")
+            for uid in uids { try done.execute(arguments: [uid]) }
         }
 
         func deleteAccount(uid: String) throws -> Bool {
@@ -185,7 +205,7 @@ public final class SQLiteAccountStore: AccountStore {
         }
 
         func deleteAllAccounts() throws {
-            try db.execute(sql: "DELETE FROM refresh_tokens; DELETE FROM account_identities; DELETE FROM accounts;")
+            try db.execute(sql: "DELETE FROM refresh_tokens; DELETE FROM account_identities; DELETE FROM accounts; DELETE FROM accounts_unindexed;")
         }
     }
 }

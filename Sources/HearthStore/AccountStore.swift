@@ -60,13 +60,17 @@ public protocol AccountTransaction: OutboxReader, OutboxWriter {
     func save(_ row: AccountRow, identities: [AccountIdentity], mustBeNew: Bool) throws
     /// The account that has this provider identity. Complete only once `identityIndexIsComplete()`.
     func account(identity: AccountIdentity) throws -> AccountRow?
-    /// False in a data folder whose accounts were saved before identities were indexed, or since by a binary that
-    /// does not keep the index, until `completeIdentityIndex` has run: the store cannot read the identities out of
-    /// the records.
+    /// False in a data folder whose accounts were saved before identities were indexed, until
+    /// `completeIdentityIndex` has run: the store cannot read the identities out of the records.
     func identityIndexIsComplete() throws -> Bool
-    /// Indexes the identities of every account (`accounts`, in uid order; an identity two of them list stays with
-    /// the first) in place of what the index held, and marks the index complete.
+    /// Indexes the identities of accounts saved before the index existed (an identity already
+    /// indexed keeps its account), and marks the index complete.
     func completeIdentityIndex(_ accounts: [(uid: String, identities: [AccountIdentity])]) throws
+    /// Accounts that another binary (a rollback to an older one) saved or deleted since this store last indexed them.
+    func unindexedAccounts() throws -> [String]
+    /// Replaces what the index holds for `uids` with `accounts`' identities (those of the `uids` that still exist;
+    /// an identity indexed for another account keeps it), and takes `uids` off the unindexed list.
+    func reindex(_ uids: [String], identities accounts: [(uid: String, identities: [AccountIdentity])]) throws
     /// Removes the account and its identities; its refresh tokens stay, orphaned (uid ""), so they can be told apart
     /// from unknown ones. False if there was no account.
     func deleteAccount(uid: String) throws -> Bool

@@ -55,11 +55,14 @@ public final class MemoryAccountStore: AccountStore {
         func account(identity: AccountIdentity) throws -> AccountRow? { state.identities[identity].flatMap { state.accounts[$0] } }
         func identityIndexIsComplete() throws -> Bool { true }
         func completeIdentityIndex(_ accounts: [(uid: String, identities: [AccountIdentity])]) throws {
-            state.identities = [:]
             for (uid, identities) in accounts {
                 for identity in identities where state.identities[identity] == nil { state.identities[identity] = uid }
             }
         }
+
+        // Only this process writes a memory store: nothing is ever unindexed.
+        func unindexedAccounts() throws -> [String] { [] }
+        func reindex(_ uids: [String], identities accounts: [(uid: String, identities: [AccountIdentity])]) throws {}
 
         func deleteAccount(uid: String) throws -> Bool {
             for (hash, row) in state.refresh where row.uid == uid { state.refresh[hash]?.uid = "" }

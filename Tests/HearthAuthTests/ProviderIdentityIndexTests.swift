@@ -206,6 +206,10 @@ struct ProviderIdentityIndexTests {
         try queue.close()
     }
 
+    func unindexed(_ store: any AccountStore) async throws -> Set<String> {
+        Set(try await store.read { try $0.unindexedAccounts() })
+    }
+
     @Test("accounts an older binary deleted, saved or changed after a rollback are indexed again from their records")
     func writesOfAnOlderBinaryAreReindexed() async throws {
         let folder = try temporaryFolder()
@@ -223,36 +227,44 @@ struct ProviderIdentityIndexTests {
         // The older binary deletes ann; her identity is free again.
         try await writeAsAnOlderBinary(path, "DELETE FROM accounts WHERE uid = 'ann'")
         var store = try SQLiteAccountStore(path: path)
-        #expect(try await isComplete(store) == false)
+        #expect(try await unindexed(store) == ["ann"])
         var auth = service(store)
         #expect(try await holder(of: "g-1", in: auth) == nil)
         try await link("g-1", to: "cat", in: auth)
         #expect(try await holder(of: "g-1", in: auth) == "cat")
-        #expect(try await isComplete(store))
+        #expect(try await unindexed(store).isEmpty)
 
-        // It saves a new account, dan, with an identity of his own: the index finds him.
+        // It saves a new account, dan, with an identity of his own, and bob with cat's: the index finds dan, and
+        // cat keeps hers (an identity indexed for an account stays with it).
         try await writeAsAnOlderBinary(
             path, "INSERT OR REPLACE INTO accounts(uid, email, phone, record) VALUES('dan', NULL, NULL, ?)",
             [try Self.record("dan", google: ["g-9"])])
+        try await writeAsAnOlderBinary(
+            path, "INSERT OR REPLACE INTO accounts(uid, email, phone, record) VALUES('bob', NULL, NULL, ?)",
+            [try Self.record("bob", google: ["g-1", "g-2"])])
         store = try SQLiteAccountStore(path: path)
-        #expect(try await isComplete(store) == false)
+        #expect(try await unindexed(store) == ["dan", "bob"])
+        #expect(try await isComplete(store), "the rest of the index stands")
         auth = service(store)
         #expect(try await holder(of: "g-9", in: auth) == "dan")
         #expect(await linkError("g-9", to: "cat", in: auth) == "FEDERATED_USER_ID_ALREADY_LINKED")
-        #expect(try await holder(of: "g-1", in: auth) == "cat", "the rebuild kept what this binary had linked")
+        #expect(try await holder(of: "g-1", in: auth) == "cat")
+        #expect(try await holder(of: "g-2", in: auth) == "bob")
 
         // A record changed in place (by hand, say): bob no longer has g-2, so it is free for cat.
         try await writeAsAnOlderBinary(path, "UPDATE accounts SET record = ? WHERE uid = 'bob'", [try Self.record("bob", google: [])])
         store = try SQLiteAccountStore(path: path)
-        #expect(try await isComplete(store) == false)
+        #expect(try await unindexed(store) == ["bob"])
         auth = service(store)
         try await link("g-2", to: "cat", in: auth)
         #expect(try await holder(of: "g-2", in: auth) == "cat")
 
-        // This binary's own saves and deletes leave the index complete.
-        try await link("g-3", to: "bob", in: auth)
+        // This binary's own saves and deletes, of accounts with identities too, leave nothing unindexed.
+        _ = try await auth.update(
+            body(#"{"localId":"cat","linkProviderUserInfo":{"providerId":"apple.com","rawId":"a-1"}}"#), privileged: true)
+        _ = try await auth.update(body(#"{"localId":"cat","displayName":"Cat"}"#), privileged: true)
         _ = try await auth.delete(body(#"{"localId":"dan"}"#), privileged: true)
-        #expect(try await isComplete(store))
+        #expect(try await unindexed(store).isEmpty)
         #expect(try await holder(of: "g-9", in: auth) == nil)
     }
 
