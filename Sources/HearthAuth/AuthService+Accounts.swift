@@ -80,7 +80,9 @@ extension AuthService {
         try Self.checkCredentials(email: email, password: password)
         let credentials = try await hasher.hash(password!)
         return try await store.transaction { tx in
-            var user = try self.user(forIDToken: idToken, in: tx, now: now)
+            // A credential change: outside the emulator it needs a recent sign-in, unless the user is anonymous (the
+            // trial user's upgrade), as in Firebase's production service.
+            var user = try self.user(forIDToken: idToken, in: tx, now: now, recentSignIn: true)
             let lower = email!.lowercased()
             if let other = try tx.account(email: lower), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
             if password!.count < 6 { throw AuthError.weakPassword }

@@ -329,8 +329,11 @@ extension AuthService {
             var user: UserRecord
             var isNew = false
             if let idToken = body.string("idToken") {
-                user = try self.user(forIDToken: idToken, in: tx, now: now)
+                // Linking an email to an account that has one is a credential change, as in `signUp` with an
+                // idToken: it needs a recent sign-in (outside the emulator) and ends the account's other sessions.
+                user = try self.user(forIDToken: idToken, in: tx, now: now, recentSignIn: true)
                 if let other = try tx.account(email: email), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
+                if let previous = user.email, previous != email { user.validSince = now / 1000 }
                 user.email = email
             } else {
                 (user, isNew) = try self.existingOrNewUser(tx.account(email: email), now: now)

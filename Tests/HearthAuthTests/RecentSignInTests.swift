@@ -82,6 +82,37 @@ struct RecentSignInTests {
         _ = try await auth.delete(body(#"{"idToken":"\#(again)"}"#), privileged: false)
     }
 
+    /// The one pending out-of-band code of this type for `email` (emulator listing).
+    func oobCode(_ auth: AuthService, _ requestType: String, _ email: String) async throws -> String {
+        guard case .array(let items)? = try await auth.pendingOobCodes()["oobCodes"] else { throw CancellationError() }
+        let matching = items.filter { $0["requestType"]?.stringValue == requestType && $0["email"]?.stringValue == email }
+        return try string(try #require(matching.last), "oobCode")
+    }
+
+    @Test("linking an email to a signed-in account needs a recent sign-in too, and a replaced email ends other sessions")
+    func linkingAnEmailNeedsARecentSignIn() async throws {
+        let clock = TestClock()
+        let auth = service(clock: clock)
+        let user = try await auth.signUp(body(#"{"email":"old@x.io","password":"secret1"}"#), privileged: false)
+        let token = try string(user, "idToken")
+        _ = try await auth.sendOobCode(body(#"{"requestType":"EMAIL_SIGNIN","email":"new@x.io"}"#), privileged: false, linkBase: "http://h")
+        let code = try await oobCode(auth, "EMAIL_SIGNIN", "new@x.io")
+        let link = #"{"email":"new@x.io","oobCode":"\#(code)","idToken":"\#(token)"}"#
+        clock.advance(seconds: 301)
+        #expect(await refusal { try await auth.signInWithEmailLink(body(link)) } == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        #expect(await refusal { try await auth.signUp(body(#"{"idToken":"\#(token)","email":"b@x.io","password":"secret2"}"#), privileged: false) }
+            == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+
+        // Within the window the email is replaced, and the sessions from before end.
+        let fresh = try string(try await auth.signInWithPassword(body(#"{"email":"old@x.io","password":"secret1"}"#)), "idToken")
+        clock.advance(seconds: 1)
+        let linked = try await auth.signInWithEmailLink(body(#"{"email":"new@x.io","oobCode":"\#(code)","idToken":"\#(fresh)"}"#))
+        #expect(linked["email"] == .string("new@x.io"))
+        #expect(await refusal { try await auth.refresh(grantType: "refresh_token", refreshToken: try string(user, "refreshToken")) }
+            == "TOKEN_EXPIRED")
+        _ = try await auth.refresh(grantType: "refresh_token", refreshToken: try string(linked, "refreshToken"))
+    }
+
     @Test("anonymous users and the emulator are not asked")
     func anonymousUsersAndTheEmulatorAreExempt() async throws {
         let clock = TestClock()

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import HearthAuth
 import HearthCore
-import HearthServer
+@testable import HearthServer
 import HearthStore
 import Hummingbird
 import HummingbirdTesting
@@ -121,6 +121,14 @@ struct ActionPageTests {
             #expect(done == .ok && doneHTML.contains("Email restored"))
             #expect(try await post(client, "signInWithPassword", #"{"email":"mine@x.io","password":"secret1"}"#).0 == .ok)
         }
+    }
+
+    @Test func aSignInLinkAddsItsParametersToTheContinueURLsQueryBeforeAnyFragment() {
+        #expect(ActionPage.signInLocation("https://a.io/in", query: "mode=signIn&oobCode=c") == "https://a.io/in?mode=signIn&oobCode=c")
+        #expect(ActionPage.signInLocation("https://a.io/in?x=1", query: "mode=signIn&oobCode=c") == "https://a.io/in?x=1&mode=signIn&oobCode=c")
+        #expect(ActionPage.signInLocation("https://a.io/in?x=1#tab", query: "mode=signIn&oobCode=c")
+            == "https://a.io/in?x=1&mode=signIn&oobCode=c#tab")
+        #expect(ActionPage.signInLocation("https://a.io/#/route?y=2", query: "mode=signIn") == "https://a.io/?mode=signIn#/route?y=2")
     }
 
     @Test func continueURLsMustBeOnAnAuthorizedDomain() async throws {

@@ -5,19 +5,23 @@ extension Auth {
 
     /// Emails `email` a link that signs in without a password (the account is made on first use).
     ///
-    /// The link opens `continueURL` (with the code in the link's own parameters) when given; the
-    /// server accepts only http(s) URLs on its authorized domains. Keep the address on the device:
-    /// ``signIn(email:link:)`` needs it again, as in Firebase.
+    /// Opening the link leads to `continueURL` (a universal link into the app, say) with the code
+    /// added to its query; the server accepts only http(s) URLs on its authorized domains. Keep the
+    /// address on the device: ``signIn(email:link:)`` needs it again, as in Firebase.
     ///
     /// Throws ``AuthError`` `.invalidEmail`, `.invalidContinueURL`, `.quotaExceeded`.
-    public func sendSignInLink(toEmail email: String, continueURL: URL? = nil) async throws {
-        var body: AuthWire.Body = ["requestType": .string("EMAIL_SIGNIN"), "email": .string(email), "canHandleCodeInApp": .bool(true)]
-        if let continueURL { body["continueUrl"] = .string(continueURL.absoluteString) }
-        let _: AuthWire.Empty = try await client.call("sendOobCode", body)
+    public func sendSignInLink(toEmail email: String, continueURL: URL) async throws {
+        let _: AuthWire.Empty = try await client.call(
+            "sendOobCode",
+            [
+                "requestType": .string("EMAIL_SIGNIN"), "email": .string(email), "canHandleCodeInApp": .bool(true),
+                "continueUrl": .string(continueURL.absoluteString),
+            ])
     }
 
-    /// Whether `link` is an email sign-in link: the server's action link (`mode=signIn` and an
-    /// `oobCode`), or a URL that carries one in its `link` parameter (a deep link wrapping it).
+    /// Whether `link` is an email sign-in link: the URL an opened sign-in mail leads to, the
+    /// server's action link itself (`mode=signIn` and an `oobCode`), or a URL that carries one in
+    /// its `link` or `deep_link_id` parameter (a deep link wrapping it).
     public func isSignInLink(_ link: URL) -> Bool { Self.signInCode(in: link) != nil }
 
     /// Signs in with a link ``sendSignInLink(toEmail:continueURL:)`` emailed to `email`. A link works
@@ -33,13 +37,17 @@ extension Auth {
         return try await start(answer)
     }
 
-    /// Adds the email of a sign-in link to the current (for example anonymous) user, who can sign
-    /// in with email links from then on. The uid stays.
+    /// Adds the email of a sign-in link to the current (for example anonymous or phone) user, who
+    /// can sign in with email links from then on. The uid stays.
     ///
-    /// Throws ``AuthError`` `.emailAlreadyInUse` when another account has the email, and what
-    /// ``signIn(email:link:)`` throws.
+    /// Throws ``AuthError`` `.providerAlreadyLinked` when the user already signs in with an email
+    /// (change it with ``sendEmailVerification(beforeUpdatingEmail:)``), `.emailAlreadyInUse` when
+    /// another account has the email, and what ``signIn(email:link:)`` throws.
     @discardableResult
     public func link(email: String, link: URL) async throws -> User {
+        if currentUser?.providerIDs.contains("password") == true {
+            throw AuthError(code: .providerAlreadyLinked, message: "The user already signs in with an email address.")
+        }
         let code = try Self.requireSignInCode(in: link)
         let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
             try await client.call(
@@ -69,12 +77,13 @@ extension Auth {
         return code
     }
 
-    /// The `oobCode` of a sign-in link, looking one level into a `link` parameter.
+    /// The `oobCode` of a sign-in link, looking one level into a `link` or `deep_link_id` parameter. The last
+    /// `mode` and `oobCode` count: the server adds them after the continue URL's own query.
     static func signInCode(in link: URL, nested: Bool = true) -> String? {
         guard let items = URLComponents(url: link, resolvingAgainstBaseURL: false)?.queryItems else { return nil }
-        func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        func value(_ name: String) -> String? { items.last { $0.name == name }?.value }
         if value("mode") == "signIn", let code = value("oobCode"), !code.isEmpty { return code }
-        guard nested, let inner = value("link").flatMap(URL.init(string:)) else { return nil }
+        guard nested, let inner = (value("link") ?? value("deep_link_id")).flatMap(URL.init(string:)) else { return nil }
         return signInCode(in: inner, nested: false)
     }
 }

@@ -38,7 +38,7 @@ struct ActionPage: Sendable {
                     return page("Sign in", "Open this link on the device where you asked to sign in, in the app.", status: .badRequest)
                 }
                 var h = HTTPFields()
-                h[.location] = continueURL + (continueURL.contains("?") ? "&" : "?") + (request.uri.query.map { String($0) } ?? "")
+                h[.location] = Self.signInLocation(continueURL, query: request.uri.query.map { String($0) } ?? "")
                 h[Self.referrerPolicy] = "no-referrer"
                 return Response(status: .seeOther, headers: h)
             case ("resetPassword", .get):
@@ -87,6 +87,14 @@ struct ActionPage: Sendable {
 
     /// The continue URL, if it is http(s) on an authorized domain (the same check as when the
     /// link was sent: a tampered link cannot turn this page into an open redirect).
+    /// Where a sign-in link leads: the app's continue URL with the link's parameters added to its query (before
+    /// any fragment, which clients do not read), where the SDKs look for `mode=signIn` and the `oobCode`.
+    static func signInLocation(_ continueURL: String, query: String) -> String {
+        let fragmentStart = continueURL.firstIndex(of: "#") ?? continueURL.endIndex
+        let base = continueURL[..<fragmentStart]
+        return base + (base.contains("?") ? "&" : "?") + query + continueURL[fragmentStart...]
+    }
+
     private func allowedContinueURL(_ url: String) -> String? {
         guard url.hasPrefix("http://") || url.hasPrefix("https://"), let host = URL(string: url)?.host?.lowercased() else { return nil }
         if let allowed = service.options.authorizedDomains, !allowed.contains(host) { return nil }

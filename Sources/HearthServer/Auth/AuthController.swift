@@ -278,7 +278,7 @@ struct AuthController: Sendable {
                 }
                 let query = request.uri.query.map { String($0) } ?? ""
                 var h = HTTPFields()
-                h[.location] = target + (target.contains("?") ? "&" : "?") + query
+                h[.location] = ActionPage.signInLocation(target, query: query)
                 return Response(status: .seeOther, headers: h)
             default:
                 return outcome("error", .string("Unknown mode \(mode)"), status: .badRequest)

@@ -9,8 +9,13 @@ struct AuthEmailLinkTests {
     @Test func aSignInLinkSignsInOnceAndAnAnonymousUserCanLinkOne() async throws {
         try await withAuthStorageServer { live in
             let auth = live.auth()
-            try await auth.sendSignInLink(toEmail: "Eve@Example.com", continueURL: URL(string: "http://localhost/finish")!)
-            let link = try await live.oobLink(for: "eve@example.com", requestType: "EMAIL_SIGNIN")
+            // The app's continue URL has its own query and a fragment; opening the mailed link leads there.
+            try await auth.sendSignInLink(toEmail: "Eve@Example.com", continueURL: URL(string: "http://localhost/finish?mode=app#done")!)
+            let mailed = try await live.oobLink(for: "eve@example.com", requestType: "EMAIL_SIGNIN")
+            #expect(auth.isSignInLink(mailed))
+            let link = try #require(try await live.redirectTarget(of: mailed))
+            #expect(link.absoluteString.hasPrefix("http://localhost/finish?mode=app&mode=signIn"))
+            #expect(link.fragment == "done")
             #expect(auth.isSignInLink(link))
             var wrapped = URLComponents(string: "https://app.example.com/open")!
             wrapped.queryItems = [URLQueryItem(name: "link", value: link.absoluteString)]
@@ -31,15 +36,22 @@ struct AuthEmailLinkTests {
 
             // A trial user keeps the uid when linking an email link; another account's address is refused.
             let trial = try await auth.signInAnonymously()
-            try await auth.sendSignInLink(toEmail: "eve@example.com")
+            let finish = URL(string: "http://localhost/finish")!
+            try await auth.sendSignInLink(toEmail: "eve@example.com", continueURL: finish)
             let taken = await #expect(throws: AuthError.self) {
                 try await auth.link(email: "eve@example.com", link: try await live.oobLink(for: "eve@example.com", requestType: "EMAIL_SIGNIN"))
             }
             #expect(taken?.code == .emailAlreadyInUse)
-            try await auth.sendSignInLink(toEmail: "trial@example.com")
+            try await auth.sendSignInLink(toEmail: "trial@example.com", continueURL: finish)
             let linked = try await auth.link(email: "trial@example.com", link: try await live.oobLink(for: "trial@example.com", requestType: "EMAIL_SIGNIN"))
             #expect(linked.uid == trial.uid)
             #expect(linked.email == "trial@example.com" && !linked.isAnonymous)
+            // A second email is an email change, not a link.
+            try await auth.sendSignInLink(toEmail: "second@example.com", continueURL: finish)
+            let second = await #expect(throws: AuthError.self) {
+                try await auth.link(email: "second@example.com", link: try await live.oobLink(for: "second@example.com", requestType: "EMAIL_SIGNIN"))
+            }
+            #expect(second?.code == .providerAlreadyLinked)
 
             let badContinue = await #expect(throws: AuthError.self) {
                 try await auth.sendSignInLink(toEmail: "eve@example.com", continueURL: URL(string: "ftp://example.com/x")!)

@@ -77,10 +77,28 @@ struct LiveHearth: Sendable {
         return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
     }
 
+    /// Where the server sends a browser that opens `url` (its `Location`), without going there.
+    func redirectTarget(of url: URL) async throws -> URL? {
+        let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        let (_, response) = try await session.data(for: URLRequest(url: url))
+        return (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Location").flatMap(URL.init(string:))
+    }
+
     /// A GET without credentials.
     func fetch(_ url: URL) async throws -> (status: Int, body: Data) {
         let (data, response) = try await URLSession.shared.data(for: URLRequest(url: url))
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}
+
+/// Stops a session at the first redirect.
+final class NoRedirects: NSObject, URLSessionTaskDelegate {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
     }
 }
 
