@@ -167,11 +167,18 @@ public final class Auth: Sendable {
     // MARK: Tokens
 
     /// The user's ID token, refreshed first when it expires within five minutes (or always with
-    /// `forceRefresh`); nil when signed out. Concurrent callers share one refresh.
+    /// `forceRefresh`); nil when signed out. Concurrent callers share one refresh; a forced one
+    /// never takes a token from a refresh that began before it was called (one minted before custom
+    /// claims the caller knows changed, say).
     ///
     /// Throws ``AuthError`` if the refresh fails. When the server says the session is over
     /// (user deleted or disabled, tokens revoked) the user is signed out.
     public func idToken(forceRefresh: Bool = false) async throws -> String? {
+        if forceRefresh, let earlier = state.withLock({ s in s.refresh.flatMap { $0.epoch == s.epoch ? $0.task : nil } }) {
+            // Let it land first (its answer replaces the session's tokens; it leaves the state before its waiters
+            // resume), then refresh again or join a refresh that began since.
+            _ = try? await earlier.value
+        }
         enum Next {
             case token(String?)
             case wait(Task<String, any Error>)

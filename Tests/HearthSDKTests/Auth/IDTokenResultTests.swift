@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import Synchronization
 import Testing
 
 @testable import Hearth
@@ -40,6 +41,36 @@ struct IDTokenResultTests {
 
             try auth.signOut()
             #expect(try await auth.idTokenResult() == nil)
+        }
+    }
+
+    @Test func aForcedRefreshDoesNotTakeTheTokenOfARefreshThatBeganBeforeIt() async throws {
+        try await withAuthStorageServer { live in
+            let auth = live.auth()
+            let user = try await auth.signInAnonymously()
+            // A refresh already on its way (the database's own, say), whose token predates the claim below. Like a
+            // real one, it puts its token in the session and leaves the state when it ends.
+            let stale = "a token minted before the claim"
+            let release = AsyncStream<Void>.makeStream()
+            let (id, epoch) = auth.state.withLock { s in (s.makeID(), s.epoch) }
+            let earlier = Task<String, any Error> {
+                for await _ in release.stream { break }
+                try auth.amend(epoch: epoch) { session in session.idToken = stale }
+                auth.state.withLock { s in if s.refresh?.id == id { s.refresh = nil } }
+                return stale
+            }
+            auth.state.withLock { s in s.refresh = Auth.Refresh(id: id, epoch: epoch, task: earlier) }
+            let (status, _) = try await adminAuthCall(live, "accounts:update", ["localId": user.uid, "customAttributes": #"{"pro":true}"#])
+            #expect(status == 200)
+            live.serverClock.advance(by: 2)
+            let forced = Task { try await auth.idTokenResult(forceRefresh: true) }
+            // The earlier refresh ends after the forced call began (a forced refresh that did not wait for it would
+            // have its token overwritten by the older one).
+            try await Task.sleep(for: .milliseconds(300))
+            release.continuation.yield()
+            let result = try #require(try await forced.value)
+            #expect(try result.claim("pro", as: Bool.self) == true)
+            #expect(try await auth.idToken() == result.token, "the session keeps the newer token")
         }
     }
 
