@@ -87,6 +87,7 @@ enum AuthWire {
 
     struct ResetPasswordResponse: Decodable, Sendable {
         var email: String?
+        var newEmail: String?
         var requestType: String?
     }
 

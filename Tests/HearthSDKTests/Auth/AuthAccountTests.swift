@@ -40,6 +40,7 @@ struct AuthAccountTests {
             try await reader.sendPasswordReset(email: "ivy@example.com")
             let code = try await server.oobCode(for: "ivy@example.com", requestType: "PASSWORD_RESET")
             #expect(try await reader.verifyPasswordResetCode(code) == "ivy@example.com")
+            #expect(try await reader.checkActionCode(code) == ActionCodeInfo(operation: .passwordReset, email: "ivy@example.com"))
             try await reader.confirmPasswordReset(code: code, newPassword: "new-secret")
 
             let old = await #expect(throws: AuthError.self) { try await reader.signIn(email: "ivy@example.com", password: "old-secret") }

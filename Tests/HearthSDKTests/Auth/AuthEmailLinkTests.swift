@@ -23,6 +23,8 @@ struct AuthEmailLinkTests {
             #expect(!auth.isSignInLink(URL(string: "http://localhost/finish?mode=resetPassword&oobCode=x")!))
             #expect(!auth.isSignInLink(URL(string: "http://localhost/finish")!))
 
+            let info = try await auth.checkActionCode(try #require(Auth.signInCode(in: link)))
+            #expect(info == ActionCodeInfo(operation: .emailSignIn, email: nil, previousEmail: nil))
             let wrongAddress = await #expect(throws: AuthError.self) { try await auth.signIn(email: "mallory@example.com", link: link) }
             #expect(wrongAddress?.code == .invalidEmail)
             let user = try await auth.signIn(email: "eve@example.com", link: wrapped.url!)
@@ -66,9 +68,17 @@ struct AuthEmailLinkTests {
             let user = try await auth.signUp(email: "old@example.com", password: "secret12")
             try await auth.sendEmailVerification(beforeUpdatingEmail: "new@example.com")
             #expect(try await auth.reload().email == "old@example.com", "nothing changes before the link is opened")
+            let changeCode = try await live.oobCode(for: "old@example.com", requestType: "VERIFY_AND_CHANGE_EMAIL")
+            let change = try await auth.checkActionCode(changeCode)
+            #expect(change == ActionCodeInfo(operation: .verifyAndChangeEmail, email: "new@example.com", previousEmail: "old@example.com"))
             // A second later (tokens are revoked by the second), the link is opened.
             live.serverClock.advance(by: 2)
-            try await auth.applyActionCode(try await live.oobCode(for: "old@example.com", requestType: "VERIFY_AND_CHANGE_EMAIL"))
+            try await auth.applyActionCode(changeCode)
+            let used = await #expect(throws: AuthError.self) { try await auth.checkActionCode(changeCode) }
+            #expect(used?.code == .invalidActionCode)
+            // The old address got a link that undoes the change.
+            let recovery = try await auth.checkActionCode(try await live.oobCode(for: "old@example.com", requestType: "RECOVER_EMAIL"))
+            #expect(recovery == ActionCodeInfo(operation: .recoverEmail, email: "old@example.com", previousEmail: "new@example.com"))
             #expect(auth.currentUser == nil, "the change ends the account's sessions, as in Firebase")
             let wrong = await #expect(throws: AuthError.self) { try await auth.signIn(email: "old@example.com", password: "secret12") }
             #expect(wrong?.code == .userNotFound)
