@@ -42,7 +42,8 @@ extension Auth {
     ///
     /// Throws ``AuthError`` `.providerAlreadyLinked` when the user already signs in with an email
     /// (change it with ``sendEmailVerification(beforeUpdatingEmail:)``), `.emailAlreadyInUse` when
-    /// another account has the email, and what ``signIn(email:link:)`` throws.
+    /// another account has the email, `.requiresRecentLogin` as ``link(email:password:)``, and what
+    /// ``signIn(email:link:)`` throws.
     @discardableResult
     public func link(email: String, link: URL) async throws -> User {
         if currentUser?.providerIDs.contains("password") == true {

@@ -74,7 +74,9 @@ extension Auth {
 
     /// Adds an email + password to the current (for example anonymous) user. The uid stays.
     ///
-    /// Throws ``AuthError`` `.notSignedIn`, `.emailAlreadyInUse`, `.weakPassword`, …
+    /// Throws ``AuthError`` `.notSignedIn`, `.emailAlreadyInUse`, `.weakPassword`, and
+    /// `.requiresRecentLogin` when a user who is not anonymous signed in too long ago (a server
+    /// outside `--dev`; ``reauthenticate(verificationID:code:)`` and retry), …
     @discardableResult
     public func link(email: String, password: String) async throws -> User {
         let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
