@@ -200,18 +200,26 @@ public final class Auth: Sendable {
         }
     }
 
-    private func refresh(_ refreshToken: String, epoch: UInt64, id: UInt64) async throws -> String {
+    /// Exchanges `refreshToken` for a new ID token. Tokens the session got meanwhile from a password
+    /// change or a re-authentication are newer than this answer: they stay, and so does a session
+    /// whose old refresh token the server has revoked since.
+    func refresh(_ refreshToken: String, epoch: UInt64, id: UInt64) async throws -> String {
         defer { state.withLock { s in if s.refresh?.id == id { s.refresh = nil } } }
         do {
             let answer = try await client.refresh(refreshToken)
             let expiresAt = clock().addingTimeInterval(TimeInterval(answer.expiresIn) ?? 3600)
+            var newer: String?
             try amend(epoch: epoch) { session in
+                guard session.refreshToken == refreshToken else { return newer = session.idToken }
                 session.idToken = answer.idToken
                 session.refreshToken = answer.refreshToken
                 session.expiresAt = expiresAt
             }
-            return answer.idToken
+            return newer ?? answer.idToken
         } catch let error as AuthError where error.endsSession {
+            if let newer = state.withLock({ s in s.epoch == epoch ? s.session.flatMap { $0.refreshToken == refreshToken ? nil : $0.idToken } : nil }) {
+                return newer
+            }
             try? end(ifEpoch: epoch)
             throw error
         }

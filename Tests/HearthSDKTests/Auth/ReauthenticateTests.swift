@@ -79,3 +79,36 @@ struct ReauthenticateTests {
         }
     }
 }
+
+/// A refresh that began with the session's old refresh token (the database's own, say) and ends after a password
+/// change or a re-authentication gave the session new tokens.
+@Suite("Auth refresh overtaken by new tokens (live)")
+struct OvertakenRefreshTests {
+    @Test func aLateRefreshKeepsTheNewerTokensAndTheSession() async throws {
+        try await withAuthStorageServer { live in
+            let auth = live.auth()
+            try await auth.signUp(email: "rae@example.com", password: "secret12")
+            let (revoked, epoch) = try #require(auth.state.withLock { s in s.session.map { ($0.refreshToken, s.epoch) } })
+
+            // A password change revokes the old refresh token: its late answer is TOKEN_EXPIRED, which must not sign
+            // out the session that already has the new tokens.
+            live.serverClock.advance(by: 2)
+            try await auth.updatePassword("secret34")
+            let afterChange = try #require(try await auth.idToken())
+            let id = auth.state.withLock { s in s.makeID() }
+            #expect(try await auth.refresh(revoked, epoch: epoch, id: id) == afterChange)
+            #expect(auth.currentUser != nil)
+
+            // A re-authentication leaves the previous refresh token valid: its late answer must not replace the
+            // newer tokens either.
+            let previous = try #require(auth.state.withLock { s in s.session?.refreshToken })
+            try await auth.reauthenticate(email: "rae@example.com", password: "secret34")
+            let afterReauth = try #require(auth.state.withLock { s in s.session })
+            live.serverClock.advance(by: 2)
+            let lateID = auth.state.withLock { s in s.makeID() }
+            #expect(try await auth.refresh(previous, epoch: epoch, id: lateID) == afterReauth.idToken)
+            let kept = auth.state.withLock { s in s.session?.refreshToken }
+            #expect(kept == afterReauth.refreshToken)
+        }
+    }
+}
