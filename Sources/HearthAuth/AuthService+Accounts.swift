@@ -82,7 +82,8 @@ extension AuthService {
         return try await store.transaction { tx in
             // A credential change: outside the emulator it needs a recent sign-in, unless the user is anonymous (the
             // trial user's upgrade), as in Firebase's production service.
-            var user = try self.user(forIDToken: idToken, in: tx, now: now, recentSignIn: true)
+            var (user, signedInAt) = try self.session(forIDToken: idToken, in: tx, now: now, recentSignIn: true)
+            let authTime = Self.authTime(keeping: signedInAt, for: user)
             let lower = email!.lowercased()
             if let other = try tx.account(email: lower), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
             if password!.count < 6 { throw AuthError.weakPassword }
@@ -94,7 +95,7 @@ extension AuthService {
             user.setPassword(credentials, at: now)
             if let displayName = body.string("displayName") { user.displayName = displayName }
             user.lastLoginAt = now
-            let tokens = try self.issueTokens(for: &user, provider: "password", in: tx, now: now)
+            let tokens = try self.issueTokens(for: &user, provider: "password", in: tx, now: now, authTime: authTime)
             try self.save(user, in: tx)
             var m = [JSONMember("kind", .string("identitytoolkit#SignupNewUserResponse")), JSONMember("localId", .string(user.localId)),
                      JSONMember("email", .string(lower))]
@@ -242,6 +243,8 @@ extension AuthService {
     private struct RefreshGrant: Sendable {
         var user: UserRecord
         var issuedAt: Int64
+        /// When the session signed in (seconds): every refreshed token carries it as `auth_time`.
+        var authTime: Int64
         var provider: String
         var claims: [JSONMember]
     }
@@ -255,7 +258,10 @@ extension AuthService {
         guard !row.uid.isEmpty, let user = try self.load(tx.account(uid: row.uid)) else { throw AuthError("USER_NOT_FOUND") }
         var claims: [JSONMember] = []
         if case .object(let m)? = data["claims"] { claims = m }
-        return RefreshGrant(user: user, issuedAt: data.int64("issuedAt") ?? 0, provider: data.string("provider") ?? "password", claims: claims)
+        // Refresh tokens from before `authTime` was stored keep the account's last sign-in, as tokens then had it.
+        return RefreshGrant(
+            user: user, issuedAt: data.int64("issuedAt") ?? 0, authTime: data.int64("authTime") ?? (user.lastLoginAt ?? user.createdAt) / 1000,
+            provider: data.string("provider") ?? "password", claims: claims)
     }
 
     private func refreshAnswer(_ grant: RefreshGrant, refreshToken: String, now: Int64) throws -> JSONValue {
@@ -263,7 +269,7 @@ extension AuthService {
         if user.disabled { throw AuthError("USER_DISABLED") }
         if grant.issuedAt < user.validSince { throw AuthError("TOKEN_EXPIRED") }
         // Signing (~0.25 ms of RSA) happens outside any transaction, so refreshes sign in parallel.
-        let idToken = try key.sign(claims(for: user, provider: grant.provider, extraClaims: grant.claims, now: now))
+        let idToken = try key.sign(claims(for: user, provider: grant.provider, extraClaims: grant.claims, authTime: grant.authTime, now: now))
         return .object([
             JSONMember("access_token", .string(idToken)), JSONMember("expires_in", .string(String(Self.idTokenLifetime))),
             JSONMember("token_type", .string("Bearer")), JSONMember("refresh_token", .string(refreshToken)),

@@ -212,7 +212,10 @@ extension AuthService {
         let now = clock()
         guard let code = body.string("oobCode"), !code.isEmpty else { throw AuthError("MISSING_OOB_CODE") }
         guard let newPassword = body.string("newPassword") else {
-            guard let record = try await codes.peek(code, now: now) else { throw AuthError("INVALID_OOB_CODE") }
+            // Emailed codes only: an SMS session or a phone proof is not an action code.
+            guard let record = try await codes.peek(code, now: now), Self.emailedCodeTypes.contains(record.requestType) else {
+                throw AuthError("INVALID_OOB_CODE")
+            }
             var m = [JSONMember("kind", .string("identitytoolkit#ResetPasswordResponse")), JSONMember("requestType", .string(record.requestType))]
             if record.requestType != "EMAIL_SIGNIN", let email = record.email { m.append(JSONMember("email", .string(email))) }
             if let newEmail = record.newEmail { m.append(JSONMember("newEmail", .string(newEmail))) }
@@ -235,6 +238,8 @@ extension AuthService {
             ])
         }
     }
+
+    static let emailedCodeTypes: Set<String> = ["PASSWORD_RESET", "VERIFY_EMAIL", "VERIFY_AND_CHANGE_EMAIL", "RECOVER_EMAIL", "EMAIL_SIGNIN"]
 
     /// `accounts:update` with an `oobCode`: verify an email, apply an email change, or undo one
     /// (`RECOVER_EMAIL`, from the link mailed to the previous address).
@@ -318,22 +323,32 @@ extension AuthService {
 
     // MARK: accounts:signInWithEmailLink
 
-    public func signInWithEmailLink(_ body: JSONValue) async throws -> JSONValue {
+    /// - Parameter linkBase: where links in mails this sends point (`http://host:port`): the recovery link mailed
+    ///   to the previous address when a link with an `idToken` replaces the account's email.
+    public func signInWithEmailLink(_ body: JSONValue, linkBase: String? = nil) async throws -> JSONValue {
         let now = clock()
         guard let code = body.string("oobCode"), !code.isEmpty else { throw AuthError("MISSING_OOB_CODE") }
         guard let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_EMAIL") }
         guard let record = try await codes.peek(code, now: now), record.requestType == "EMAIL_SIGNIN" else { throw AuthError("INVALID_OOB_CODE") }
         guard record.email == email else { throw AuthError("INVALID_EMAIL", "The email provided does not match the sign-in email address.") }
-        return try await store.transaction { tx in
+        let (response, recovery): (JSONValue, EmailRecovery?) = try await store.transaction { tx in
             guard try self.codes.take(code, now: now, in: tx) != nil else { throw AuthError("INVALID_OOB_CODE") }
             var user: UserRecord
             var isNew = false
+            var authTime: Int64?
+            var recovery: EmailRecovery?
             if let idToken = body.string("idToken") {
                 // Linking an email to an account that has one is a credential change, as in `signUp` with an
-                // idToken: it needs a recent sign-in (outside the emulator) and ends the account's other sessions.
-                user = try self.user(forIDToken: idToken, in: tx, now: now, recentSignIn: true)
+                // idToken: it needs a recent sign-in (outside the emulator), ends the account's other sessions, and mails
+                // the previous address a link that undoes it, as `update` does.
+                let signedInAt: Int64
+                (user, signedInAt) = try self.session(forIDToken: idToken, in: tx, now: now, recentSignIn: true)
+                authTime = Self.authTime(keeping: signedInAt, for: user)
                 if let other = try tx.account(email: email), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
-                if let previous = user.email, previous != email { user.validSince = now / 1000 }
+                if let previous = user.email, previous != email {
+                    user.validSince = now / 1000
+                    recovery = EmailRecovery(uid: user.localId, previous: previous, new: email)
+                }
                 user.email = email
             } else {
                 (user, isNew) = try self.existingOrNewUser(tx.account(email: email), now: now)
@@ -342,13 +357,16 @@ extension AuthService {
             user.emailVerified = true
             user.emailLinkSignin = true
             user.lastLoginAt = now
-            let tokens = try self.issueTokens(for: &user, provider: "password", in: tx, now: now)
+            let tokens = try self.issueTokens(for: &user, provider: "password", in: tx, now: now, authTime: authTime)
             try self.save(user, in: tx, mustBeNew: isNew)
-            return .object([
+            let answer = JSONValue.object([
                 JSONMember("kind", .string("identitytoolkit#EmailLinkSigninResponse")), JSONMember("email", .string(email)),
                 JSONMember("localId", .string(user.localId)), JSONMember("isNewUser", .bool(isNew)),
             ] + self.tokenTrio(tokens))
+            return (answer, recovery)
         }
+        if let recovery { await sendRecovery(recovery, now: now, linkBase: linkBase) }
+        return response
     }
 
     // MARK: accounts:signInWithCustomToken

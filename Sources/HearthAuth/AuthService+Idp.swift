@@ -90,8 +90,11 @@ extension AuthService {
         return try await store.transaction { tx in
             var user: UserRecord
             var isNew = false
+            var authTime: Int64?
             if let idToken {
-                user = try self.user(forIDToken: idToken, in: tx, now: now)
+                let signedInAt: Int64
+                (user, signedInAt) = try self.session(forIDToken: idToken, in: tx, now: now)
+                authTime = Self.authTime(keeping: signedInAt, for: user)
                 if let owner = try self.user(linking: linked.identity, in: tx), owner.localId != user.localId {
                     throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED")
                 }
@@ -120,7 +123,7 @@ extension AuthService {
             user.linkedProviders.removeAll { $0.providerId == providerID }
             user.linkedProviders.append(linked)
             user.lastLoginAt = now
-            let tokens = try self.issueTokens(for: &user, provider: providerID, in: tx, now: now)
+            let tokens = try self.issueTokens(for: &user, provider: providerID, in: tx, now: now, authTime: authTime)
             try self.save(user, in: tx, mustBeNew: isNew)
             return .object(
                 base + [JSONMember("localId", .string(user.localId)), JSONMember("isNewUser", .bool(isNew))] + self.tokenTrio(tokens))

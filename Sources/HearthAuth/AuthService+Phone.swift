@@ -41,8 +41,11 @@ extension AuthService {
             guard try self.codes.take(key, now: now, in: tx) != nil else { throw AuthError(invalid) }
             var user: UserRecord
             var isNew = false
+            var authTime: Int64?
             if let idToken = body.string("idToken") {
-                user = try self.user(forIDToken: idToken, in: tx, now: now)
+                let signedInAt: Int64
+                (user, signedInAt) = try self.session(forIDToken: idToken, in: tx, now: now)
+                authTime = Self.authTime(keeping: signedInAt, for: user)
                 if let other = try tx.account(phoneNumber: phone), other.uid != user.localId {
                     // The number belongs to someone else: Firebase answers with a temporary proof,
                     // which signs in as that owner (the client's credential-already-in-use path).
@@ -52,6 +55,12 @@ extension AuthService {
                         JSONMember("temporaryProof", .string(proof)),
                         JSONMember("temporaryProofExpiresIn", .string(String(CodeBook.lifetime / 1000))), JSONMember("phoneNumber", .string(phone)),
                     ])
+                }
+                // Replacing the account's number (a phone user's only credential, say) is a credential change: it needs a
+                // recent sign-in and ends the account's other sessions.
+                if let previous = user.phoneNumber, previous != phone {
+                    try self.requireRecentSignIn(user, authTime: signedInAt, now: now)
+                    user.validSince = now / 1000
                 }
                 user.phoneNumber = phone
             } else {
@@ -63,7 +72,7 @@ extension AuthService {
                 user.phoneNumber = phone
             }
             user.lastLoginAt = now
-            let tokens = try self.issueTokens(for: &user, provider: "phone", in: tx, now: now)
+            let tokens = try self.issueTokens(for: &user, provider: "phone", in: tx, now: now, authTime: authTime)
             try self.save(user, in: tx, mustBeNew: isNew)
             return .object([
                 JSONMember("isNewUser", .bool(isNew)), JSONMember("phoneNumber", .string(phone)),

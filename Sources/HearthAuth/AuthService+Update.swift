@@ -48,9 +48,14 @@ extension AuthService {
         let (response, recovery): (JSONValue, EmailRecovery?) = try await store.transaction { tx in
             var recovery: EmailRecovery?
             var user: UserRecord
+            var signedInAt: Int64 = 0
             if let idToken {
-                let sensitive = !privileged && (body["password"] != nil || body["email"] != nil)
-                user = try self.user(forIDToken: idToken, in: tx, now: now, recentSignIn: sensitive)
+                // A new password or email, or taking one away (after which the account would count as anonymous and
+                // be exempt), needs a recent sign-in.
+                let removesCredential =
+                    !body.strings("deleteProvider").isEmpty || body.strings("deleteAttribute").contains { ["PASSWORD", "EMAIL"].contains($0) }
+                let sensitive = !privileged && (body["password"] != nil || body["email"] != nil || removesCredential)
+                (user, signedInAt) = try self.session(forIDToken: idToken, in: tx, now: now, recentSignIn: sensitive)
             } else {
                 guard let found = try self.load(tx.account(uid: body.string("localId")!)) else { throw AuthError.userNotFound }
                 user = found
@@ -115,7 +120,8 @@ extension AuthService {
             let linked = wasAnonymous && !user.isAnonymous
             if let idToken, user.validSince != before || linked || (body.bool("returnSecureToken") ?? false) {
                 let provider = wasAnonymous && user.passwordHash != nil ? "password" : (Self.provider(ofIDToken: idToken) ?? "password")
-                tokens = try self.issueTokens(for: &user, provider: provider, in: tx, now: now)
+                // Not a sign-in: the session keeps its auth_time, unless an anonymous user just gained a credential.
+                tokens = try self.issueTokens(for: &user, provider: provider, in: tx, now: now, authTime: linked ? nil : signedInAt)
             }
             try self.save(user, in: tx)
             var m = [JSONMember("kind", .string("identitytoolkit#SetAccountInfoResponse")), JSONMember("localId", .string(user.localId))]

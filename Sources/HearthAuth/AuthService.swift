@@ -241,16 +241,21 @@ public final class AuthService: Sendable {
     // MARK: Tokens
 
     /// Signs an ID token and stores a new refresh token.
+    /// - Parameter authTime: when the session's user last proved who they are (seconds; the ID
+    ///   tokens' `auth_time`, kept by every refresh of this session): now for a sign-in, the
+    ///   presented token's for a change made in a session (`authTime(keeping:)`).
     func issueTokens(
-        for user: inout UserRecord, provider: String, extraClaims: [JSONMember] = [], in tx: any AccountTransaction, now: Int64
+        for user: inout UserRecord, provider: String, extraClaims: [JSONMember] = [], in tx: any AccountTransaction, now: Int64,
+        authTime: Int64? = nil
     ) throws -> (idToken: String, refreshToken: String) {
         user.lastRefreshAt = now
-        let idToken = try key.sign(claims(for: user, provider: provider, extraClaims: extraClaims, now: now))
+        let authTime = authTime ?? now / 1000
+        let idToken = try key.sign(claims(for: user, provider: provider, extraClaims: extraClaims, authTime: authTime, now: now))
         var rng = SystemRandomNumberGenerator()
         let refreshToken = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })
         let data = JSONValue.object([
             JSONMember("provider", .string(provider)), JSONMember("claims", .object(extraClaims)),
-            JSONMember("issuedAt", .int(now / 1000)),
+            JSONMember("issuedAt", .int(now / 1000)), JSONMember("authTime", .int(authTime)),
         ])
         try tx.saveRefreshToken(RefreshTokenRow(hash: Self.digest(refreshToken), uid: user.localId, data: Data(data.jsonBytes)))
         return (idToken, refreshToken)
@@ -259,7 +264,7 @@ public final class AuthService: Sendable {
     static func digest(_ token: String) -> Data { Data(SHA256.hash(data: Array(token.utf8))) }
 
     /// The ID token payload (spec A.5): profile claims, custom claims, then the reserved ones.
-    func claims(for user: UserRecord, provider: String, extraClaims: [JSONMember], now: Int64) -> JSONValue {
+    func claims(for user: UserRecord, provider: String, extraClaims: [JSONMember], authTime: Int64, now: Int64) -> JSONValue {
         var m: [JSONMember] = []
         func set(_ key: String, _ value: JSONValue) {
             m.removeAll { $0.key == key }
@@ -272,7 +277,7 @@ public final class AuthService: Sendable {
         let seconds = now / 1000
         set("iss", .string(issuer))
         set("aud", .string(projectID))
-        set("auth_time", .int((user.lastLoginAt ?? user.createdAt) / 1000))
+        set("auth_time", .int(authTime))
         set("user_id", .string(user.localId))
         set("sub", .string(user.localId))
         set("iat", .int(seconds))
@@ -314,17 +319,37 @@ public final class AuthService: Sendable {
     /// With `recentSignIn` (a password or email change, or deletion, asked by the user), the token must also come
     /// from a sign-in within `options.recentSignInWindow`, unless the user is anonymous.
     func user(forIDToken token: String?, in tx: any AccountTransaction, now: Int64, recentSignIn: Bool = false) throws -> UserRecord {
+        try session(forIDToken: token, in: tx, now: now, recentSignIn: recentSignIn).user
+    }
+
+    /// The user of an ID token and when its session signed in (`auth_time`; 0 if the token has none), checked as
+    /// `user(forIDToken:in:now:recentSignIn:)` checks it.
+    func session(forIDToken token: String?, in tx: any AccountTransaction, now: Int64, recentSignIn: Bool = false) throws
+        -> (user: UserRecord, authTime: Int64)
+    {
         guard let token, !token.isEmpty else { throw AuthError("MISSING_ID_TOKEN") }
         guard let checked = signedClaims(token) else { throw AuthError.invalidIDToken }
         if checked.exp <= now / 1000 { throw AuthError("TOKEN_EXPIRED") }
         guard let user = try load(tx.account(uid: checked.uid)) else { throw AuthError.userNotFound }
         if user.disabled { throw AuthError("USER_DISABLED") }
         if checked.iat < user.validSince { throw AuthError("TOKEN_EXPIRED") }
-        if recentSignIn, let window = options.recentSignInWindow, !user.isAnonymous {
-            let signedInAt: Int64 = if case .int(let t)? = checked.claims["auth_time"] { t } else { checked.iat }
-            if now / 1000 - signedInAt > window { throw AuthError("CREDENTIAL_TOO_OLD_LOGIN_AGAIN") }
-        }
-        return user
+        let authTime: Int64 = if case .int(let t)? = checked.claims["auth_time"] { t } else { 0 }
+        if recentSignIn { try requireRecentSignIn(user, authTime: authTime, now: now) }
+        return (user, authTime)
+    }
+
+    /// `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` unless the session signed in within `options.recentSignInWindow` (or the
+    /// user is anonymous, or the window is off).
+    func requireRecentSignIn(_ user: UserRecord, authTime: Int64, now: Int64) throws {
+        guard let window = options.recentSignInWindow, !user.isAnonymous else { return }
+        if now / 1000 - authTime > window { throw AuthError("CREDENTIAL_TOO_OLD_LOGIN_AGAIN") }
+    }
+
+    /// The `auth_time` for tokens issued when a session's user gains a credential: a link to an anonymous account
+    /// is its first sign-in with a credential (now); otherwise the session keeps the time it signed in, so linking a
+    /// phone or provider of the caller's own does not make a stolen session count as a recent sign-in.
+    static func authTime(keeping authTime: Int64, for user: UserRecord) -> Int64? {
+        user.isAnonymous ? nil : authTime
     }
 
     static func provider(ofIDToken token: String) -> String? {

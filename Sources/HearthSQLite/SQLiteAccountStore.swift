@@ -143,6 +143,8 @@ public final class SQLiteAccountStore: AccountStore {
         }
 
         func completeIdentityIndex(_ accounts: [(uid: String, identities: [AccountIdentity])]) throws {
+            // Rows of accounts another binary wrote since are stale; `accounts` has what their records say now.
+            try db.execute(sql: "DELETE FROM account_identities WHERE uid IN (SELECT uid FROM accounts_unindexed)")
             // An identity two old accounts share (imports did not check before the index) stays with the first.
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO account_identities(provider, raw_id, uid) VALUES(?, ?, ?)")
             for (uid, identities) in accounts {

@@ -113,6 +113,69 @@ struct RecentSignInTests {
         _ = try await auth.refresh(grantType: "refresh_token", refreshToken: try string(linked, "refreshToken"))
     }
 
+    /// Sends an SMS code to `phone` and returns the body fields that verify it.
+    func verification(_ auth: AuthService, _ phone: String) async throws -> String {
+        let session = try string(try await auth.sendVerificationCode(body(#"{"phoneNumber":"\#(phone)"}"#)), "sessionInfo")
+        guard case .array(let items)? = try await auth.pendingVerificationCodes()["verificationCodes"],
+            let code = items.first(where: { $0["sessionInfo"]?.stringValue == session })?["code"]?.stringValue
+        else { throw CancellationError() }
+        return #""sessionInfo":"\#(session)","code":"\#(code)""#
+    }
+
+    @Test("a session's sign-in time is its own: a sign-in elsewhere or a link of the caller's own does not refresh it")
+    func theSignInTimeBelongsToTheSession() async throws {
+        let clock = TestClock()
+        let auth = service(clock: clock)
+        let stolen = try await auth.signUp(body(#"{"email":"ann@x.io","password":"secret1"}"#), privileged: false)
+        clock.advance(seconds: 400)
+        // The owner signs in on another device; the stolen session's refresh still says when *it* signed in.
+        _ = try await auth.signInWithPassword(body(#"{"email":"ann@x.io","password":"secret1"}"#))
+        let refreshed = try string(try await auth.refresh(grantType: "refresh_token", refreshToken: try string(stolen, "refreshToken")), "id_token")
+        #expect(await refusal { try await auth.delete(body(#"{"idToken":"\#(refreshed)"}"#), privileged: false) } == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        // Linking a phone the thief has does not make the session recent either.
+        let linked = try await auth.signInWithPhoneNumber(body("{" + (try await verification(auth, "+15550002001")) + #","idToken":"\#(refreshed)"}"#))
+        let afterLink = try string(linked, "idToken")
+        #expect(await refusal { try await auth.delete(body(#"{"idToken":"\#(afterLink)"}"#), privileged: false) } == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        #expect(await refusal { try await auth.update(body(#"{"idToken":"\#(afterLink)","password":"stolen1"}"#), privileged: false) }
+            == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        // Nor does taking the password away to look anonymous.
+        #expect(await refusal { try await auth.update(body(#"{"idToken":"\#(afterLink)","deleteProvider":["password"]}"#), privileged: false) }
+            == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        #expect(await refusal { try await auth.update(body(#"{"idToken":"\#(afterLink)","deleteAttribute":["EMAIL"]}"#), privileged: false) }
+            == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        // Nor replacing the phone number.
+        #expect(await refusal {
+            try await auth.signInWithPhoneNumber(body("{" + (try await verification(auth, "+15550002002")) + #","idToken":"\#(afterLink)"}"#))
+        } == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+
+        // A trial user's first credential is a sign-in with it: the session is recent from then on.
+        let trial = try string(try await auth.signUp(body("{}"), privileged: false), "idToken")
+        clock.advance(seconds: 400)
+        let upgraded = try await auth.signInWithPhoneNumber(body("{" + (try await verification(auth, "+15550002003")) + #","idToken":"\#(trial)"}"#))
+        _ = try await auth.update(body(#"{"idToken":"\#(try string(upgraded, "idToken"))","email":"t@x.io","password":"secret1"}"#), privileged: false)
+    }
+
+    @Test("a recent session that replaces its phone number or email ends the other sessions; the old address can undo the email")
+    func replacingACredentialEndsOtherSessions() async throws {
+        let clock = TestClock()
+        let auth = service(clock: clock)
+        let first = try await auth.signInWithPhoneNumber(body("{" + (try await verification(auth, "+15550003001")) + "}"))
+        let other = try await auth.signInWithPhoneNumber(body("{" + (try await verification(auth, "+15550003001")) + "}"))
+        clock.advance(seconds: 2)
+        let replaced = try await auth.signInWithPhoneNumber(
+            body("{" + (try await verification(auth, "+15550003002")) + #","idToken":"\#(try string(first, "idToken"))"}"#))
+        #expect(replaced["phoneNumber"] == .string("+15550003002"))
+        #expect(await refusal { try await auth.refresh(grantType: "refresh_token", refreshToken: try string(other, "refreshToken")) } == "TOKEN_EXPIRED")
+        _ = try await auth.refresh(grantType: "refresh_token", refreshToken: try string(replaced, "refreshToken"))
+
+        let ann = try await auth.signUp(body(#"{"email":"ann@x.io","password":"secret1"}"#), privileged: false)
+        _ = try await auth.sendOobCode(body(#"{"requestType":"EMAIL_SIGNIN","email":"ann2@x.io"}"#), privileged: false, linkBase: "http://h")
+        _ = try await auth.signInWithEmailLink(
+            body(#"{"email":"ann2@x.io","oobCode":"\#(try await oobCode(auth, "EMAIL_SIGNIN", "ann2@x.io"))","idToken":"\#(try string(ann, "idToken"))"}"#))
+        let undo = try await oobCode(auth, "RECOVER_EMAIL", "ann@x.io")
+        #expect(!undo.isEmpty, "the previous address got a link that undoes the change")
+    }
+
     @Test("anonymous users and the emulator are not asked")
     func anonymousUsersAndTheEmulatorAreExempt() async throws {
         let clock = TestClock()

@@ -29,7 +29,7 @@ public struct ActionCodeInfo: Sendable, Hashable {
 extension Auth {
     /// What `code` is for, without using it up.
     ///
-    /// Throws ``AuthError`` `.invalidActionCode` (unknown or used), `.expiredActionCode`.
+    /// Throws ``AuthError`` `.invalidActionCode` (unknown, used or expired).
     public func checkActionCode(_ code: String) async throws -> ActionCodeInfo {
         let answer: AuthWire.ResetPasswordResponse = try await client.call("resetPassword", ["oobCode": .string(code)])
         guard let operation = answer.requestType.flatMap(ActionCodeInfo.Operation.init(rawValue:)) else {

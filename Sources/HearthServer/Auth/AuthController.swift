@@ -164,7 +164,7 @@ struct AuthController: Sendable {
         case "delete": return try await service.delete(body, privileged: privileged)
         case "sendOobCode": return try await service.sendOobCode(body, privileged: privileged, linkBase: linkBase(request))
         case "resetPassword": return try await service.resetPassword(body)
-        case "signInWithEmailLink": return try await service.signInWithEmailLink(body)
+        case "signInWithEmailLink": return try await service.signInWithEmailLink(body, linkBase: linkBase(request))
         case "sendVerificationCode": return try await service.sendVerificationCode(body)
         case "signInWithPhoneNumber": return try await service.signInWithPhoneNumber(body)
         case "createAuthUri": return try await service.createAuthUri(body)

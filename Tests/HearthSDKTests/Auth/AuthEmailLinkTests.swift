@@ -55,6 +55,16 @@ struct AuthEmailLinkTests {
             }
             #expect(second?.code == .providerAlreadyLinked)
 
+            // A Google user whose account has the Google address links no other one this way either.
+            try auth.signOut()
+            let google = ProviderCredential.google(idToken: AuthProviderTests.token(#"{"sub":"g-77","email":"gail@gmail.test","email_verified":true}"#))
+            try await auth.signIn(with: google)
+            try await auth.sendSignInLink(toEmail: "gail2@example.com", continueURL: finish)
+            let otherAddress = await #expect(throws: AuthError.self) {
+                try await auth.link(email: "gail2@example.com", link: try await live.oobLink(for: "gail2@example.com", requestType: "EMAIL_SIGNIN"))
+            }
+            #expect(otherAddress?.code == .providerAlreadyLinked)
+
             let badContinue = await #expect(throws: AuthError.self) {
                 try await auth.sendSignInLink(toEmail: "eve@example.com", continueURL: URL(string: "ftp://example.com/x")!)
             }
@@ -76,6 +86,9 @@ struct AuthEmailLinkTests {
             try await auth.applyActionCode(changeCode)
             let used = await #expect(throws: AuthError.self) { try await auth.checkActionCode(changeCode) }
             #expect(used?.code == .invalidActionCode)
+            let smsSession = try await auth.sendPhoneVerificationCode(phoneNumber: "+15555550999")
+            let notEmailed = await #expect(throws: AuthError.self) { try await auth.checkActionCode(smsSession) }
+            #expect(notEmailed?.code == .invalidActionCode, "an SMS session is no action code")
             // The old address got a link that undoes the change.
             let recovery = try await auth.checkActionCode(try await live.oobCode(for: "old@example.com", requestType: "RECOVER_EMAIL"))
             #expect(recovery == ActionCodeInfo(operation: .recoverEmail, email: "old@example.com", previousEmail: "new@example.com"))
