@@ -83,7 +83,7 @@ extension AuthService {
             // A credential change: outside the emulator it needs a recent sign-in, unless the user is anonymous (the
             // trial user's upgrade), as in Firebase's production service.
             var (user, signedInAt) = try self.session(forIDToken: idToken, in: tx, now: now, recentSignIn: true)
-            let authTime = Self.authTime(keeping: signedInAt, for: user)
+            let before = user
             let lower = email!.lowercased()
             if let other = try tx.account(email: lower), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
             if password!.count < 6 { throw AuthError.weakPassword }
@@ -95,6 +95,7 @@ extension AuthService {
             user.setPassword(credentials, at: now)
             if let displayName = body.string("displayName") { user.displayName = displayName }
             user.lastLoginAt = now
+            let authTime = Self.authTime(keeping: signedInAt, wasAnonymous: before.isAnonymous, before: before, after: user)
             let tokens = try self.issueTokens(for: &user, provider: "password", in: tx, now: now, authTime: authTime)
             try self.save(user, in: tx)
             var m = [JSONMember("kind", .string("identitytoolkit#SignupNewUserResponse")), JSONMember("localId", .string(user.localId)),
@@ -258,9 +259,11 @@ extension AuthService {
         guard !row.uid.isEmpty, let user = try self.load(tx.account(uid: row.uid)) else { throw AuthError("USER_NOT_FOUND") }
         var claims: [JSONMember] = []
         if case .object(let m)? = data["claims"] { claims = m }
-        // Refresh tokens from before `authTime` was stored keep the account's last sign-in, as tokens then had it.
+        // A refresh token from before `authTime` was stored counts from when it was issued (the session's sign-in;
+        // refresh tokens are not replaced), a time the server set and nothing moves.
+        let issuedAt = data.int64("issuedAt") ?? 0
         return RefreshGrant(
-            user: user, issuedAt: data.int64("issuedAt") ?? 0, authTime: data.int64("authTime") ?? (user.lastLoginAt ?? user.createdAt) / 1000,
+            user: user, issuedAt: issuedAt, authTime: data.int64("authTime") ?? issuedAt,
             provider: data.string("provider") ?? "password", claims: claims)
     }
 

@@ -343,13 +343,15 @@ extension AuthService {
                 // the previous address a link that undoes it, as `update` does.
                 let signedInAt: Int64
                 (user, signedInAt) = try self.session(forIDToken: idToken, in: tx, now: now, recentSignIn: true)
-                authTime = Self.authTime(keeping: signedInAt, for: user)
+                let before = user
                 if let other = try tx.account(email: email), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
                 if let previous = user.email, previous != email {
                     user.validSince = now / 1000
+                    user.initialEmail = user.initialEmail ?? previous
                     recovery = EmailRecovery(uid: user.localId, previous: previous, new: email)
                 }
                 user.email = email
+                authTime = Self.authTime(keeping: signedInAt, wasAnonymous: before.isAnonymous, before: before, after: user)
             } else {
                 (user, isNew) = try self.existingOrNewUser(tx.account(email: email), now: now)
                 user.email = email

@@ -43,9 +43,11 @@ extension AuthService {
             var isNew = false
             var authTime: Int64?
             if let idToken = body.string("idToken") {
+                // A new way into an account that has one needs a recent sign-in: otherwise a stolen session could
+                // link the thief's phone and sign in with it afresh.
                 let signedInAt: Int64
-                (user, signedInAt) = try self.session(forIDToken: idToken, in: tx, now: now)
-                authTime = Self.authTime(keeping: signedInAt, for: user)
+                (user, signedInAt) = try self.session(forIDToken: idToken, in: tx, now: now, recentSignIn: true)
+                let before = user
                 if let other = try tx.account(phoneNumber: phone), other.uid != user.localId {
                     // The number belongs to someone else: Firebase answers with a temporary proof,
                     // which signs in as that owner (the client's credential-already-in-use path).
@@ -58,11 +60,9 @@ extension AuthService {
                 }
                 // Replacing the account's number (a phone user's only credential, say) is a credential change: it needs a
                 // recent sign-in and ends the account's other sessions.
-                if let previous = user.phoneNumber, previous != phone {
-                    try self.requireRecentSignIn(user, authTime: signedInAt, now: now)
-                    user.validSince = now / 1000
-                }
+                if let previous = user.phoneNumber, previous != phone { user.validSince = now / 1000 }
                 user.phoneNumber = phone
+                authTime = Self.authTime(keeping: signedInAt, wasAnonymous: before.isAnonymous, before: before, after: user)
             } else {
                 let owner = try tx.account(phoneNumber: phone)
                 // Re-authenticating (`operation: REAUTH`, what the SDKs send before a sensitive change) proves who the

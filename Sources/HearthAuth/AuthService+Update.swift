@@ -120,8 +120,10 @@ extension AuthService {
             let linked = wasAnonymous && !user.isAnonymous
             if let idToken, user.validSince != before || linked || (body.bool("returnSecureToken") ?? false) {
                 let provider = wasAnonymous && user.passwordHash != nil ? "password" : (Self.provider(ofIDToken: idToken) ?? "password")
-                // Not a sign-in: the session keeps its auth_time, unless an anonymous user just gained a credential.
-                tokens = try self.issueTokens(for: &user, provider: provider, in: tx, now: now, authTime: linked ? nil : signedInAt)
+                // Not a sign-in: the session keeps its auth_time, unless an anonymous user just gained a credential or
+                // the change ended the other sessions (see `authTime(keeping:wasAnonymous:before:after:)`).
+                let authTime = linked || user.validSince != before ? nil : signedInAt
+                tokens = try self.issueTokens(for: &user, provider: provider, in: tx, now: now, authTime: authTime)
             }
             try self.save(user, in: tx)
             var m = [JSONMember("kind", .string("identitytoolkit#SetAccountInfoResponse")), JSONMember("localId", .string(user.localId))]

@@ -345,11 +345,13 @@ public final class AuthService: Sendable {
         if now / 1000 - authTime > window { throw AuthError("CREDENTIAL_TOO_OLD_LOGIN_AGAIN") }
     }
 
-    /// The `auth_time` for tokens issued when a session's user gains a credential: a link to an anonymous account
-    /// is its first sign-in with a credential (now); otherwise the session keeps the time it signed in, so linking a
-    /// phone or provider of the caller's own does not make a stolen session count as a recent sign-in.
-    static func authTime(keeping authTime: Int64, for user: UserRecord) -> Int64? {
-        user.isAnonymous ? nil : authTime
+    /// The `auth_time` (nil: now) for the tokens a change made in a session issues. An anonymous user's first
+    /// credential is its first sign-in with one. A change that ended the account's other sessions (`validSince`
+    /// moved) passed a recent sign-in check and counts as one: tokens must not look older than the account's
+    /// `validSince`, which firebase-admin's revocation check compares with `auth_time`. Anything else keeps the
+    /// session's time.
+    static func authTime(keeping signedInAt: Int64, wasAnonymous: Bool, before: UserRecord, after: UserRecord) -> Int64? {
+        wasAnonymous || after.validSince != before.validSince ? nil : signedInAt
     }
 
     static func provider(ofIDToken token: String) -> String? {

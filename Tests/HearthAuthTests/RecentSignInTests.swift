@@ -53,7 +53,9 @@ struct RecentSignInTests {
         let signedUp = try await auth.signUp(body(#"{"email":"ann@x.io","password":"secret1"}"#), privileged: false)
         let uid = try string(signedUp, "localId")
         clock.advance(seconds: 299)
-        let changed = try await auth.update(body(#"{"idToken":"\#(try string(signedUp, "idToken"))","password":"secret2"}"#), privileged: false)
+        // A change that is no sign-in (new tokens asked for with the profile) keeps the session's time.
+        let changed = try await auth.update(
+            body(#"{"idToken":"\#(try string(signedUp, "idToken"))","displayName":"Ann","returnSecureToken":true}"#), privileged: false)
         var token = try string(changed, "idToken")
 
         clock.advance(seconds: 2)  // 301 s after signing up
@@ -71,7 +73,7 @@ struct RecentSignInTests {
         #expect(await refusal { try await auth.update(body(#"{"idToken":"\#(try string(refreshed, "id_token"))","password":"secret4"}"#), privileged: false) }
             == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
         // Not sensitive: the profile. Admin calls are exempt.
-        _ = try await auth.update(body(#"{"idToken":"\#(token)","displayName":"Ann"}"#), privileged: false)
+        _ = try await auth.update(body(#"{"idToken":"\#(token)","displayName":"Ann B"}"#), privileged: false)
         _ = try await auth.update(body(#"{"localId":"\#(uid)","password":"secret3"}"#), privileged: true)
 
         // Signing in again allows the change, for five minutes.
@@ -132,21 +134,28 @@ struct RecentSignInTests {
         _ = try await auth.signInWithPassword(body(#"{"email":"ann@x.io","password":"secret1"}"#))
         let refreshed = try string(try await auth.refresh(grantType: "refresh_token", refreshToken: try string(stolen, "refreshToken")), "id_token")
         #expect(await refusal { try await auth.delete(body(#"{"idToken":"\#(refreshed)"}"#), privileged: false) } == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
-        // Linking a phone the thief has does not make the session recent either.
-        let linked = try await auth.signInWithPhoneNumber(body("{" + (try await verification(auth, "+15550002001")) + #","idToken":"\#(refreshed)"}"#))
-        let afterLink = try string(linked, "idToken")
-        #expect(await refusal { try await auth.delete(body(#"{"idToken":"\#(afterLink)"}"#), privileged: false) } == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
-        #expect(await refusal { try await auth.update(body(#"{"idToken":"\#(afterLink)","password":"stolen1"}"#), privileged: false) }
+        // The session cannot add a way in of the thief's own (a phone, a provider account) to sign in with afresh.
+        let phoneLink = try await verification(auth, "+15550002001")
+        #expect(await refusal { try await auth.signInWithPhoneNumber(body("{" + phoneLink + #","idToken":"\#(refreshed)"}"#)) }
             == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
-        // Nor does taking the password away to look anonymous.
-        #expect(await refusal { try await auth.update(body(#"{"idToken":"\#(afterLink)","deleteProvider":["password"]}"#), privileged: false) }
+        let apple = #""requestUri":"http://localhost","postBody":"providerId=apple.com&id_token={\"sub\":\"thief\"}""#
+        #expect(await refusal { try await auth.signInWithIdp(body("{" + apple + #","idToken":"\#(refreshed)"}"#)) } == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        // Nor take the password or email away to look anonymous.
+        #expect(await refusal { try await auth.update(body(#"{"idToken":"\#(refreshed)","deleteProvider":["password"]}"#), privileged: false) }
             == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
-        #expect(await refusal { try await auth.update(body(#"{"idToken":"\#(afterLink)","deleteAttribute":["EMAIL"]}"#), privileged: false) }
+        #expect(await refusal { try await auth.update(body(#"{"idToken":"\#(refreshed)","deleteAttribute":["EMAIL"]}"#), privileged: false) }
             == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
-        // Nor replacing the phone number.
-        #expect(await refusal {
-            try await auth.signInWithPhoneNumber(body("{" + (try await verification(auth, "+15550002002")) + #","idToken":"\#(afterLink)"}"#))
-        } == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        // The SMS code of the refused link is still good for the thief's own sign-in: a new account, not ann's.
+        let own = try await auth.signInWithPhoneNumber(body("{" + phoneLink + "}"))
+        #expect(own["isNewUser"] == .bool(true))
+
+        // A recent session may link, and its tokens keep the session's time (no fresh sign-in by linking).
+        let fresh = try await auth.signInWithPassword(body(#"{"email":"ann@x.io","password":"secret1"}"#))
+        clock.advance(seconds: 200)
+        let linked = try await auth.signInWithIdp(body("{" + apple + #","idToken":"\#(try string(fresh, "idToken"))"}"#))
+        clock.advance(seconds: 101)
+        #expect(await refusal { try await auth.delete(body(#"{"idToken":"\#(try string(linked, "idToken"))"}"#), privileged: false) }
+            == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
 
         // A trial user's first credential is a sign-in with it: the session is recent from then on.
         let trial = try string(try await auth.signUp(body("{}"), privileged: false), "idToken")
@@ -174,6 +183,21 @@ struct RecentSignInTests {
             body(#"{"email":"ann2@x.io","oobCode":"\#(try await oobCode(auth, "EMAIL_SIGNIN", "ann2@x.io"))","idToken":"\#(try string(ann, "idToken"))"}"#))
         let undo = try await oobCode(auth, "RECOVER_EMAIL", "ann@x.io")
         #expect(!undo.isEmpty, "the previous address got a link that undoes the change")
+    }
+
+    @Test("tokens from a change that ended the other sessions are no older than it (firebase-admin checks auth_time against validSince)")
+    func tokensAfterARevokingChangeAreNotOlderThanIt() async throws {
+        let clock = TestClock()
+        let auth = service(clock: clock)
+        let user = try await auth.signUp(body(#"{"email":"ann@x.io","password":"secret1"}"#), privileged: false)
+        clock.advance(seconds: 200)
+        let changed = try await auth.update(body(#"{"idToken":"\#(try string(user, "idToken"))","password":"secret2"}"#), privileged: false)
+        let payload = try #require(Base64URL.decode(try string(changed, "idToken").split(separator: ".")[1]))
+        let claims = try JSONValue.parse(payload)
+        #expect(claims["auth_time"] == .int(clock.now / 1000))
+        let refreshed = try await auth.refresh(grantType: "refresh_token", refreshToken: try string(changed, "refreshToken"))
+        let again = try JSONValue.parse(try #require(Base64URL.decode(try string(refreshed, "id_token").split(separator: ".")[1])))
+        #expect(again["auth_time"] == .int(clock.now / 1000), "the session's refreshes keep it")
     }
 
     @Test("anonymous users and the emulator are not asked")

@@ -40,14 +40,17 @@ extension Auth {
     /// Adds the email of a sign-in link to the current (for example anonymous or phone) user, who
     /// can sign in with email links from then on. The uid stays.
     ///
-    /// Throws ``AuthError`` `.providerAlreadyLinked` when the user already signs in with an email, or
-    /// has another address (change it with ``sendEmailVerification(beforeUpdatingEmail:)``), `.emailAlreadyInUse` when
+    /// An account with another address (an Apple user's relay address, say) takes this one instead,
+    /// the other sessions end, and the previous address gets a link that undoes the change.
+    ///
+    /// Throws ``AuthError`` `.providerAlreadyLinked` when the user already signs in with an email
+    /// (change it with ``sendEmailVerification(beforeUpdatingEmail:)``), `.emailAlreadyInUse` when
     /// another account has the email, `.requiresRecentLogin` as ``link(email:password:)``, and what
     /// ``signIn(email:link:)`` throws.
     @discardableResult
     public func link(email: String, link: URL) async throws -> User {
-        if let user = currentUser, user.providerIDs.contains("password") || (user.email != nil && user.email != email.lowercased()) {
-            throw AuthError(code: .providerAlreadyLinked, message: "The user already has an email address.")
+        if currentUser?.providerIDs.contains("password") == true {
+            throw AuthError(code: .providerAlreadyLinked, message: "The user already signs in with an email address.")
         }
         let code = try Self.requireSignInCode(in: link)
         let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in

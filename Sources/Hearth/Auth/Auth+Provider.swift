@@ -54,7 +54,8 @@ extension Auth {
     ///
     /// Throws ``AuthError`` `.credentialAlreadyInUse` when the provider account is linked to another user,
     /// `.providerAlreadyLinked` when the user already has an account of that provider (the server would replace it),
-    /// `.emailAlreadyInUse` when another account has the provider's verified email.
+    /// `.emailAlreadyInUse` when another account has the provider's verified email, `.requiresRecentLogin`
+    /// when a user who is not anonymous signed in too long ago (a server outside `--dev`; reauthenticate and retry).
     @discardableResult
     public func link(with credential: ProviderCredential) async throws -> User {
         if currentUser?.providerIDs.contains(credential.providerID) == true {
@@ -70,7 +71,8 @@ extension Auth {
     /// Removes a sign-in provider (`apple.com`, `google.com`, `password`, `phone`) from the current user, who
     /// then can no longer sign in with it; the provider account is free to link to another user.
     ///
-    /// Throws ``AuthError`` `.noSuchProvider` when the user has not linked it.
+    /// Throws ``AuthError`` `.noSuchProvider` when the user has not linked it, `.requiresRecentLogin` when the user
+    /// signed in too long ago (a server outside `--dev`; reauthenticate and retry).
     @discardableResult
     public func unlink(providerID: String) async throws -> User {
         guard let user = currentUser else { throw AuthError.notSignedIn }

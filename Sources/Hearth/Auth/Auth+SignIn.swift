@@ -90,6 +90,8 @@ extension Auth {
     ///
     /// Throws ``AuthError`` `.credentialAlreadyInUse` when the number belongs to another account;
     /// the error's ``AuthError/phoneProof`` signs in as that account with ``signIn(phoneProof:)``.
+    /// `.requiresRecentLogin` when a user who is not anonymous signed in too long ago (a server
+    /// outside `--dev`; reauthenticate and retry).
     @discardableResult
     public func link(verificationID: String, code: String) async throws -> User {
         let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
@@ -130,18 +132,18 @@ extension Auth {
             if let idToken = tokens?.idToken, let refreshToken = tokens?.refreshToken { (idToken, refreshToken) } else { nil }
         let user: User
         if let fresh {
-            user = try await lookup(fresh.idToken)
-        } else {
-            user = try await withToken { token in try await lookup(token) }.result
-        }
-        try amend(epoch: epoch) { session in
-            if let fresh {
+            // The new tokens first: a refresh with the old refresh token that fails meanwhile (the change revoked it)
+            // must find them, or it would end the session.
+            try amend(epoch: epoch) { session in
                 session.idToken = fresh.idToken
                 session.refreshToken = fresh.refreshToken
                 session.expiresAt = received.addingTimeInterval(tokens?.expiresIn.flatMap(TimeInterval.init) ?? 3600)
             }
-            session.user = user
+            user = try await lookup(fresh.idToken)
+        } else {
+            user = try await withToken { token in try await lookup(token) }.result
         }
+        try amend(epoch: epoch) { session in session.user = user }
         return user
     }
 }

@@ -146,16 +146,31 @@ public final class Auth: Sendable {
         }
     }
 
+    /// Ends the session of `epoch` after its `refreshToken` was refused, unless the session has newer tokens
+    /// by now (returns their ID token then); one check under the lock, so new tokens cannot slip in between.
+    private func endSession(epoch: UInt64, unlessRefreshedSince refreshToken: String) -> String? {
+        state.withLock { s in
+            guard s.epoch == epoch, let session = s.session else { return nil }
+            if session.refreshToken != refreshToken { return session.idToken }
+            try? endHoldingLock(&s)
+            return nil
+        }
+    }
+
     /// Forgets the session and deletes the saved one.
     /// - Parameter epoch: only if the session of this epoch is still the current one.
     func end(ifEpoch epoch: UInt64? = nil) throws {
         try state.withLock { s in
             if let epoch, epoch != s.epoch { return }
-            s.epoch += 1
-            s.refresh = nil
-            apply(nil, to: &s)
-            try file?.remove()
+            try endHoldingLock(&s)
         }
+    }
+
+    private func endHoldingLock(_ s: inout State) throws {
+        s.epoch += 1
+        s.refresh = nil
+        apply(nil, to: &s)
+        try file?.remove()
     }
 
     /// Signs out: the user and tokens are forgotten here and the saved session is deleted.
@@ -217,10 +232,7 @@ public final class Auth: Sendable {
             }
             return newer ?? answer.idToken
         } catch let error as AuthError where error.endsSession {
-            if let newer = state.withLock({ s in s.epoch == epoch ? s.session.flatMap { $0.refreshToken == refreshToken ? nil : $0.idToken } : nil }) {
-                return newer
-            }
-            try? end(ifEpoch: epoch)
+            if let newer = endSession(epoch: epoch, unlessRefreshedSince: refreshToken) { return newer }
             throw error
         }
     }
