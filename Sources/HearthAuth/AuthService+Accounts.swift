@@ -95,7 +95,7 @@ extension AuthService {
             user.setPassword(credentials, at: now)
             if let displayName = body.string("displayName") { user.displayName = displayName }
             user.lastLoginAt = now
-            let authTime = Self.authTime(keeping: signedInAt, wasAnonymous: before.isAnonymous, before: before, after: user)
+            let authTime = Self.authTime(keeping: signedInAt, before: before, after: user)
             let tokens = try self.issueTokens(for: &user, provider: "password", in: tx, now: now, authTime: authTime)
             try self.save(user, in: tx)
             var m = [JSONMember("kind", .string("identitytoolkit#SignupNewUserResponse")), JSONMember("localId", .string(user.localId)),

@@ -351,7 +351,7 @@ extension AuthService {
                     recovery = EmailRecovery(uid: user.localId, previous: previous, new: email)
                 }
                 user.email = email
-                authTime = Self.authTime(keeping: signedInAt, wasAnonymous: before.isAnonymous, before: before, after: user)
+                authTime = Self.authTime(keeping: signedInAt, before: before, after: user)
             } else {
                 (user, isNew) = try self.existingOrNewUser(tx.account(email: email), now: now)
                 user.email = email

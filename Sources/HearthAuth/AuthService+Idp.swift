@@ -95,7 +95,7 @@ extension AuthService {
                 // A new way into an account that has one needs a recent sign-in (see signInWithPhoneNumber).
                 let signedInAt: Int64
                 (user, signedInAt) = try self.session(forIDToken: idToken, in: tx, now: now, recentSignIn: true)
-                authTime = Self.authTime(keeping: signedInAt, wasAnonymous: user.isAnonymous, before: user, after: user)
+                authTime = Self.authTime(keeping: signedInAt, before: user, after: user)
                 if let owner = try self.user(linking: linked.identity, in: tx), owner.localId != user.localId {
                     throw AuthError("FEDERATED_USER_ID_ALREADY_LINKED")
                 }

@@ -62,7 +62,7 @@ extension AuthService {
                 // recent sign-in and ends the account's other sessions.
                 if let previous = user.phoneNumber, previous != phone { user.validSince = now / 1000 }
                 user.phoneNumber = phone
-                authTime = Self.authTime(keeping: signedInAt, wasAnonymous: before.isAnonymous, before: before, after: user)
+                authTime = Self.authTime(keeping: signedInAt, before: before, after: user)
             } else {
                 let owner = try tx.account(phoneNumber: phone)
                 // Re-authenticating (`operation: REAUTH`, what the SDKs send before a sensitive change) proves who the

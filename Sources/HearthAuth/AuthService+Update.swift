@@ -121,7 +121,7 @@ extension AuthService {
             if let idToken, user.validSince != before || linked || (body.bool("returnSecureToken") ?? false) {
                 let provider = wasAnonymous && user.passwordHash != nil ? "password" : (Self.provider(ofIDToken: idToken) ?? "password")
                 // Not a sign-in: the session keeps its auth_time, unless an anonymous user just gained a credential or
-                // the change ended the other sessions (see `authTime(keeping:wasAnonymous:before:after:)`).
+                // the change ended the other sessions (see `authTime(keeping:before:after:)`).
                 let authTime = linked || user.validSince != before ? nil : signedInAt
                 tokens = try self.issueTokens(for: &user, provider: provider, in: tx, now: now, authTime: authTime)
             }

@@ -243,7 +243,7 @@ public final class AuthService: Sendable {
     /// Signs an ID token and stores a new refresh token.
     /// - Parameter authTime: when the session's user last proved who they are (seconds; the ID
     ///   tokens' `auth_time`, kept by every refresh of this session): now for a sign-in, the
-    ///   presented token's for a change made in a session (`authTime(keeping:)`).
+    ///   presented token's for a change made in a session (`authTime(keeping:before:after:)`).
     func issueTokens(
         for user: inout UserRecord, provider: String, extraClaims: [JSONMember] = [], in tx: any AccountTransaction, now: Int64,
         authTime: Int64? = nil
@@ -350,8 +350,8 @@ public final class AuthService: Sendable {
     /// moved) passed a recent sign-in check and counts as one: tokens must not look older than the account's
     /// `validSince`, which firebase-admin's revocation check compares with `auth_time`. Anything else keeps the
     /// session's time.
-    static func authTime(keeping signedInAt: Int64, wasAnonymous: Bool, before: UserRecord, after: UserRecord) -> Int64? {
-        wasAnonymous || after.validSince != before.validSince ? nil : signedInAt
+    static func authTime(keeping signedInAt: Int64, before: UserRecord, after: UserRecord) -> Int64? {
+        before.isAnonymous || after.validSince != before.validSince ? nil : signedInAt
     }
 
     static func provider(ofIDToken token: String) -> String? {
