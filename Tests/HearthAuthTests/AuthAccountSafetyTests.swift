@@ -2,7 +2,6 @@ import Foundation
 import HearthAuth
 import HearthCore
 import HearthStore
-import Synchronization
 import Testing
 
 /// Who may change what on an account, and when one-time codes are used up: the cases a wire review found open.
@@ -10,15 +9,10 @@ import Testing
 struct AuthAccountSafetyTests {
     static let key = try! SigningKey.generate()
 
-    final class TestClock: Sendable {
-        let millis = Mutex<Int64>(1_700_000_000_000)
-        func advance(seconds: Int64) { millis.withLock { $0 += seconds * 1000 } }
-    }
-
     func service(emailPrivacy: Bool = false, clock: TestClock = TestClock(), sender: OutboxSender = OutboxSender()) -> AuthService {
         AuthService(
             projectID: "p1", store: MemoryAccountStore(), keys: KeyRing(current: Self.key), hasher: PasswordHasher(rounds: 1 << 4),
-            options: .init(emailPrivacy: emailPrivacy), sender: sender, clock: { clock.millis.withLock { $0 } })
+            options: .init(emailPrivacy: emailPrivacy), sender: sender, clock: { clock.now })
     }
 
     func body(_ text: String) -> JSONValue { try! JSONValue.parse(text) }

@@ -133,9 +133,7 @@ struct ProviderIdentityIndexTests {
                 """))
         }
         // What a file written before the index looks like: the accounts, no index table, no completion mark.
-        let queue = try DatabaseQueue(path: path)
-        try await queue.write { db in try db.execute(sql: "DROP TABLE account_identities; DROP TABLE account_meta") }
-        try queue.close()
+        try await writeAsAnOlderBinary(path, "DROP TABLE account_identities; DROP TABLE account_meta")
 
         let store = try SQLiteAccountStore(path: path)
         #expect(try await isComplete(store) == false)
@@ -176,9 +174,7 @@ struct ProviderIdentityIndexTests {
                 try tx.save(AccountRow(uid: uid, email: nil, phoneNumber: nil, record: record), identities: [], mustBeNew: true)
             }
         }
-        let queue = try DatabaseQueue(path: path)
-        try await queue.write { db in try db.execute(sql: "DELETE FROM account_meta") }
-        try queue.close()
+        try await writeAsAnOlderBinary(path, "DELETE FROM account_meta")
 
         let auth = service(store)
         for uid in ["bob", "ann"] {

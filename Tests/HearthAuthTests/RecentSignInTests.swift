@@ -2,7 +2,6 @@ import Foundation
 import HearthAuth
 import HearthCore
 import HearthStore
-import Synchronization
 import Testing
 
 /// Outside `--dev`, a password or email change and deleting the account need a sign-in within the last five minutes
@@ -11,12 +10,6 @@ import Testing
 @Suite("Recent sign-in for sensitive changes")
 struct RecentSignInTests {
     static let key = try! SigningKey.generate()
-
-    final class TestClock: Sendable {
-        let millis = Mutex<Int64>(1_700_000_000_000)
-        func advance(seconds: Int64) { millis.withLock { $0 += seconds * 1000 } }
-        var now: Int64 { millis.withLock { $0 } }
-    }
 
     func service(window: Int64? = 300, clock: TestClock, store: MemoryAccountStore = MemoryAccountStore()) -> AuthService {
         var options = AuthService.Options(identityProviders: .emulator)
