@@ -1,7 +1,13 @@
 import Foundation
 
-/// Parses a raw query string: split on `&` and `=`, percent-decode, keep `+` literal.
-/// Later duplicates win. Malformed escapes are kept as written.
+/// Parses a raw query string the way Firebase's servers and HTML forms do
+/// (`application/x-www-form-urlencoded`): split on `&` and `=`, read `+` as a space, then
+/// percent-decode, so a literal plus arrives as `%2B`. Later duplicates win. A value with a
+/// malformed escape is kept as written (with `+` still read as a space).
+///
+/// Python's `requests`, firebase-admin-python and google-cloud-storage encode spaces in query
+/// parameters as `+`; keeping the `+` made `equalTo=%22Alice+Smith%22` miss and refused
+/// `auth_variable_override` sent with JSON's default `", "` separators.
 public func parseQueryString(_ query: String?) -> [String: String] {
     guard let query, !query.isEmpty else { return [:] }
     var out: [String: String] = [:]
@@ -16,14 +22,21 @@ public func parseQueryString(_ query: String?) -> [String: String] {
         } else {
             (name, value) = (Substring(pair), "")
         }
-        out[percentDecode(name) ?? String(name)] = percentDecode(value) ?? String(value)
+        out[decodeFormComponent(name)] = decodeFormComponent(value)
     }
     return out
 }
 
-/// An `application/x-www-form-urlencoded` body: a query string where `+` stands for a space.
+/// An `application/x-www-form-urlencoded` body: the same encoding as a query string.
 public func parseFormBody(_ body: String) -> [String: String] {
-    // Foundation's replacingOccurrences was ~3 % of a token refresh even when the body had no `+`.
-    guard body.utf8.contains(UInt8(ascii: "+")) else { return parseQueryString(body) }
-    return parseQueryString(String(decoding: body.utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self))
+    parseQueryString(body)
+}
+
+/// One form-encoded name or value: `+` is a space, `%XX` escapes are UTF-8; a malformed escape keeps
+/// the text as written (spaces for `+`).
+public func decodeFormComponent(_ s: Substring) -> String {
+    // Most names and values have neither: skip the copy (this runs on every REST request).
+    guard s.utf8.contains(UInt8(ascii: "+")) else { return percentDecode(s) ?? String(s) }
+    let spaced = String(decoding: s.utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+    return percentDecode(Substring(spaced)) ?? spaced
 }

@@ -9,8 +9,12 @@ struct FormBodyTests {
         #expect(fields == ["grant_type": "refresh_token", "refresh_token": "a-b_c", "name": "Ada Lovelace", "sum": "1+1", "both": "x + y"])
     }
 
-    @Test func queryStringKeepsPlusLiteral() {
-        #expect(parseQueryString("q=a+b&e=%C3%A9&flag&bad=%zz") == ["q": "a+b", "e": "é", "flag": "", "bad": "%zz"])
+    // Firebase's servers read `+` in a query string as a space (firebase-admin-python #189), and Python's
+    // `requests` sends spaces that way; a literal plus is `%2B`.
+    @Test func queryStringReadsPlusAsSpace() {
+        #expect(
+            parseQueryString("q=a+b&e=%C3%A9&flag&bad=%zz+x&equalTo=%22Alice+Smith%22&plus=%2B1&a+name=1")
+                == ["q": "a b", "e": "é", "flag": "", "bad": "%zz x", "equalTo": "\"Alice Smith\"", "plus": "+1", "a name": "1"])
         #expect(parseQueryString(nil).isEmpty)
         #expect(parseFormBody("").isEmpty)
     }

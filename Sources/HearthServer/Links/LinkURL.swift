@@ -109,10 +109,6 @@ func percentEncodeComponent(_ s: String) -> String {
 func linkQueryPairs(_ query: String) -> [(name: String, value: String)] {
     query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
         let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        func decode(_ s: Substring) -> String {
-            let spaced = s.contains("+") ? Substring(s.replacingOccurrences(of: "+", with: " ")) : s
-            return percentDecode(spaced) ?? String(spaced)
-        }
-        return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
+        return (decodeFormComponent(parts[0]), parts.count > 1 ? decodeFormComponent(parts[1]) : "")
     }
 }

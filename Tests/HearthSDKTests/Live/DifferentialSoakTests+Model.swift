@@ -234,6 +234,8 @@ struct Shape: Sendable, Hashable, CustomStringConvertible {
 func restQuery(port: Int, _ shape: Shape) async throws -> JSONValue {
     var components = URLComponents(string: "http://127.0.0.1:\(port)/items.json")!
     components.queryItems = shape.restParameters
+    // URLComponents leaves `+` as is, and a query string's `+` is a space (as on Firebase's servers).
+    components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
     var request = URLRequest(url: components.url!)
     request.setValue("Bearer owner", forHTTPHeaderField: "Authorization")
     let (data, response) = try await URLSession.shared.data(for: request)
