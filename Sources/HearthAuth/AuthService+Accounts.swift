@@ -142,30 +142,47 @@ extension AuthService {
     static let decoyHash = String(repeating: "A", count: 43) + "="  // 32 zero bytes
     static let decoySalt = String(repeating: "A", count: 22) + "=="  // 16 zero bytes
 
-    /// - Parameter clientAddress: the caller's IP address, for the per-address rate limit.
+    /// - Parameter clientAddress: the caller's IP address, for the rate limits: per address, and per account and
+    ///   address (someone guessing a password locks out themselves, not the owner signing in from elsewhere).
+    ///
+    /// With email-enumeration protection, an unknown email, an account without a password and a wrong password all
+    /// answer `INVALID_LOGIN_CREDENTIALS` after the same work, and `USER_DISABLED` needs the right password.
     public func signInWithPassword(_ body: JSONValue, clientAddress: String? = nil) async throws -> JSONValue {
         let now = clock()
         guard let email = body.string("email") else { throw AuthError("MISSING_EMAIL") }
         if !Self.isValidEmail(email) { throw AuthError("INVALID_EMAIL") }
         guard let password = body.string("password"), !password.isEmpty else { throw AuthError("MISSING_PASSWORD") }
         let lower = email.lowercased()
-        try limiter.check(lower, now: now)
-        if let clientAddress { try addressLimiter.check(clientAddress, now: now) }
-        func failed(_ code: String) -> AuthError {
-            limiter.record(lower, now: now)
-            if let clientAddress { addressLimiter.record(clientAddress, now: now) }
-            return AuthError(emailPrivacy ? "INVALID_LOGIN_CREDENTIALS" : code)
+        let privacy = emailPrivacy
+        // Attempts are taken before any password is hashed and given back only on success: forty concurrent guesses
+        // cannot all pass a check made before the first of them failed.
+        let accountKey = clientAddress.map { lower + " " + $0 } ?? lower
+        if let clientAddress { try addressLimiter.reserve(clientAddress, now: now) }
+        do {
+            try limiter.reserve(accountKey, now: now)
+        } catch {
+            if let clientAddress { addressLimiter.release(clientAddress, at: now) }
+            throw error
         }
+        // Gives the attempt back: the password was right (or never checked).
+        func release() {
+            limiter.release(accountKey, at: now)
+            if let clientAddress { addressLimiter.release(clientAddress, at: now) }
+        }
+        func failed(_ code: String) -> AuthError { AuthError(privacy ? "INVALID_LOGIN_CREDENTIALS" : code) }
         let found = try await store.transaction { tx in try self.load(tx.account(email: lower)) }
         // With enumeration protection, an unknown email (or one without a password) takes as long as a wrong password.
         func decoy() async {
-            if emailPrivacy { _ = await hasher.verify(password, hash: Self.decoyHash, salt: Self.decoySalt, cost: hasher.rounds) }
+            if privacy { _ = await hasher.verify(password, hash: Self.decoyHash, salt: Self.decoySalt, cost: hasher.rounds) }
         }
         guard let user = found else {
             await decoy()
             throw failed("EMAIL_NOT_FOUND")
         }
-        if user.disabled { throw AuthError("USER_DISABLED") }
+        if user.disabled && !privacy {
+            release()
+            throw AuthError("USER_DISABLED")
+        }
         // The hash runs outside the store's transaction: it is slow on purpose.
         let matches: Bool
         var upgrade: PasswordCredentials?
@@ -187,10 +204,13 @@ extension AuthService {
             matches = false
         }
         guard matches else { throw failed("INVALID_PASSWORD") }
+        release()
+        limiter.reset(accountKey)
+        // Only whoever knows the password learns that the account is disabled.
+        if user.disabled { throw AuthError("USER_DISABLED") }
         let rehashed = upgrade
-        limiter.reset(lower)
         return try await store.transaction { tx in
-            guard var current = try self.load(tx.account(uid: user.localId)) else { throw AuthError("EMAIL_NOT_FOUND") }
+            guard var current = try self.load(tx.account(uid: user.localId)) else { throw AuthError(privacy ? "INVALID_LOGIN_CREDENTIALS" : "EMAIL_NOT_FOUND") }
             if let rehashed, current.passwordHash == user.passwordHash { current.rehashPassword(rehashed) }
             current.lastLoginAt = now
             let tokens = try self.issueTokens(for: &current, provider: "password", in: tx, now: now)

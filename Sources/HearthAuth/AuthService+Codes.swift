@@ -103,14 +103,11 @@ extension AuthService {
         }
         let returnLink = body.bool("returnOobLink") ?? false
         if returnLink && !privileged { throw AuthError("INSUFFICIENT_PERMISSION") }
-        if let url = body.string("continueUrl") {
-            guard url.hasPrefix("http://") || url.hasPrefix("https://"), let host = URL(string: url)?.host, !host.isEmpty else {
-                throw AuthError("INVALID_CONTINUE_URI")
-            }
-            // A link mailed to someone must not carry its code to a site the project does not own.
-            if let allowed = options.authorizedDomains, !allowed.contains(host.lowercased()) {
-                throw AuthError("UNAUTHORIZED_DOMAIN", "Domain not allowlisted by project")
-            }
+        // A link mailed to someone must not carry its code to a site the project does not own: the continue URL is
+        // read as the browser that follows the link will read it, and the link carries it as parsed.
+        let continueURL = try body.string("continueUrl").map { try authorizedContinueURL($0) }
+        if let domain = body.string("linkDomain"), !domain.isEmpty, let allowed = options.linkDomains, !allowed.contains(domain.lowercased()) {
+            throw AuthError("INVALID_HOSTING_LINK_DOMAIN")
         }
         var record = OneTimeCode(requestType: requestType, created: now)
         let mode: String
@@ -163,7 +160,7 @@ extension AuthService {
             try checkMessageQuota(to, now: now, code: requestType == "PASSWORD_RESET" ? "RESET_PASSWORD_EXCEED_LIMIT" : "QUOTA_EXCEEDED")
         }
         let code = Self.randomCode(bytes: 40)
-        let link = actionLink(mode: mode, code: code, linkBase: linkBase, continueUrl: body.string("continueUrl"))
+        let link = actionLink(mode: mode, code: code, linkBase: linkBase, continueUrl: continueURL?.description)
         record.oobLink = link
         try await codes.add(code, record)
         if !returnLink, let to = record.newEmail ?? record.email {
@@ -355,6 +352,13 @@ extension AuthService {
             } else {
                 (user, isNew) = try self.existingOrNewUser(tx.account(email: email), now: now)
                 user.email = email
+                // Whoever set this account's password never proved the address; the link's holder just did. As
+                // Firebase does when a verified provider claims an unverified account, the password goes and every
+                // earlier session ends: someone who signed up with another's email keeps no way in.
+                if !isNew, !user.emailVerified, user.passwordHash != nil {
+                    user.removePassword()
+                    user.validSince = now / 1000
+                }
             }
             user.emailVerified = true
             user.emailLinkSignin = true

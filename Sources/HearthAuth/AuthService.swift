@@ -19,11 +19,13 @@ public final class AuthService: Sendable {
     let hasher: PasswordHasher
     /// Milliseconds since 1970.
     let clock: @Sendable () -> Int64
-    /// Failed sign-ins per email (10 per 5 minutes) and per client address (100 per 5 minutes).
+    /// Password sign-ins per email and client address (10 per 5 minutes: whoever guesses slows only themselves, not
+    /// the owner signing in from elsewhere) and per client address (100 per 5 minutes). Each attempt is taken before
+    /// its password is checked and given back when it succeeds.
     let limiter = SignInLimiter(limit: 10)
     let addressLimiter = SignInLimiter(limit: 100)
     /// Email-enumeration protection: unknown email and wrong password both answer
-    /// `INVALID_LOGIN_CREDENTIALS` (off by default, as in the emulator). Starts from
+    /// `INVALID_LOGIN_CREDENTIALS` (off in the emulator's options, on in `.production`). Starts from
     /// `Options.emailPrivacy`; the emulator's config endpoint can switch it (`setEmailPrivacy`).
     public var emailPrivacy: Bool { privacy.load(ordering: .relaxed) }
     private let privacy: Atomic<Bool>
@@ -49,8 +51,12 @@ public final class AuthService: Sendable {
         public var emailPrivacy = false
         /// Keep one-time codes readable for the emulator listings (`--dev`); otherwise only digests are stored.
         public var readableCodes = true
-        /// Hosts a `continueUrl` may point to (`UNAUTHORIZED_DOMAIN` otherwise); `nil` accepts any, as the emulator does.
+        /// Hosts a `continueUrl` may point to (`UNAUTHORIZED_DOMAIN` otherwise), exactly: `localhost` only when listed;
+        /// `nil` accepts any, as the emulator does.
         public var authorizedDomains: Set<String>?
+        /// Hosts `sendOobCode`'s `linkDomain` may name (`INVALID_HOSTING_LINK_DOMAIN` otherwise); `nil` accepts any,
+        /// as the emulator does.
+        public var linkDomains: Set<String>?
         /// The path of the page that emailed links open, on `linkBase`.
         public var actionPath = "/emulator/action"
         /// Emails or SMS one address or number receives per hour before `QUOTA_EXCEEDED`
@@ -68,8 +74,10 @@ public final class AuthService: Sendable {
         public init(
             emailPrivacy: Bool = false, readableCodes: Bool = true, authorizedDomains: Set<String>? = nil,
             actionPath: String = "/emulator/action", messagesPerRecipientPerHour: Int? = nil,
-            identityProviders: IdentityProviders = IdentityProviders(), recentSignInWindow: Int64? = nil
+            identityProviders: IdentityProviders = IdentityProviders(), recentSignInWindow: Int64? = nil,
+            linkDomains: Set<String>? = nil
         ) {
+            self.linkDomains = linkDomains
             self.emailPrivacy = emailPrivacy
             self.readableCodes = readableCodes
             self.authorizedDomains = authorizedDomains
@@ -80,15 +88,17 @@ public final class AuthService: Sendable {
         }
 
         /// What a production server uses: codes stored as digests, links to `/__/auth/action`,
-        /// continue URLs limited to `authorizedDomains`, ten messages per recipient per hour,
-        /// provider tokens checked against `identityProviders` (none enabled unless given), and a
-        /// sign-in within the last five minutes for password and email changes and deletion.
+        /// continue URLs limited to `authorizedDomains` and `linkDomain` to `linkDomains`, ten messages per recipient
+        /// per hour, provider tokens checked against `identityProviders` (none enabled unless given), a sign-in within
+        /// the last five minutes for password and email changes and deletion, and email-enumeration protection (as
+        /// Firebase has it for new projects) unless `emailPrivacy` is false.
         public static func production(
-            authorizedDomains: Set<String>, emailPrivacy: Bool = false, identityProviders: IdentityProviders = IdentityProviders()
+            authorizedDomains: Set<String>, emailPrivacy: Bool = true, identityProviders: IdentityProviders = IdentityProviders(),
+            linkDomains: Set<String> = []
         ) -> Options {
             Options(
                 emailPrivacy: emailPrivacy, readableCodes: false, authorizedDomains: authorizedDomains, actionPath: "/__/auth/action",
-                messagesPerRecipientPerHour: 10, identityProviders: identityProviders, recentSignInWindow: 300)
+                messagesPerRecipientPerHour: 10, identityProviders: identityProviders, recentSignInWindow: 300, linkDomains: linkDomains)
         }
     }
 
@@ -121,6 +131,17 @@ public final class AuthService: Sendable {
 
     /// Switches email-enumeration protection while the server runs (the emulator's `PATCH config`).
     public func setEmailPrivacy(_ on: Bool) { privacy.store(on, ordering: .relaxed) }
+
+    /// An email action's continue URL, parsed as a browser parses it (`INVALID_CONTINUE_URI` when it cannot be read
+    /// the same way by both) and on an authorized domain (`UNAUTHORIZED_DOMAIN`). The same check guards the link
+    /// when it is sent and the action page's redirect, so an edited link cannot make the page an open redirect.
+    public func authorizedContinueURL(_ text: String) throws -> ContinueURL {
+        guard let url = ContinueURL(text) else { throw AuthError("INVALID_CONTINUE_URI") }
+        if let allowed = options.authorizedDomains, !allowed.contains(url.host) {
+            throw AuthError("UNAUTHORIZED_DOMAIN", "Domain not allowlisted by project")
+        }
+        return url
+    }
 
     var issuer: String { "https://securetoken.google.com/\(projectID)" }
 
@@ -373,12 +394,14 @@ public final class AuthService: Sendable {
     }
 }
 
-/// Counts events per key (failed sign-ins per email or client address, messages per recipient)
-/// in a sliding window and refuses once a key reaches the limit.
+/// Counts events per key (password sign-ins per email and address, per client address, messages per recipient) in a
+/// sliding window and refuses once a key reaches the limit.
 final class SignInLimiter: Sendable {
     private let failures = Mutex<[String: [Int64]]>([:])
     let window: Int64
     let limit: Int
+    /// Keys held before expired ones are swept out.
+    static let capacity = 100_000
 
     init(limit: Int, window: Int64 = 5 * 60 * 1000) {
         self.limit = limit
@@ -396,12 +419,47 @@ final class SignInLimiter: Sendable {
 
     func record(_ key: String, now: Int64) {
         failures.withLock { f in
-            if f.count > 100_000 { f.removeAll() }
+            self.makeRoom(in: &f, now: now)
             f[key, default: []].append(now)
+        }
+    }
+
+    /// Takes one of `key`'s attempts before the work it limits (a password hash), in one step with the check, so
+    /// concurrent requests cannot all pass the check before any is counted: `TOO_MANY_ATTEMPTS_TRY_LATER` when the
+    /// window already holds `limit`. `release(_:at:)` gives it back.
+    func reserve(_ key: String, now: Int64) throws {
+        let taken = failures.withLock { f in
+            var kept = (f[key] ?? []).filter { $0 > now - self.window }
+            guard kept.count < self.limit else {
+                f[key] = kept
+                return false
+            }
+            kept.append(now)
+            if f[key] == nil { self.makeRoom(in: &f, now: now) }
+            f[key] = kept
+            return true
+        }
+        if !taken { throw AuthError("TOO_MANY_ATTEMPTS_TRY_LATER") }
+    }
+
+    /// Gives back an attempt `reserve` took at `now` (it succeeded, or was refused before any work).
+    func release(_ key: String, at now: Int64) {
+        failures.withLock { f in
+            guard var times = f[key], let i = times.lastIndex(of: now) else { return }
+            times.remove(at: i)
+            f[key] = times.isEmpty ? nil : times
         }
     }
 
     func reset(_ key: String) {
         _ = failures.withLock { $0.removeValue(forKey: key) }
+    }
+
+    /// Past `capacity` keys, drops the expired ones, and everything only if all are live (memory stays bounded).
+    private func makeRoom(in f: inout [String: [Int64]], now: Int64) {
+        guard f.count >= Self.capacity else { return }
+        let cutoff = now - window
+        f = f.filter { entry in entry.value.contains { $0 > cutoff } }
+        if f.count >= Self.capacity { f.removeAll() }
     }
 }

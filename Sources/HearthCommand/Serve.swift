@@ -26,13 +26,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Unindexed queries: enforce (400, as Firebase) or scan (HEARTH_INDEX_POLICY).") var indexPolicy: String?
     @Option(help: "Largest request body in bytes (HEARTH_MAX_BODY_BYTES; default 16 MiB).") var maxBodyBytes: Int?
     @Option(help: "full (fsync every commit) or normal (survives crashes, not power loss) (HEARTH_DURABILITY).") var durability: String?
-    @Flag(help: "Email-enumeration protection: one INVALID_LOGIN_CREDENTIALS for unknown email and wrong password (HEARTH_EMAIL_PRIVACY).")
-    var emailPrivacy = false
+    @Option(help: "Email-enumeration protection, on or off: one INVALID_LOGIN_CREDENTIALS for unknown email and wrong password, no `registered` from createAuthUri (HEARTH_EMAIL_PRIVACY; default on, off with --dev).")
+    var emailPrivacy: String?
+    @Option(help: "Comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client (HEARTH_TRUSTED_PROXIES).")
+    var trustedProxies: String?
     @Option(help: "log2 of scrypt's N for new password hashes, 12-18 (HEARTH_PASSWORD_COST; default 14: ~35-65 ms and 16 MiB per hash here). Older hashes keep working and move to the new cost at their next sign-in.")
     var passwordCost: Int?
     @Option(help: "How clients reach this server, the base of links in auth emails, e.g. https://api.example.com (HEARTH_PUBLIC_URL).")
     var publicURL: String?
-    @Option(help: "Comma-separated hosts an email link's continueUrl may point to, besides localhost and the public URL's (HEARTH_AUTHORIZED_DOMAINS).")
+    @Option(help: "Comma-separated hosts an email link's continueUrl may point to, besides the public URL's; localhost only if listed (HEARTH_AUTHORIZED_DOMAINS).")
     var authorizedDomains: String?
     @Option(help: "SMTP server for auth emails (HEARTH_SMTP_HOST); without one, links are not mailed.") var smtpHost: String?
     @Option(help: "SMTP port (HEARTH_SMTP_PORT; default 587, 465 with tls, 25 with none).") var smtpPort: Int?
@@ -71,7 +73,9 @@ struct Serve: AsyncParsableCommand {
         }
         if let maxBodyBytes { s.maxBodyBytes = maxBodyBytes }
         if let durability { s.durability = durability }
-        if emailPrivacy { s.emailPrivacy = true }
+        if let emailPrivacy { s.emailPrivacy = try Settings.onOff(emailPrivacy, "--email-privacy") }
+        if let trustedProxies { s.trustedProxies = Settings.rawList(trustedProxies) }
+        _ = try s.checkedTrustedProxies()
         if let passwordCost { s.passwordCost = passwordCost }
         if let publicURL { s.publicURL = publicURL }
         if let authorizedDomains { s.authorizedDomains = Settings.list(authorizedDomains) }
@@ -136,7 +140,9 @@ struct Serve: AsyncParsableCommand {
         }
         let auth: AuthService
         let publicURL: String?
+        let trustedProxies: TrustedProxies
         do {
+            trustedProxies = try settings.checkedTrustedProxies()
             let smtp = try settings.smtp.configuration()
             publicURL = try settings.checkedPublicURL()
             let outbox = OutboxSender()
@@ -164,10 +170,10 @@ struct Serve: AsyncParsableCommand {
                 }
             }
             let options: AuthService.Options = settings.dev
-                ? AuthService.Options(emailPrivacy: settings.emailPrivacy, identityProviders: .emulator)
+                ? AuthService.Options(emailPrivacy: settings.emailPrivacy ?? false, identityProviders: .emulator)
                 : .production(
-                    authorizedDomains: settings.continueDomains(), emailPrivacy: settings.emailPrivacy,
-                    identityProviders: settings.identityProviders(keys: ProviderKeys()))
+                    authorizedDomains: settings.continueDomains(), emailPrivacy: settings.emailPrivacy ?? true,
+                    identityProviders: settings.identityProviders(keys: ProviderKeys()), linkDomains: try settings.hostingLinkDomains())
             let accounts = try SQLiteAccountStore(path: "\(folder)/\(settings.project).auth.sqlite")
             // A first start creates the signing key on another thread; the server listens meanwhile.
             let keys = try KeyRing.load(folder: folder + "/auth-keys", creatingInBackground: true)
@@ -192,7 +198,8 @@ struct Serve: AsyncParsableCommand {
         let configuration = ServerConfiguration(
             host: settings.host, port: settings.port, defaultNamespace: settings.project, adminToken: adminToken,
             maxBodyBytes: settings.maxBodyBytes, indexPolicy: settings.indexPolicy ?? (settings.dev ? .scan : .enforce),
-            dev: settings.dev, publicURL: publicURL)
+            dev: settings.dev, publicURL: publicURL,
+            trustedProxies: trustedProxies)
         let storage: StorageService
         // Small uploads spend their time in fsync; more threads than cores let many wait at once.
         let filePool = NIOThreadPool(numberOfThreads: 16)

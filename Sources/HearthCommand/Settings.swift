@@ -13,14 +13,17 @@ struct Settings {
     var indexPolicy: IndexPolicy?
     var maxBodyBytes = 16 * 1024 * 1024
     var durability = "full"
-    /// Answer `INVALID_LOGIN_CREDENTIALS` for both unknown emails and wrong passwords.
-    var emailPrivacy = false
+    /// Email-enumeration protection (`INVALID_LOGIN_CREDENTIALS` for both unknown emails and wrong passwords, no
+    /// `registered` in createAuthUri); nil = on outside `--dev`, off in it.
+    var emailPrivacy: Bool?
+    /// Reverse proxies whose `X-Forwarded-For` names the client (addresses or CIDR ranges).
+    var trustedProxies: [String] = []
     /// log2 of the scrypt N new password hashes use.
     var passwordCost = 14
     static let passwordCosts = 12...18
     /// How the outside world reaches this server: the base of links in auth emails.
     var publicURL: String?
-    /// Hosts a `continueUrl` in auth emails may point to (besides localhost and the public URL's host).
+    /// Hosts a `continueUrl` in auth emails may point to (besides the public URL's host; `localhost` only if listed).
     var authorizedDomains: [String] = []
     /// Client IDs whose Apple / Google ID tokens `signInWithIdp` accepts outside `--dev`; empty = that provider is off.
     var appleClientIDs: [String] = []
@@ -118,6 +121,8 @@ struct Settings {
             case ("maxBodyBytes", .int(let i)): maxBodyBytes = Int(i)
             case ("durability", .string(let s)): durability = s
             case ("emailPrivacy", .bool(let b)): emailPrivacy = b
+            case ("emailPrivacy", .string(let v)): emailPrivacy = try Self.onOff(v, "emailPrivacy")
+            case ("trustedProxies", .array(let items)): trustedProxies = try Self.strings(items, "trustedProxies", file: path)
             case ("passwordCost", .int(let i)): passwordCost = Int(clamping: i)
             case ("publicURL", .string(let s)): publicURL = s
             case ("authorizedDomains", .array(let items)):
@@ -152,7 +157,8 @@ struct Settings {
             maxBodyBytes = n
         }
         if let v = env["HEARTH_DURABILITY"] { durability = v }
-        if let v = env["HEARTH_EMAIL_PRIVACY"] { emailPrivacy = ["1", "true", "yes"].contains(v.lowercased()) }
+        if let v = env["HEARTH_EMAIL_PRIVACY"] { emailPrivacy = try Self.onOff(v, "HEARTH_EMAIL_PRIVACY") }
+        if let v = env["HEARTH_TRUSTED_PROXIES"] { trustedProxies = Self.rawList(v) }
         try applyPasswordCost(environment: env)
         if let v = env["HEARTH_PUBLIC_URL"] { publicURL = v }
         if let v = env["HEARTH_AUTHORIZED_DOMAINS"] { authorizedDomains = Self.list(v) }
@@ -175,6 +181,20 @@ struct Settings {
             throw Failure(description: "the password cost must be 12-18 (log2 of scrypt's N; got \(passwordCost))")
         }
         return 1 << passwordCost
+    }
+
+    /// `on`/`off` (also `true`/`false`, `yes`/`no`, `1`/`0`).
+    static func onOff(_ value: String, _ name: String) throws -> Bool {
+        switch value.lowercased() {
+        case "on", "true", "yes", "1": return true
+        case "off", "false", "no", "0": return false
+        default: throw Failure(description: "\(name) must be on or off (got \(value))")
+        }
+    }
+
+    /// The trusted proxies, checked.
+    func checkedTrustedProxies() throws -> TrustedProxies {
+        do { return try TrustedProxies(trustedProxies) } catch { throw Failure(description: "--trusted-proxies: \(error)") }
     }
 
     /// `a.com, b.com` → `["a.com", "b.com"]`.
@@ -209,11 +229,18 @@ struct Settings {
         }
     }
 
-    /// Where continue URLs may point: localhost, the public URL's host and the configured domains.
+    /// Where continue URLs may point: the public URL's host and the configured domains (`localhost` only when
+    /// listed: a production server's users are not on the machine it runs on).
     func continueDomains() -> Set<String> {
         var domains = Set(authorizedDomains.map { $0.lowercased() })
-        domains.insert("localhost")
-        if let publicURL, let host = URL(string: publicURL)?.host { domains.insert(host.lowercased()) }
+        if let publicURL, let host = ContinueURL(publicURL)?.host { domains.insert(host) }
         return domains
+    }
+
+    /// Hosts `sendOobCode`'s `linkDomain` may name: the public URL's and the short-link domains'.
+    func hostingLinkDomains() throws -> Set<String> {
+        var hosts = Set(try links.checkedDomains().compactMap { ContinueURL($0.prefix)?.host })
+        if let publicURL, let host = ContinueURL(publicURL)?.host { hosts.insert(host) }
+        return hosts
     }
 }

@@ -31,6 +31,8 @@ public struct ServerConfiguration: Sendable {
     /// off, every request goes through Hummingbird's responder. On by default; tests turn it off
     /// to compare the two paths.
     public var inlineAnswers: Bool
+    /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxies`); none by default.
+    public var trustedProxies: TrustedProxies
 
     public init(
         host: String = "127.0.0.1",
@@ -42,9 +44,11 @@ public struct ServerConfiguration: Sendable {
         keepAliveSeconds: Int = 30,
         dev: Bool = false,
         publicURL: String? = nil,
-        inlineAnswers: Bool = true
+        inlineAnswers: Bool = true,
+        trustedProxies: TrustedProxies = TrustedProxies()
     ) {
         self.inlineAnswers = inlineAnswers
+        self.trustedProxies = trustedProxies
         self.dev = dev
         self.publicURL = publicURL
         self.host = host

@@ -66,7 +66,8 @@ struct ActionPageTests {
             #expect(done == .ok && doneHTML.contains("Password changed"))
             #expect(try await post(client, "signInWithPassword", #"{"email":"r@x.io","password":"new pass+1"}"#).0 == .ok)
             let (old, oldJSON) = try await post(client, "signInWithPassword", #"{"email":"r@x.io","password":"secret1"}"#)
-            #expect(old == .badRequest && oldJSON["error"]?["message"] == .string("INVALID_PASSWORD"))
+            // A production server protects against email enumeration: a wrong password answers as an unknown email does.
+            #expect(old == .badRequest && oldJSON["error"]?["message"] == .string("INVALID_LOGIN_CREDENTIALS"))
 
             // Used once: the link is dead now.
             let (again, againHTML, _) = try await client.send(.get, link, nil, headers: [:])
@@ -79,13 +80,15 @@ struct ActionPageTests {
         try await withRouterClient(auth: Self.service(outbox: outbox), publicURL: "https://api.example.com/") { client in
             let (_, user) = try await post(client, "signUp", #"{"email":"v@x.io","password":"secret1","returnSecureToken":true}"#)
             let idToken = try #require(user["idToken"]?.stringValue)
-            let send = #"{"requestType":"VERIFY_EMAIL","idToken":"\#(idToken)","continueUrl":"https://app.example.com/done?x=<b>"}"#
+            let send = #"{"requestType":"VERIFY_EMAIL","idToken":"\#(idToken)","continueUrl":"https://app.example.com/done?x=1&y=<b>"}"#
             #expect(try await post(client, "sendOobCode", send).0 == .ok)
             let link = try lastLink(outbox)
             let code = String(try #require(link.split(separator: "oobCode=").last?.split(separator: "&").first))
             let (status, html, _) = try await client.send(.get, link, nil, headers: [:])
             #expect(status == .ok && html.contains("Confirm"))
-            #expect(!html.contains("<b>") && html.contains("&lt;b&gt;"), "the continue URL is HTML-escaped")
+            // The continue URL is rebuilt as a browser would encode it (`<` and `>` in a query are percent-encoded), then
+            // HTML-escaped.
+            #expect(!html.contains("<b>") && html.contains("done?x=1&amp;y=%3Cb%3E"), "the continue URL is encoded and HTML-escaped")
             let lookup = #"{"idToken":"\#(idToken)"}"#
             #expect(try await post(client, "lookup", lookup).1["users"]?[0]?["emailVerified"] == .bool(false))
 
@@ -123,12 +126,39 @@ struct ActionPageTests {
         }
     }
 
-    @Test func aSignInLinkAddsItsParametersToTheContinueURLsQueryBeforeAnyFragment() {
-        #expect(ActionPage.signInLocation("https://a.io/in", query: "mode=signIn&oobCode=c") == "https://a.io/in?mode=signIn&oobCode=c")
-        #expect(ActionPage.signInLocation("https://a.io/in?x=1", query: "mode=signIn&oobCode=c") == "https://a.io/in?x=1&mode=signIn&oobCode=c")
-        #expect(ActionPage.signInLocation("https://a.io/in?x=1#tab", query: "mode=signIn&oobCode=c")
-            == "https://a.io/in?x=1&mode=signIn&oobCode=c#tab")
-        #expect(ActionPage.signInLocation("https://a.io/#/route?y=2", query: "mode=signIn") == "https://a.io/?mode=signIn#/route?y=2")
+    @Test func aSignInLinkAddsItsParametersToTheContinueURLsQueryBeforeAnyFragment() throws {
+        func location(_ url: String, _ parameters: [String: String]) throws -> String {
+            ActionPage.signInLocation(try #require(ContinueURL(url)), parameters: parameters)
+        }
+        let link = ["mode": "signIn", "oobCode": "c"]
+        #expect(try location("https://a.io/in", link) == "https://a.io/in?mode=signIn&oobCode=c&continueUrl=https%3A%2F%2Fa.io%2Fin")
+        #expect(try location("https://a.io/in?x=1", link).hasPrefix("https://a.io/in?x=1&mode=signIn&oobCode=c&continueUrl="))
+        #expect(try location("https://a.io/in?x=1#tab", link).hasSuffix("%3Fx%3D1%23tab#tab"))
+        #expect(try location("https://a.io/#/route?y=2", ["mode": "signIn"]).hasPrefix("https://a.io/?mode=signIn&continueUrl="))
+        #expect(try location("https://a.io/#/route?y=2", ["mode": "signIn"]).hasSuffix("#/route?y=2"))
+        // Only the link's own parameters, encoded here: nothing else of the request reaches the Location header.
+        #expect(try location("https://a.io/in", ["mode": "signIn", "oobCode": "a&b=c", "next": "https://evil.io"])
+            == "https://a.io/in?mode=signIn&oobCode=a%26b%3Dc&continueUrl=https%3A%2F%2Fa.io%2Fin")
+    }
+
+    @Test("a continue URL that browsers read as another host is refused when sent and never redirected to")
+    func backslashContinueURLsCannotTakeOverAccounts() async throws {
+        let outbox = OutboxSender()
+        try await withRouterClient(auth: Self.service(outbox: outbox), publicURL: "https://api.example.com") { client in
+            for evil in [#"https://evil.com\\@app.example.com/"#, #"https://evil.com\\@localhost/"#, "https://evil.com@app.example.com/"] {
+                let (status, json) = try await post(client, "sendOobCode", #"{"requestType":"EMAIL_SIGNIN","email":"c@x.io","continueUrl":"\#(evil)"}"#)
+                #expect(status == .badRequest && json["error"]?["message"] == .string("INVALID_CONTINUE_URI"), "\(evil)")
+            }
+            #expect(outbox.sent.isEmpty, "nothing was mailed")
+            let good = #"{"requestType":"EMAIL_SIGNIN","email":"c@x.io","continueUrl":"https://app.example.com/finish"}"#
+            #expect(try await post(client, "sendOobCode", good).0 == .ok)
+            let link = try lastLink(outbox)
+            // The link edited to the backslash form: the page does not redirect.
+            let tampered = link.replacingOccurrences(of: "https%3A%2F%2Fapp.example.com%2Ffinish", with: "https%3A%2F%2Fevil.com%5C%40app.example.com%2F")
+            #expect(tampered != link)
+            let (refused, _, headers) = try await client.send(.get, tampered, nil, headers: [:])
+            #expect(refused == .badRequest && headers[.location] == nil)
+        }
     }
 
     @Test func continueURLsMustBeOnAnAuthorizedDomain() async throws {

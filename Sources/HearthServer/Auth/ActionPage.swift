@@ -38,7 +38,7 @@ struct ActionPage: Sendable {
                     return page("Sign in", "Open this link on the device where you asked to sign in, in the app.", status: .badRequest)
                 }
                 var h = HTTPFields()
-                h[.location] = Self.signInLocation(continueURL, query: request.uri.query.map { String($0) } ?? "")
+                h[.location] = Self.signInLocation(continueURL, parameters: p)
                 h[Self.referrerPolicy] = "no-referrer"
                 return Response(status: .seeOther, headers: h)
             case ("resetPassword", .get):
@@ -85,25 +85,30 @@ struct ActionPage: Sendable {
         }
     }
 
-    /// The continue URL, if it is http(s) on an authorized domain (the same check as when the
-    /// link was sent: a tampered link cannot turn this page into an open redirect).
-    /// Where a sign-in link leads: the app's continue URL with the link's parameters added to its query (before
-    /// any fragment, which clients do not read), where the SDKs look for `mode=signIn` and the `oobCode`.
-    static func signInLocation(_ continueURL: String, query: String) -> String {
-        let fragmentStart = continueURL.firstIndex(of: "#") ?? continueURL.endIndex
-        let base = continueURL[..<fragmentStart]
-        return base + (base.contains("?") ? "&" : "?") + query + continueURL[fragmentStart...]
+    /// The link's parameters a sign-in redirect hands to the app, in this order (the SDKs read `mode`, `oobCode`,
+    /// `apiKey`, `continueUrl`, `lang` and `tenantId`).
+    static let signInParameters = ["mode", "oobCode", "apiKey", "continueUrl", "lang", "tenantId"]
+
+    /// Where a sign-in link leads: the app's continue URL, as parsed, with the link's parameters added to its query
+    /// (before any fragment, which clients do not read), where the SDKs look for `mode=signIn` and the `oobCode`.
+    /// Every part is rebuilt and encoded here; nothing of the request is echoed.
+    static func signInLocation(_ continueURL: ContinueURL, parameters: [String: String]) -> String {
+        let query = signInParameters.compactMap { name -> String? in
+            guard let value = name == "continueUrl" ? continueURL.description : parameters[name] else { return nil }
+            return name + "=" + percentEncodeComponent(value)
+        }
+        return continueURL.adding(query: query.joined(separator: "&"))
     }
 
-    private func allowedContinueURL(_ url: String) -> String? {
-        guard url.hasPrefix("http://") || url.hasPrefix("https://"), let host = URL(string: url)?.host?.lowercased() else { return nil }
-        if let allowed = service.options.authorizedDomains, !allowed.contains(host) { return nil }
-        return url
+    /// The continue URL, if browsers read it as this server does and it is on an authorized domain (the same check
+    /// as when the link was sent: a tampered link cannot turn this page into an open redirect).
+    private func allowedContinueURL(_ url: String) -> ContinueURL? {
+        try? service.authorizedContinueURL(url)
     }
 
-    private func form(_ mode: String, _ code: String, _ continueURL: String?, button: String, passwordField: Bool = false) -> String {
+    private func form(_ mode: String, _ code: String, _ continueURL: ContinueURL?, button: String, passwordField: Bool = false) -> String {
         var fields = hidden("mode", mode) + hidden("oobCode", code)
-        if let continueURL { fields += hidden("continueUrl", continueURL) }
+        if let continueURL { fields += hidden("continueUrl", continueURL.description) }
         if passwordField {
             fields += #"<label>New password <input type="password" name="newPassword" minlength="6" required autocomplete="new-password"></label>"#
         }
@@ -115,9 +120,9 @@ struct ActionPage: Sendable {
     }
 
     private func page(
-        _ title: String, _ message: String, form: String = "", continueURL: String? = nil, status: HTTPResponse.Status = .ok
+        _ title: String, _ message: String, form: String = "", continueURL: ContinueURL? = nil, status: HTTPResponse.Status = .ok
     ) -> Response {
-        let next = continueURL.map { #"<p><a href="\#(HTML.escape($0))">Continue</a></p>"# } ?? ""
+        let next = continueURL.map { #"<p><a href="\#(HTML.escape($0.description))">Continue</a></p>"# } ?? ""
         let html = """
             <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">\
             <title>\(HTML.escape(title))</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}\

@@ -48,8 +48,13 @@ struct AuthController: Sendable {
     /// Identity Toolkit account operations Firebase has and Hearth does not serve yet (501, not 404).
     static let unimplementedOperations: Set<String> = []
 
-    func respond(to request: Request, clientAddress: String? = nil) async -> Response {
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+
+    /// - Parameter peer: the socket peer's address; the client's is taken from `X-Forwarded-For` when the peer is
+    ///   one of `configuration.trustedProxies`.
+    func respond(to request: Request, clientAddress peer: String? = nil) async -> Response {
         if request.method == .options { return Self.preflight(request) }
+        let clientAddress = configuration.trustedProxies.clientAddress(peer: peer, forwardedFor: request.headers[values: Self.forwardedFor])
         if request.uri.path == "/emulator/action" { return await action(request) }
         if request.uri.path == ActionPage.path { return await ActionPage(service: service, linkBase: linkBase(request)).respond(to: request) }
         if request.method == .get, [Self.sessionCookieJWKSPath, Self.sessionCookieCertificatesPath].contains(request.uri.path) {
@@ -273,12 +278,11 @@ struct AuthController: Sendable {
                 let email = result["email"]?.stringValue
                 return outcome("success", .string("The email \(email ?? "") has been restored."), email: email)
             case "signIn":
-                guard let target = p["continueUrl"], target.hasPrefix("http://") || target.hasPrefix("https://") else {
+                guard let target = p["continueUrl"].flatMap({ try? service.authorizedContinueURL($0) }) else {
                     return outcome("error", .string("signIn links need a continueUrl"), status: .badRequest)
                 }
-                let query = request.uri.query.map { String($0) } ?? ""
                 var h = HTTPFields()
-                h[.location] = ActionPage.signInLocation(target, query: query)
+                h[.location] = ActionPage.signInLocation(target, parameters: p)
                 return Response(status: .seeOther, headers: h)
             default:
                 return outcome("error", .string("Unknown mode \(mode)"), status: .badRequest)
