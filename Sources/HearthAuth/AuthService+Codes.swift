@@ -352,13 +352,8 @@ extension AuthService {
             } else {
                 (user, isNew) = try self.existingOrNewUser(tx.account(email: email), now: now)
                 user.email = email
-                // Whoever set this account's password never proved the address; the link's holder just did. As
-                // Firebase does when a verified provider claims an unverified account, the password goes and every
-                // earlier session ends: someone who signed up with another's email keeps no way in.
-                if !isNew, !user.emailVerified, user.passwordHash != nil {
-                    user.removePassword()
-                    user.validSince = now / 1000
-                }
+                // The link's holder just proved the address; an account that had it unverified is theirs now.
+                if !isNew { user.claimUnverifiedEmail(nowMillis: now) }
             }
             user.emailVerified = true
             user.emailLinkSignin = true

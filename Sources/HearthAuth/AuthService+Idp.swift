@@ -113,8 +113,15 @@ extension AuthService {
             } else if !autoCreate {
                 // Re-authentication (`autoCreate: false`) proves who the user is; it never makes an account.
                 throw AuthError.userNotFound
-            } else if let verifiedEmail, let holder = try self.load(tx.account(email: verifiedEmail)) {
-                return .object(base + [JSONMember("needConfirmation", .bool(true)), JSONMember("localId", .string(holder.localId))])
+            } else if let verifiedEmail, var holder = try self.load(tx.account(email: verifiedEmail)) {
+                // An account whose email nobody verified is claimed by the provider that verified it (as Firebase does
+                // with one account per email); one that proved its email must sign in the old way and link.
+                guard !holder.emailVerified else {
+                    return .object(base + [JSONMember("needConfirmation", .bool(true)), JSONMember("localId", .string(holder.localId))])
+                }
+                if holder.disabled { throw AuthError("USER_DISABLED") }
+                holder.claimUnverifiedEmail(nowMillis: now)
+                user = holder
             } else {
                 user = UserRecord(localId: Self.newUID(), createdAt: now, validSince: now / 1000)
                 (user.email, user.emailVerified) = (verifiedEmail, verifiedEmail != nil)

@@ -96,6 +96,17 @@ public struct UserRecord: Codable, Sendable, Hashable {
         (passwordHash, salt, passwordCost, passwordUpdatedAt, firebaseScrypt, importedHash) = (nil, nil, nil, nil, nil, nil)
     }
 
+    /// The owner of this account's email has just proved it (an email link, a provider's verified email) while
+    /// the account says nobody had: whoever set that email or password never proved the address. As Firebase does
+    /// when a verified provider claims an unverified account, the password goes and every earlier session ends
+    /// (`validSince`), so someone who signed up with another's email keeps no way in; the email is verified.
+    mutating func claimUnverifiedEmail(nowMillis now: Int64) {
+        guard !emailVerified else { return }
+        removePassword()
+        validSince = now / 1000
+        emailVerified = true
+    }
+
     /// What lookups show in place of a password hash and salt (base64 of `REDACTED`), as
     /// production does without export permission.
     public static let redactedHash = "UkVEQUNURUQ="

@@ -60,4 +60,20 @@ struct EmailLinkClaimTests {
         _ = try await auth.signInWithPassword(body(#"{"email":"dan@example.com","password":"secret12"}"#))
         _ = try await auth.refresh(grantType: "refresh_token", refreshToken: try #require(owner["refreshToken"]?.stringValue))
     }
+
+    @Test("an address set unverified on a passwordless account is claimed too: the setter's sessions end")
+    func emailLinkClaimsAnUnverifiedAddressWithoutAPassword() async throws {
+        let clock = TestClock()
+        let auth = service(clock)
+        let trial = try await auth.signUp(body("{}"), privileged: false)
+        let trialID = try #require(trial["idToken"]?.stringValue)
+        let set = try await auth.update(body(#"{"idToken":"\#(trialID)","email":"erin@example.com","returnSecureToken":true}"#), privileged: false)
+        let setterRefresh = try #require((set["refreshToken"] ?? trial["refreshToken"])?.stringValue)
+        clock.advance(seconds: 5)
+        let code = try await signInCode(auth, "erin@example.com")
+        let erin = try await auth.signInWithEmailLink(body(#"{"email":"erin@example.com","oobCode":"\#(code)"}"#))
+        #expect(erin["localId"] == trial["localId"])
+        await #expect(throws: AuthError("TOKEN_EXPIRED")) { try await auth.refresh(grantType: "refresh_token", refreshToken: setterRefresh) }
+        _ = try await auth.refresh(grantType: "refresh_token", refreshToken: try #require(erin["refreshToken"]?.stringValue))
+    }
 }

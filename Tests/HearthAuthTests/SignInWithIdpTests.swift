@@ -35,13 +35,14 @@ struct SignInWithIdpTests {
         var asked: [Bool] { fetches.withLock { $0 } }
     }
 
-    func service(keys: StubKeys = StubKeys(cached: appleKey.jwks), options: AuthService.Options? = nil, store: MemoryAccountStore = MemoryAccountStore())
-        -> AuthService
-    {
+    func service(
+        keys: StubKeys = StubKeys(cached: appleKey.jwks), options: AuthService.Options? = nil, store: MemoryAccountStore = MemoryAccountStore(),
+        clock: @escaping @Sendable () -> Int64 = { Self.now }
+    ) -> AuthService {
         let providers = IdentityProviders(providers: [.apple(clientIDs: [Self.bundleID]), .google(clientIDs: [Self.googleClient])], keys: keys)
         return AuthService(
             projectID: "p1", store: store, key: Self.serverKey, hasher: PasswordHasher(rounds: 1 << 4),
-            options: options ?? .production(authorizedDomains: ["localhost"], identityProviders: providers), clock: { Self.now })
+            options: options ?? .production(authorizedDomains: ["localhost"], identityProviders: providers), clock: clock)
     }
 
     func body(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
@@ -174,12 +175,51 @@ struct SignInWithIdpTests {
     @Test func anEmailAnotherAccountHasNeedsConfirmationAndNoTokens() async throws {
         let auth = service()
         let existing = try await auth.signUp(body(#"{"email":"ann@privaterelay.appleid.com","password":"secret1"}"#), privileged: false)
+        let existingUID = try #require(existing["localId"]?.stringValue)
+        _ = try await auth.update(body(#"{"localId":"\#(existingUID)","emailVerified":true}"#), privileged: true)
         let answer = try await auth.signInWithIdp(request(try Self.appleToken()))
         #expect(answer["needConfirmation"] == .bool(true))
         #expect(answer["localId"] == existing["localId"])
         #expect(answer["oauthIdToken"]?.stringValue?.isEmpty == false, "the client rebuilds the credential to link it later")
         #expect(answer["idToken"] == nil && answer["refreshToken"] == nil)
         #expect(try await accountCount(auth) == "1")
+    }
+
+    // Issue 30 §3: someone signed up with Ann's address and a password of his own, and never proved the address.
+    // Apple says it is Ann's: she gets the account, and the squatter's password and sessions stop working.
+    @Test func aVerifiedProviderEmailClaimsAnAccountWhoseEmailNobodyVerified() async throws {
+        let time = Mutex(Self.now - 60_000)
+        let auth = service(clock: { time.withLock { $0 } })
+        let squatter = try await auth.signUp(body(#"{"email":"ann@privaterelay.appleid.com","password":"secret1"}"#), privileged: false)
+        let uid = try #require(squatter["localId"]?.stringValue)
+        let squatterRefresh = try #require(squatter["refreshToken"]?.stringValue)
+        time.withLock { $0 = Self.now }
+        let answer = try await auth.signInWithIdp(request(try Self.appleToken()))
+        #expect(answer["needConfirmation"] == nil)
+        #expect(answer["localId"] == .string(uid), "the address's account, not a second one")
+        #expect(answer["idToken"]?.stringValue?.isEmpty == false)
+        #expect(try await accountCount(auth) == "1")
+        let found = try await auth.lookup(body(#"{"localId":["\#(uid)"]}"#), privileged: true)
+        #expect(found["users"]?[0]?["emailVerified"] == .bool(true))
+        #expect(found["users"]?[0]?["passwordHash"] == nil)
+        var passwordError: String?
+        do { _ = try await auth.signInWithPassword(body(#"{"email":"ann@privaterelay.appleid.com","password":"secret1"}"#)) } catch {
+            passwordError = (error as? AuthError)?.code
+        }
+        #expect(passwordError != nil, "the squatter's password is gone")
+        var refreshError: String?
+        do { _ = try await auth.refresh(grantType: "refresh_token", refreshToken: squatterRefresh) } catch {
+            refreshError = (error as? AuthError)?.code
+        }
+        #expect(refreshError == "TOKEN_EXPIRED", "the squatter's session has ended")
+    }
+
+    @Test func aDisabledUnverifiedAccountIsNotClaimed() async throws {
+        let auth = service()
+        let squatter = try await auth.signUp(body(#"{"email":"ann@privaterelay.appleid.com","password":"secret1"}"#), privileged: false)
+        let uid = try #require(squatter["localId"]?.stringValue)
+        _ = try await auth.update(body(#"{"localId":"\#(uid)","disableUser":true}"#), privileged: true)
+        #expect(await refusal(auth, request(try Self.appleToken())) == "USER_DISABLED")
     }
 
     @Test func aDisabledUserIsRefused() async throws {
