@@ -81,4 +81,28 @@ public struct SQLiteStoreFactory: StoreFactory {
     public func open(namespace: String) async throws -> any DatabaseStore {
         try SQLiteStore(path: folder + "/" + namespace + ".sqlite", durability: durability)
     }
+
+    /// The `<name>.sqlite` files of the folder whose name has no dot (the accounts, storage and
+    /// links files beside them are `<project>.auth.sqlite` and so on).
+    public func existingNamespaces() throws -> [String] {
+        let files: [String]
+        do {
+            files = try FileManager.default.contentsOfDirectory(atPath: folder)
+        } catch CocoaError.fileReadNoSuchFile {
+            return []
+        }
+        return files.compactMap { file in
+            guard file.hasSuffix(".sqlite") else { return nil }
+            let name = file.dropLast(".sqlite".count)
+            return name.isEmpty || name.contains(".") ? nil : String(name)
+        }
+    }
+
+    /// Removes the database file and its WAL and shared-memory files.
+    public func delete(namespace: String) async throws {
+        let base = folder + "/" + namespace + ".sqlite"
+        for file in [base + "-wal", base + "-shm", base] where FileManager.default.fileExists(atPath: file) {
+            try FileManager.default.removeItem(atPath: file)
+        }
+    }
 }

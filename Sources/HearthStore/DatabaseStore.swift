@@ -99,6 +99,21 @@ extension DatabaseStore {
 }
 
 /// Opens the store for a namespace (the executable picks the backend).
+///
+/// A backend also says which namespaces it holds, so that a server can answer "no such database"
+/// for any other name without creating one, and can delete one.
 public protocol StoreFactory: Sendable {
+    /// Opens (creating when absent) the store of `namespace`.
     func open(namespace: String) async throws -> any DatabaseStore
+    /// The namespaces that hold data in this backend (for SQLite, the `<name>.sqlite` files of
+    /// its folder). Cheap enough to call now and then, never per request.
+    func existingNamespaces() throws -> [String]
+    /// Removes a namespace's data for good; its store must have been closed first.
+    func delete(namespace: String) async throws
+}
+
+extension StoreFactory {
+    /// A backend that cannot list its namespaces holds none the server does not create itself.
+    public func existingNamespaces() throws -> [String] { [] }
+    public func delete(namespace: String) async throws {}
 }

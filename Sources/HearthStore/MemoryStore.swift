@@ -70,9 +70,23 @@ public final class MemoryStore: DatabaseStore {
     public func close() async throws {}
 }
 
-/// Creates one `MemoryStore` per namespace.
+/// Creates one `MemoryStore` per namespace and keeps it, so a namespace closed while idle and
+/// opened again still holds its data (for as long as the factory lives).
 public final class MemoryStoreFactory: StoreFactory {
+    private let stores = Mutex<[String: MemoryStore]>([:])
+
     public init() {}
 
-    public func open(namespace: String) async throws -> any DatabaseStore { MemoryStore() }
+    public func open(namespace: String) async throws -> any DatabaseStore {
+        stores.withLock { s in
+            if let store = s[namespace] { return store }
+            let store = MemoryStore()
+            s[namespace] = store
+            return store
+        }
+    }
+
+    public func existingNamespaces() throws -> [String] { stores.withLock { Array($0.keys) } }
+
+    public func delete(namespace: String) async throws { _ = stores.withLock { $0.removeValue(forKey: namespace) } }
 }
