@@ -138,3 +138,14 @@ def hearth_process(
             except subprocess.TimeoutExpired:
                 pass
         log_file.close()
+
+
+def create_namespace(base_url: str, name: str, admin_token: str, rules: str | None = None) -> None:
+    """Creates the database ``name`` on a server outside ``--dev``, where only the project's default
+    database exists until the admin creates others (``PUT /.settings/namespaces/<name>.json``).
+    Without ``rules`` it starts locked (only the admin reads and writes)."""
+    resp = requests.put(
+        f"{base_url}/.settings/namespaces/{name}.json", data=(rules or "").encode("utf-8"),
+        headers={"Authorization": f"Bearer {admin_token}"}, timeout=10,
+    )
+    assert resp.status_code == 200, f"creating namespace {name} failed: {resp.status_code} {resp.text!r}"

@@ -49,6 +49,10 @@ struct Serve: AsyncParsableCommand {
     var googleClientIds: String?
     @Option(help: "Comma-separated Dynamic Links domain prefixes, e.g. https://example.page.link,https://example.com/links (HEARTH_LINK_DOMAINS).")
     var linkDomains: String?
+    @Option(help: "Most databases (namespaces) open at once; an idle one is closed to open another (default 64).")
+    var maxOpenDatabases: Int?
+    @Option(help: "Seconds a database may go unused before it is closed (default 120).")
+    var databaseIdleSeconds: Int?
 
     func resolve() throws -> Settings {
         let env = ProcessInfo.processInfo.environment
@@ -107,6 +111,9 @@ struct Serve: AsyncParsableCommand {
             settings = try resolve()
         } catch {
             throw fail("\(error)", .badConfiguration)
+        }
+        guard (maxOpenDatabases ?? 1) >= 1, (databaseIdleSeconds ?? 1) >= 1 else {
+            throw fail("--max-open-databases and --database-idle-seconds must be at least 1", .badConfiguration)
         }
         guard (0...65535).contains(settings.port), settings.maxBodyBytes > 0,
             let durability = SQLiteStore.Durability(rawValue: settings.durability)
@@ -198,8 +205,8 @@ struct Serve: AsyncParsableCommand {
         let configuration = ServerConfiguration(
             host: settings.host, port: settings.port, defaultNamespace: settings.project, adminToken: adminToken,
             maxBodyBytes: settings.maxBodyBytes, indexPolicy: settings.indexPolicy ?? (settings.dev ? .scan : .enforce),
-            dev: settings.dev, publicURL: publicURL,
-            trustedProxies: trustedProxies)
+            dev: settings.dev, publicURL: publicURL, trustedProxies: trustedProxies, maxOpenNamespaces: maxOpenDatabases ?? 64,
+            namespaceIdleSeconds: databaseIdleSeconds ?? 120)
         let storage: StorageService
         // Small uploads spend their time in fsync; more threads than cores let many wait at once.
         let filePool = NIOThreadPool(numberOfThreads: 16)
@@ -243,7 +250,7 @@ struct Serve: AsyncParsableCommand {
         let startLogger = logger
         let group = server.serviceGroup { port in
             startLogger.info(
-                "Hearth listening on http://\(settings.host):\(port) with data in \(folder); new databases start with \(settings.dev ? "open rules (--dev)" : "rules that require sign-in (auth != null)")",
+                "Hearth listening on http://\(settings.host):\(port) with data in \(folder); \(settings.dev ? "databases are created on first use with open rules (--dev)" : "databases other than \(settings.project) exist once created (hearth namespaces create), and start locked")",
                 metadata: ["hearth.dev": "\(settings.dev)"])
         }
         do {

@@ -61,7 +61,11 @@ public struct HearthServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.registry = NamespaceRegistry(
-            factory: stores, clock: wallClock, initialRules: .initial(dev: configuration.dev), functions: runtime)
+            factory: stores, clock: wallClock, initialRules: .initial(dev: configuration.dev), defaultNamespace: configuration.defaultNamespace,
+            limits: NamespaceRegistry.Limits(
+                createOnFirstUse: configuration.dev, maxOpen: max(1, configuration.maxOpenNamespaces),
+                idleMillis: Int64(configuration.namespaceIdleSeconds) * 1000),
+            functions: runtime, logger: logger)
         self.controller = DatabaseController(
             configuration: configuration, registry: registry, logger: logger, auth: auth)
         runtime?.attach(controller)
@@ -123,7 +127,9 @@ public struct HearthServer: Sendable {
     ) -> ServiceGroup {
         var services: [any Service] = [
             application(onServerRunning: onServerRunning),
-            StreamKeeper(registry: registry, connections: realtime.connections, seconds: configuration.keepAliveSeconds, logger: logger),
+            StreamKeeper(
+                registry: registry, connections: realtime.connections, seconds: min(configuration.keepAliveSeconds, max(1, configuration.namespaceIdleSeconds)),
+                logger: logger),
         ]
         // Writes buffered link clicks every second and once more after the server stopped.
         if let links { services.insert(LinkClickFlusher(recorder: links.service.clicks, store: links.service.store, logger: logger), at: 0) }
@@ -215,8 +221,8 @@ struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context 
     }
 }
 
-/// Sends SSE keep-alives (a failed write is how a silently closed connection is noticed) and, on
-/// graceful shutdown, ends every stream.
+/// Sends SSE keep-alives (a failed write is how a silently closed connection is noticed), closes
+/// idle namespaces and, on graceful shutdown, ends every stream.
 struct StreamKeeper: Service {
     let registry: NamespaceRegistry
     let connections: RealtimeConnections
@@ -227,9 +233,8 @@ struct StreamKeeper: Service {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 try await Task.sleep(for: .seconds(seconds))
-                for name in registry.names {
-                    try? await registry.namespace(name).hub.keepAlive()
-                }
+                for namespace in registry.openNamespaces { namespace.hub.keepAlive() }
+                await registry.closeIdle()
             }
         }
         logger.debug("closing streams for shutdown")

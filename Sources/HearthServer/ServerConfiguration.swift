@@ -19,7 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var indexPolicy: IndexPolicy
     /// Seconds of silence before an SSE keep-alive is sent.
     public var keepAliveSeconds: Int
-    /// Development mode: new namespaces start with open rules (as the Firebase emulator), unsigned
+    /// Development mode: any namespace is created on first use and starts with open rules (as the
+    /// Firebase emulator; otherwise an admin creates namespaces, and they start locked), unsigned
     /// ID tokens are accepted, and a denial names the rule that decided (`X-Hearth-Rule`).
     public var dev: Bool
     /// How the outside world reaches this server (`https://api.example.com`): the base of links in
@@ -33,6 +34,11 @@ public struct ServerConfiguration: Sendable {
     public var inlineAnswers: Bool
     /// Proxies whose `X-Forwarded-For` names the client (`--trusted-proxies`); none by default.
     public var trustedProxies: TrustedProxies
+    /// Most databases (namespaces) open at once; opening one more closes the least recently used
+    /// idle one, and when every open one is in use the request is answered 503.
+    public var maxOpenNamespaces: Int
+    /// Seconds a database may go unused (no request, no listener, no connection) before it is closed.
+    public var namespaceIdleSeconds: Int
 
     public init(
         host: String = "127.0.0.1",
@@ -45,8 +51,12 @@ public struct ServerConfiguration: Sendable {
         dev: Bool = false,
         publicURL: String? = nil,
         inlineAnswers: Bool = true,
-        trustedProxies: TrustedProxies = TrustedProxies()
+        trustedProxies: TrustedProxies = TrustedProxies(),
+        maxOpenNamespaces: Int = 64,
+        namespaceIdleSeconds: Int = 120
     ) {
+        self.maxOpenNamespaces = maxOpenNamespaces
+        self.namespaceIdleSeconds = namespaceIdleSeconds
         self.inlineAnswers = inlineAnswers
         self.trustedProxies = trustedProxies
         self.dev = dev

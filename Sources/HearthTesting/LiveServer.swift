@@ -80,6 +80,13 @@ public actor LiveServer {
         return bound
     }
 
+    /// Creates a namespace on the running server: outside `--dev` only the default one exists until
+    /// an admin creates others. Starts locked unless `rules` are given.
+    public func createNamespace(_ name: String, rules: String? = nil) async throws {
+        guard let running else { preconditionFailure("the server is not running") }
+        try await running.server.createNamespace(name, rules: rules)
+    }
+
     /// Requests the running server answered on an event loop (0 when stopped).
     public var requestsAnsweredInline: Int { running?.server.requestsAnsweredInline ?? 0 }
 

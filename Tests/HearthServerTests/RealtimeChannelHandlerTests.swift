@@ -12,8 +12,8 @@ import Testing
 @Suite("Realtime channel handler")
 struct RealtimeChannelHandlerTests {
     /// A connected test channel with the handler on a fresh in-memory database.
-    func connected() async throws -> (NIOAsyncTestingChannel, NIOAsyncTestingEventLoop, RealtimeController) {
-        let registry = NamespaceRegistry(factory: MemoryStoreFactory(), clock: { wallClockMillis() }, initialRules: .initial(dev: true))
+    func connected(namespace: String = "t") async throws -> (NIOAsyncTestingChannel, NIOAsyncTestingEventLoop, RealtimeController) {
+        let registry = NamespaceRegistry(factory: MemoryStoreFactory(), clock: { wallClockMillis() }, initialRules: .initial(dev: true), defaultNamespace: "t")
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let database = DatabaseController(
             configuration: ServerConfiguration(port: 0, adminToken: "owner"), registry: registry, logger: logger, auth: nil)
@@ -21,7 +21,7 @@ struct RealtimeChannelHandlerTests {
         let loop = NIOAsyncTestingEventLoop()
         let channel = NIOAsyncTestingChannel(loop: loop)
         try await loop.submit {
-            try channel.pipeline.syncOperations.addHandler(RealtimeChannelHandler(controller: controller, namespace: "t", host: "test"))
+            try channel.pipeline.syncOperations.addHandler(RealtimeChannelHandler(controller: controller, namespace: namespace, host: "test"))
         }.get()
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).get()
         return (channel, loop, controller)
@@ -100,6 +100,18 @@ struct RealtimeChannelHandlerTests {
         let late = RealtimeOutbox(byteLimit: 1 << 20) { _ in }
         _ = controller.connections.add(late)
         #expect(late.isClosed)
+    }
+
+    @Test("a namespace that does not exist gets Firebase's shutdown message (clients stop reconnecting), then the close")
+    func unknownNamespace() async throws {
+        let (_, _, controller) = try await connected()
+        let outbox = RealtimeOutbox(byteLimit: 1 << 20) { _ in }
+        let connection = RealtimeConnection(controller: controller, namespace: "nope", host: "test", outbox: outbox, resumeReading: {})
+        await controller.open(connection)
+        var texts: [String] = []
+        for await message in outbox.messages { texts.append(String(buffer: message)) }
+        #expect(texts == [#"{"t":"c","d":{"t":"s","d":"Firebase error. Please ensure that you spelled the name of your Firebase correctly"}}"#])
+        #expect(outbox.isClosed)
     }
 
     @Test("close codes a client may send", arguments: [

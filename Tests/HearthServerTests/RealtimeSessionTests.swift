@@ -21,10 +21,10 @@ struct RealtimeSessionTests {
         init(rules: String? = nil, outboxLimit: Int = 1 << 20, deliveryLimit: Int = 4096, dev: Bool = false) async throws {
             let configuration = ServerConfiguration(port: 0, adminToken: "owner", dev: dev)
             let registry = NamespaceRegistry(
-                factory: MemoryStoreFactory(), clock: { wallClockMillis() }, initialRules: .initial(dev: true))
+                factory: MemoryStoreFactory(), clock: { wallClockMillis() }, initialRules: .initial(dev: true), defaultNamespace: "t")
             let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
             let controller = DatabaseController(configuration: configuration, registry: registry, logger: logger, auth: nil)
-            namespace = try await registry.namespace("t")
+            namespace = try await registry.lease("t").namespace
             if let rules { namespace.replaceRules(try RulesDocument(source: rules)) }
             outbox = RealtimeOutbox(byteLimit: outboxLimit) { _ in }
             session = RealtimeSession(controller: controller, namespace: namespace, outbox: outbox, logger: logger, deliveryLimit: deliveryLimit)

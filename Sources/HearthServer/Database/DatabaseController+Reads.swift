@@ -114,8 +114,10 @@ extension DatabaseController {
         let pretty = parameters["print"] == "pretty"
         do {
             guard case .rest(let target) = try target(head, path: uri.path, parameters: parameters), target.method == .get, !target.isPriority,
-                let namespace = registry.openNamespace(target.namespaceName)
+                let lease = registry.leaseIfOpen(target.namespaceName)
             else { return nil }
+            defer { registry.release(lease) }
+            let namespace = lease.namespace
             let plan = try readPlan(try call(target, namespace: namespace, parameters: parameters), headers: head.headerFields)
             guard let answered = try namespace.database.store.snapshotNow({ reader in try plan.read(reader, rowLimit: Self.inlineRowLimit) }),
                 case let (node, etag)? = answered

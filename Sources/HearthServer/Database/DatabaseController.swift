@@ -69,14 +69,21 @@ struct DatabaseController: Sendable {
         let target: RestTarget
         switch try self.target(request.head, path: request.uri.path, parameters: parameters) {
         case .settings(let name, let segments, let identity):
-            return try await settings(request, segments: segments, identity: identity, namespace: try await namespace(name), parameters: parameters)
+            // Admin only, and checked before the namespace is looked up: nobody else learns which exist.
+            guard case .admin = identity else { throw RestError.permissionDenied }
+            if segments.first == "namespaces" { return try await namespaces(request, segments: segments.dropFirst(), parameters: parameters) }
+            let lease = try await lease(name)
+            defer { registry.release(lease) }
+            return try await settings(request, segments: segments, identity: identity, namespace: lease.namespace, parameters: parameters)
         case .inspect:
             let names = registry.names
             return Responses.json(JSONValue.array(names.map { .object([JSONMember("name", .string($0))]) }).jsonBytes)
         case .rest(let rest):
             target = rest
         }
-        let call = try self.call(target, namespace: try await namespace(target.namespaceName), parameters: parameters)
+        let lease = try await lease(target.namespaceName)
+        defer { registry.release(lease) }
+        let call = try self.call(target, namespace: lease.namespace, parameters: parameters)
         let method = target.method
         if target.isPriority {
             // `.priority` names a node's priority: it can be read, replaced (PUT) and cleared (DELETE),
@@ -192,13 +199,21 @@ struct DatabaseController: Sendable {
             pretty: parameters["print"] == "pretty", silent: parameters["print"] == "silent")
     }
 
-    func namespace(_ name: String) async throws -> Namespace {
+    /// Holds the namespace `name` for a request (release it when the answer is built); an unknown
+    /// one is 404 with Firebase's words, all open ones busy 503.
+    func lease(_ name: String, onDelete: (@Sendable () -> Void)? = nil) async throws(RestError) -> NamespaceLease {
         do {
-            return try await registry.namespace(name)
+            return try await registry.lease(name, onDelete: onDelete)
         } catch {
-            logger.error("cannot open namespace", metadata: ["hearth.ns": "\(name)", "hearth.error": "\(error)"])
-            throw RestError(.serviceUnavailable, "Database unavailable")
+            throw RestError(error)
         }
+    }
+
+    /// Runs `body` with the namespace `name` held (for server code: functions).
+    func withNamespace<R: Sendable>(_ name: String, _ body: (Namespace) async throws -> R) async throws -> R {
+        let lease = try await lease(name)
+        defer { registry.release(lease) }
+        return try await body(lease.namespace)
     }
 
     private func identify(_ headers: HTTPFields, parameters: [String: String]) -> Identity {

@@ -1,5 +1,6 @@
 public import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 public import HearthAuth
 public import HearthCore
 import HearthStore
@@ -33,10 +34,16 @@ public struct AdminDatabase: Sendable {
     /// Given to every write (``WriteRequest/triggerDepth``): the depth of the trigger event being handled.
     var triggerDepth = 0
 
-    private func database(_ namespace: String?) async throws -> Database {
+    /// Runs `body` with the namespace held (it is not closed as idle meanwhile). Outside `--dev` a
+    /// namespace must exist (an admin creates it), as for any client.
+    private func withDatabase<R: Sendable>(_ namespace: String?, _ body: (Database) async throws -> R) async throws -> R {
         let name = namespace ?? defaultNamespace
         guard NamespaceRegistry.isValid(name) else { throw FunctionsError("Invalid namespace \"\(name)\"") }
-        return try await controller.namespace(name).database
+        do {
+            return try await controller.withNamespace(name) { try await body($0.database) }
+        } catch let error as RestError where error.status == .notFound {
+            throw FunctionsError("There is no database \"\(name)\"")
+        }
     }
 
     private static func path(_ text: String) throws -> Path {
@@ -50,7 +57,7 @@ public struct AdminDatabase: Sendable {
     /// The value at `path` (`.null` when absent).
     public func get(_ path: String, namespace: String? = nil) async throws -> JSONValue {
         let p = try Self.path(path)
-        let node = try await database(namespace).store.snapshot { try $0.read(p) }
+        let node = try await withDatabase(namespace) { db in try await db.store.snapshot { try $0.read(p) } }
         return try JSONValue.parse(node.jsonBytes())
     }
 
@@ -98,7 +105,8 @@ public struct AdminDatabase: Sendable {
     public func push(_ path: String, _ value: JSONValue, namespace: String? = nil) async throws -> String {
         let p = try Self.path(path)
         let parsed = try Node.parseWrite(value, depth: p.count + 1)
-        let outcome = try await database(namespace).write(stamped(WriteRequest(path: p, operation: .push(parsed))))
+        let request = stamped(WriteRequest(path: p, operation: .push(parsed)))
+        let outcome = try await withDatabase(namespace) { db in try await db.write(request) }
         guard case .committed(let body, _) = outcome, let name = try JSONValue.parse(body)["name"]?.stringValue else {
             throw FunctionsError("The push did not commit")
         }
@@ -113,7 +121,10 @@ public struct AdminDatabase: Sendable {
         _ path: String, namespace: String? = nil, _ update: @Sendable (JSONValue) throws -> JSONValue?
     ) async throws -> JSONValue? {
         let p = try Self.path(path)
-        let db = try await database(namespace)
+        return try await withDatabase(namespace) { db in try await transaction(p, in: db, update) }
+    }
+
+    private func transaction(_ p: Path, in db: Database, _ update: @Sendable (JSONValue) throws -> JSONValue?) async throws -> JSONValue? {
         for _ in 0..<25 {
             let current = try await db.store.snapshot { try $0.read(p) }
             guard let next = try update(try JSONValue.parse(current.jsonBytes())) else { return nil }
@@ -123,7 +134,7 @@ public struct AdminDatabase: Sendable {
             case .preconditionFailed: continue
             }
         }
-        throw FunctionsError("The transaction at \(path) gave up after 25 attempts: the value kept changing")
+        throw FunctionsError("The transaction at \(p) gave up after 25 attempts: the value kept changing")
     }
 
     /// `request` with this context's trigger depth.
@@ -135,7 +146,8 @@ public struct AdminDatabase: Sendable {
 
     private func write(_ request: WriteRequest, _ namespace: String?) async throws -> Bool {
         do {
-            _ = try await database(namespace).write(stamped(request))
+            let request = stamped(request)
+            _ = try await withDatabase(namespace) { db in try await db.write(request) }
             return true
         } catch is AlreadyApplied {
             return false

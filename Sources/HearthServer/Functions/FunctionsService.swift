@@ -14,10 +14,11 @@ struct FunctionsService: Service {
     static let keyRetentionMillis: Int64 = 30 * 24 * 3_600_000
 
     func run() async throws {
-        // Namespaces with triggers open now, so events left from before a restart are delivered.
+        // Namespaces with triggers open now (the app's code declares them: they are created if
+        // absent) and stay open, so events left from before a restart are delivered.
         for name in runtime.triggerNamespaces {
             do {
-                let store = try await registry.namespace(name).database.store
+                let store = try await registry.pin(name).database.store
                 // Idempotency keys are kept for 30 days: far longer than any retry schedule.
                 let cutoff = wallClockMillis() - Self.keyRetentionMillis
                 try await store.write { try $0.forgetKeys(claimedBefore: cutoff) }
@@ -76,13 +77,13 @@ struct NamespaceScheduleState: ScheduleStateStore {
 
     func lastScheduledTime(job: String) async throws -> Date? {
         let key = key(job)
-        let text = try await registry.namespace(namespace).database.store.snapshot { try $0.setting(key) }
+        let text = try await registry.withNamespace(namespace) { ns in try await ns.database.store.snapshot { try $0.setting(key) } }
         return text.flatMap(Int64.init).map { Date(timeIntervalSince1970: Double($0) / 1000) }
     }
 
     func recordStart(job: String, scheduled: Date) async throws {
         let key = key(job)
         let millis = String(Int64((scheduled.timeIntervalSince1970 * 1000).rounded()))
-        try await registry.namespace(namespace).database.store.write { try $0.setSetting(key, millis) }
+        try await registry.withNamespace(namespace) { ns in try await ns.database.store.write { try $0.setSetting(key, millis) } }
     }
 }

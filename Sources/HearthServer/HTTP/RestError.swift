@@ -20,3 +20,15 @@ struct RestError: Error, Sendable {
         RestError(.unauthorized, "Permission denied", ruleReason: reason)
     }
 }
+
+extension RestError {
+    /// How a namespace that cannot be had is answered.
+    init(_ error: NamespaceError) {
+        switch error.code {
+        case .notFound: self.init(.notFound, error.message)
+        case .exists: self.init(.conflict, error.message)
+        case .busy, .unavailable: self.init(.serviceUnavailable, error.message)
+        case .invalid: self.init(.badRequest, error.message)
+        }
+    }
+}

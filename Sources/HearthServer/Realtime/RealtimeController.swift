@@ -55,24 +55,35 @@ struct RealtimeController: Sendable {
     }
 
     /// Starts the session for a connection that just opened (from its first work item).
+    ///
+    /// The connection holds its namespace until it closes, and is closed if the namespace is
+    /// deleted. For a namespace that does not exist the server sends the shutdown message
+    /// (`{"t":"c","d":{"t":"s","d":<reason>}}`, after which Firebase's clients stop reconnecting)
+    /// with Firebase's reason text, and closes.
     func open(_ connection: RealtimeConnection) async {
-        do {
-            let namespace = try await database.namespace(connection.namespaceName)
-            let session = RealtimeSession(controller: database, namespace: namespace, outbox: connection.outbox, logger: logger)
-            connection.started(session, registration: connections.add(connection.outbox))
+        let outbox = connection.outbox
+        do throws(NamespaceError) {
+            let lease = try await database.registry.lease(connection.namespaceName, onDelete: { outbox.close() })
+            let session = RealtimeSession(controller: database, namespace: lease.namespace, outbox: connection.outbox, logger: logger)
+            connection.started(session, registration: connections.add(connection.outbox), lease: lease)
             connection.outbox.send(
                 RealtimeMessage.handshake(timestamp: wallClockMillis(), host: connection.host, session: RealtimeConnections.sessionID()))
+        } catch where error.code == .notFound {
+            connection.outbox.send(RealtimeMessage.control(type: "s", payload: .string(error.message)))
+            connection.outbox.close()
         } catch {
-            connection.outbox.send(RealtimeMessage.error("Database unavailable"))
+            connection.outbox.send(RealtimeMessage.error(error.code == .busy ? error.message : "Database unavailable"))
             connection.outbox.close()
         }
     }
 
-    /// The socket closed: runs the session's onDisconnect queue, then forgets the connection.
+    /// The socket closed: runs the session's onDisconnect queue, then forgets the connection and
+    /// lets go of its namespace.
     func closed(_ connection: RealtimeConnection) async {
-        guard let (session, registration) = connection.ended() else { return }
+        guard let (session, registration, lease) = connection.ended() else { return }
         await session.disconnected()
         connections.remove(registration)
+        database.registry.release(lease)
     }
 }
 
@@ -93,7 +104,7 @@ final class RealtimeConnection: Sendable {
     let work: SerialWork<(RealtimeConnection, RealtimeInput)>
     /// Turns reading from the socket back on (set by the handler; called off the event loop).
     let resumeReading: @Sendable () -> Void
-    private let state = Mutex<(session: RealtimeSession?, registration: Int, readingPaused: Bool)>((nil, 0, false))
+    private let state = Mutex<(session: RealtimeSession?, registration: Int, lease: NamespaceLease?, readingPaused: Bool)>((nil, 0, nil, false))
 
     init(
         controller: RealtimeController, namespace: String, host: String, outbox: RealtimeOutbox,
@@ -108,16 +119,17 @@ final class RealtimeConnection: Sendable {
         work = SerialWork(limit: 1 << 16) { connection, input in await connection.handle(input) }
     }
 
-    func started(_ session: RealtimeSession, registration: Int) {
-        state.withLock { $0 = (session, registration, $0.readingPaused) }
+    func started(_ session: RealtimeSession, registration: Int, lease: NamespaceLease) {
+        state.withLock { $0 = (session, registration, lease, $0.readingPaused) }
     }
 
-    /// The session and its registration, once (nil if it never started or already ended).
-    func ended() -> (RealtimeSession, Int)? {
+    /// The session, its registration and its namespace lease, once (nil if it never started or already ended).
+    func ended() -> (RealtimeSession, Int, NamespaceLease)? {
         state.withLock { s in
-            guard let session = s.session else { return nil }
+            guard let session = s.session, let lease = s.lease else { return nil }
             s.session = nil
-            return (session, s.registration)
+            s.lease = nil
+            return (session, s.registration, lease)
         }
     }
 
