@@ -386,9 +386,23 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
 def test_counts_survive_a_restart_and_the_cli_reads_them(tmp_path):
     data_dir = tmp_path / "data"
     write_config(data_dir)
-    with hearth_process([], data_dir, tmp_path / "first.log", probe="/.well-known/assetlinks.json") as (url, _, _):
-        made = make(url, {"dynamicLinkInfo": {"domainUriPrefix": "https://example.com/links", "link": "https://app.example.com/cli",
-                                              "inviter": "u7"}, "suffix": {"option": "SHORT"}})
+    # Outside --dev links may point only at the link domains' and authorized domains' hosts.
+    with hearth_process(["--authorized-domains", "app.example.com"], data_dir, tmp_path / "first.log",
+                        probe="/.well-known/assetlinks.json") as (url, _, _):
+        body = {"dynamicLinkInfo": {"domainUriPrefix": "https://example.com/links", "link": "https://app.example.com/cli",
+                                    "inviter": "u7"}, "suffix": {"option": "SHORT"}}
+        # Outside --dev an API key alone may not make links: the admin (or a signed-in user) does.
+        assert create(url, body).status_code == 401
+        admin = {"Authorization": "Bearer " + (data_dir / "admin-token").read_text().strip()}
+        resp = create(url, body, headers=admin)
+        assert resp.status_code == 200, resp.text
+        made = resp.json()
+        refused = create(url, {"dynamicLinkInfo": {"domainUriPrefix": "https://example.com/links", "link": "https://evil.example/"}},
+                         headers=admin)
+        assert refused.status_code == 400 and refused.json()["error"]["status"] == "INVALID_ARGUMENT"
+        # The long-link form on the link domain no longer redirects off the allowed hosts.
+        bounced = get(url, "/links/", DESKTOP, host="example.com", link="https://app.example.com/x", ofl="https://evil.example/")
+        assert bounced.status_code == 400 and "Location" not in bounced.headers
         path = local_path(made["shortLink"])
         for _ in range(4):
             assert get(url, path, DESKTOP, host="example.com").status_code == 302
@@ -413,7 +427,8 @@ def test_counts_survive_a_restart_and_the_cli_reads_them(tmp_path):
     offline = created.stdout.strip()
     assert offline.startswith("https://example.com/links/") and "UNRECOGNIZED_PARAM" in created.stderr
     # The server serves a link made offline.
-    with hearth_process([], data_dir, tmp_path / "second.log", probe="/.well-known/assetlinks.json") as (url, _, _):
+    with hearth_process(["--authorized-domains", "app.example.com"], data_dir, tmp_path / "second.log",
+                        probe="/.well-known/assetlinks.json") as (url, _, _):
         r = get(url, local_path(offline), DESKTOP, host="example.com")
         assert r.status_code == 302 and r.headers["Location"] == "https://app.example.com/offline"
         token = (data_dir / "admin-token").read_text().strip()

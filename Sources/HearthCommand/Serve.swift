@@ -53,6 +53,10 @@ struct Serve: AsyncParsableCommand {
     var maxOpenDatabases: Int?
     @Option(help: "Seconds a database may go unused before it is closed (default 120).")
     var databaseIdleSeconds: Int?
+    @Option(help: "A pattern (RE2, matched against the whole URL) that deep links and web fallbacks of short links may match (repeatable; config links.allow). Without one, only the link domains' and authorized domains' hosts are allowed outside --dev.")
+    var linkAllow: [String] = []
+    @Flag(help: "Let anyone with an API key make short links, as Firebase did; otherwise outside --dev only the admin and signed-in users (HEARTH_LINKS_PUBLIC_CREATE).")
+    var linksPublicCreate = false
 
     func resolve() throws -> Settings {
         let env = ProcessInfo.processInfo.environment
@@ -93,7 +97,10 @@ struct Serve: AsyncParsableCommand {
         if let smtpFrom { s.smtp.from = smtpFrom }
         if let smtpCaFile { s.smtp.caFile = smtpCaFile }
         if let linkDomains { s.links.domains = Settings.rawList(linkDomains) }
+        if !linkAllow.isEmpty { s.links.allow = linkAllow }
+        if linksPublicCreate { s.links.publicCreate = true }
         _ = try s.links.checkedDomains()
+        _ = try s.links.allowlist(dev: s.dev, authorizedHosts: [])
         return s
     }
 
@@ -206,7 +213,7 @@ struct Serve: AsyncParsableCommand {
             host: settings.host, port: settings.port, defaultNamespace: settings.project, adminToken: adminToken,
             maxBodyBytes: settings.maxBodyBytes, indexPolicy: settings.indexPolicy ?? (settings.dev ? .scan : .enforce),
             dev: settings.dev, publicURL: publicURL, trustedProxies: trustedProxies, maxOpenNamespaces: maxOpenDatabases ?? 64,
-            namespaceIdleSeconds: databaseIdleSeconds ?? 120)
+            namespaceIdleSeconds: databaseIdleSeconds ?? 120, linksPublicCreate: settings.links.publicCreate)
         let storage: StorageService
         // Small uploads spend their time in fsync; more threads than cores let many wait at once.
         let filePool = NIOThreadPool(numberOfThreads: 16)
@@ -236,9 +243,12 @@ struct Serve: AsyncParsableCommand {
         do {
             let domains = try settings.links.checkedDomains()
             if !domains.isEmpty { logger.info("short links on \(domains.map(\.prefix).joined(separator: ", "))") }
+            var authorizedHosts = Set(settings.authorizedDomains.map { $0.lowercased() })
+            if let publicURL, let host = URL(string: publicURL)?.host { authorizedHosts.insert(host.lowercased()) }
+            let allowlist = try settings.links.allowlist(dev: settings.dev, authorizedHosts: authorizedHosts)
             links = LinkService(
                 store: try SQLiteLinkStore(path: "\(folder)/\(settings.project).links.sqlite", durable: durability == .full), domains: domains,
-                appleAppSiteAssociation: settings.links.appleAppSiteAssociation, assetLinks: settings.links.assetLinks)
+                appleAppSiteAssociation: settings.links.appleAppSiteAssociation, assetLinks: settings.links.assetLinks, allowlist: allowlist)
         } catch let failure as Settings.Failure {
             throw fail("\(failure)", .badConfiguration)
         } catch {

@@ -10,6 +10,12 @@ extension Settings {
         /// The JSON of `/.well-known/apple-app-site-association` and `/.well-known/assetlinks.json`.
         var appleAppSiteAssociation: [UInt8]?
         var assetLinks: [UInt8]?
+        /// RE2 patterns a deep link or web fallback must match whole (`--link-allow`); none = the
+        /// link domains' and authorized domains' hosts only (anything in `--dev`).
+        var allow: [String] = []
+        /// Anyone with an API key may make links (`--links-public-create`); otherwise outside `--dev`
+        /// only the admin and signed-in users.
+        var publicCreate = false
 
         /// `"links": {"domains": [...], "appleAppSiteAssociation": <JSON or "path">, "assetLinks": <JSON or "path">}`;
         /// a relative path is relative to the config file's folder.
@@ -26,6 +32,12 @@ extension Settings {
                     appleAppSiteAssociation = try Self.document(value, name: "links.appleAppSiteAssociation", relativeTo: folder)
                 case ("assetLinks", let value):
                     assetLinks = try Self.document(value, name: "links.assetLinks", relativeTo: folder)
+                case ("allow", .array(let items)):
+                    allow = try items.map {
+                        guard let s = $0.stringValue, !s.isEmpty else { throw Failure(description: "config file \(path): links.allow holds patterns (strings)") }
+                        return s
+                    }
+                case ("publicCreate", .bool(let on)): publicCreate = on
                 default: throw Failure(description: "config file \(path): unknown or mistyped setting \"links.\(m.key)\"")
                 }
             }
@@ -46,6 +58,21 @@ extension Settings {
                 }
                 return json.jsonBytes
             default: throw Failure(description: "\(name) must be a JSON object, an array or a file path")
+            }
+        }
+
+        /// The allowlist: the patterns compiled (a bad one fails the start), or without patterns the
+        /// hosts of the link domains and of `authorizedHosts`; everything in `--dev`.
+        func allowlist(dev: Bool, authorizedHosts: Set<String>) throws -> LinkAllowlist {
+            if dev && allow.isEmpty { return .any }
+            var hosts = authorizedHosts
+            for d in try checkedDomains() {
+                if let host = URL(string: d.prefix)?.host { hosts.insert(host.lowercased()) }
+            }
+            do {
+                return try LinkAllowlist(patterns: allow, hosts: hosts)
+            } catch {
+                throw Failure(description: "a --link-allow pattern does not compile: \(error)")
             }
         }
 

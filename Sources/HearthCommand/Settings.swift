@@ -163,6 +163,7 @@ struct Settings {
         if let v = env["HEARTH_PUBLIC_URL"] { publicURL = v }
         if let v = env["HEARTH_AUTHORIZED_DOMAINS"] { authorizedDomains = Self.list(v) }
         if let v = env["HEARTH_LINK_DOMAINS"] { links.domains = Self.rawList(v) }
+        if let v = env["HEARTH_LINKS_PUBLIC_CREATE"] { links.publicCreate = v == "1" || v == "true" }
         if let v = env["HEARTH_APPLE_CLIENT_IDS"] { appleClientIDs = Self.rawList(v) }
         if let v = env["HEARTH_GOOGLE_CLIENT_IDS"] { googleClientIDs = Self.rawList(v) }
         try smtp.apply(environment: env)

@@ -56,7 +56,7 @@ public struct HearthServer: Sendable {
                 },
                 logger: logger)
         }
-        self.links = links.map { LinksController(service: $0, configuration: configuration, logger: logger) }
+        self.links = links.map { LinksController(service: $0, configuration: configuration, auth: auth, logger: logger) }
         let wallClock: @Sendable () -> Int64 = clock
         self.configuration = configuration
         self.logger = logger

@@ -39,6 +39,9 @@ public struct ServerConfiguration: Sendable {
     public var maxOpenNamespaces: Int
     /// Seconds a database may go unused (no request, no listener, no connection) before it is closed.
     public var namespaceIdleSeconds: Int
+    /// Let anyone with an API key make short links, as Firebase did. Off, outside `--dev` only the
+    /// admin and signed-in users (a valid ID token) may (`--links-public-create`).
+    public var linksPublicCreate: Bool
 
     public init(
         host: String = "127.0.0.1",
@@ -53,8 +56,10 @@ public struct ServerConfiguration: Sendable {
         inlineAnswers: Bool = true,
         trustedProxies: TrustedProxies = TrustedProxies(),
         maxOpenNamespaces: Int = 64,
-        namespaceIdleSeconds: Int = 120
+        namespaceIdleSeconds: Int = 120,
+        linksPublicCreate: Bool = false
     ) {
+        self.linksPublicCreate = linksPublicCreate
         self.maxOpenNamespaces = maxOpenNamespaces
         self.namespaceIdleSeconds = namespaceIdleSeconds
         self.inlineAnswers = inlineAnswers

@@ -137,8 +137,14 @@ struct LinksRouterTests {
                 ("/v1/shortLinks?key=k", "not json", .badRequest, "INVALID_ARGUMENT"),
                 ("/v1/reopenAttribution?key=k", #"{"requestedLink":"https://ex.page.link/none"}"#, .notFound, "NOT_FOUND"),
             ]
-            for (uri, body, status, rpc) in cases {
-                let (s, text, _) = try await client.send(.post, uri, body, headers: Self.json)
+            // Outside --dev an API key alone does not make links (the admin or a signed-in user does).
+            let (keyOnly, keyOnlyText, _) = try await client.send(
+                .post, "/v1/shortLinks?key=k", #"{"longDynamicLink":"https://ex.page.link/?link=https://e.com/"}"#, headers: Self.json)
+            #expect(keyOnly == .unauthorized)
+            #expect(try JSONValue.parse(keyOnlyText)["error"]?["status"]?.stringValue == "UNAUTHENTICATED")
+            for (index, (uri, body, status, rpc)) in cases.enumerated() {
+                // The first case is the request without any credential; the others are the admin's.
+                let (s, text, _) = try await client.send(.post, uri, body, headers: index == 0 ? Self.json : Self.json + admin)
                 #expect(s == status, "\(uri) \(body): \(text)")
                 let error = try JSONValue.parse(text)["error"]
                 #expect(error?["status"]?.stringValue == rpc, "\(body)")

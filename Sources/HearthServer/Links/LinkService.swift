@@ -21,16 +21,19 @@ public struct LinkService: Sendable {
     /// JSON served at `/.well-known/apple-app-site-association` and `/.well-known/assetlinks.json` (nil: 404).
     public let appleAppSiteAssociation: [UInt8]?
     public let assetLinks: [UInt8]?
+    /// Where links may send people (checked when a link is made and when it is served).
+    public let allowlist: LinkAllowlist
 
     public init(
         store: any LinkStore, domains: [LinkDomain], appleAppSiteAssociation: [UInt8]? = nil, assetLinks: [UInt8]? = nil,
-        suffixes: LinkSuffixGenerator = LinkSuffixGenerator(),
+        allowlist: LinkAllowlist = .any, suffixes: LinkSuffixGenerator = LinkSuffixGenerator(),
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         self.store = store
         self.domains = domains
         self.appleAppSiteAssociation = appleAppSiteAssociation
         self.assetLinks = assetLinks
+        self.allowlist = allowlist
         self.suffixes = suffixes
         self.clock = clock
     }
@@ -136,6 +139,9 @@ public struct LinkService: Sendable {
         }
         link.prefix = domain.prefix
         try check(link: link)
+        if let refused = allowlist.refused(link) {
+            throw LinkError(.invalidArgument, "Link \(refused.prefix(200)) is not allowed by this project's URL allowlist (--link-allow)")
+        }
         if let inviter {
             guard !inviter.isEmpty, inviter.utf8.count <= 128, !inviter.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
                 throw LinkError(.invalidArgument, "inviter must be a uid of 1-128 bytes without control characters")

@@ -75,6 +75,11 @@ extension LinksController {
     }
 
     private func respond(_ request: Request, _ link: DynamicLink, record: LinkRecord?, query: String?) -> Response {
+        // Also for stored links: one made before the allowlist was set must not redirect outside it.
+        if service.allowlist.refused(link) != nil {
+            return Self.page(
+                status: .badRequest, "<!DOCTYPE html><title>Link not allowed</title><p>This link points somewhere this site does not send visitors.</p>\n")
+        }
         let visitor = LinkVisitor(userAgent: request.headers[.userAgent])
         let debug = query.map { linkQueryPairs($0).contains { $0.name == "d" && $0.value == "1" } } ?? false
         let url = record?.shortLink ?? link.longLink

@@ -1,4 +1,5 @@
 import HTTPTypes
+import HearthAuth
 import HearthCore
 import HearthStore
 import Hummingbird
@@ -12,6 +13,9 @@ import NIOCore
 struct LinksController: Sendable {
     let service: LinkService
     let configuration: ServerConfiguration
+    /// Verifies the ID tokens of users who make links (nil: only the admin may, outside `--dev`).
+    let auth: AuthService?
+    let tokens = TokenCache()
     let logger: Logger
     /// Paths of configured prefixes that have one (`/links` for `https://ex.com/links`).
     let prefixPaths: Set<Substring>
@@ -22,9 +26,10 @@ struct LinksController: Sendable {
     /// Largest create/attribution request body.
     static let maxBodyBytes = 64 * 1024
 
-    init(service: LinkService, configuration: ServerConfiguration, logger: Logger) {
+    init(service: LinkService, configuration: ServerConfiguration, auth: AuthService? = nil, logger: Logger) {
         self.service = service
         self.configuration = configuration
+        self.auth = auth
         self.logger = logger
         prefixPaths = Set(service.domains.map { Substring($0.path) }.filter { !$0.isEmpty })
         prefixHosts = Dictionary(
@@ -66,7 +71,9 @@ struct LinksController: Sendable {
         let parameters = parseQueryString(request.uri.query)
         try requireKey(request, parameters)
         switch path {
-        case "/v1/shortLinks": return try await create(request)
+        case "/v1/shortLinks":
+            try requireCreator(request)
+            return try await create(request)
         case "/v1/reopenAttribution": return try await reopenAttribution(request)
         case "/v1/installAttribution":
             _ = try await body(request)
@@ -86,6 +93,19 @@ struct LinksController: Sendable {
     }
 
     func isAdmin(_ request: Request) -> Bool { configuration.isAdminToken(request.authorizationToken()) }
+
+    /// Outside `--dev`, links are made by the admin or a signed-in user (`Authorization: Bearer
+    /// <ID token>`), unless `--links-public-create` lets anyone with an API key, as Firebase did.
+    private func requireCreator(_ request: Request) throws {
+        if configuration.dev || configuration.linksPublicCreate || isAdmin(request) { return }
+        guard let token = request.authorizationToken(schemes: ["bearer", "firebase"]),
+            tokens.authVariable(for: token, verifier: auth, acceptUnsigned: false) != nil
+        else {
+            throw AuthController.PlatformError(
+                status: 401, message: "Making short links needs a signed-in user: send Authorization: Bearer <ID token>",
+                reason: "authError", rpcStatus: "UNAUTHENTICATED")
+        }
+    }
 
     private func body(_ request: Request) async throws -> ByteBuffer {
         do {
