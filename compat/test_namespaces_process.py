@@ -111,4 +111,4 @@ def test_dev_keeps_creating_on_first_use_with_a_bounded_number_open(tmp_path):
             # Closed ones open again with their data.
             for i in (0, 57, 119):
                 assert http.get(f"{url}/v.json?ns=d{i}").json() == i
-        assert len({f for f in sqlite_files(data_dir) if f.startswith("d")}) == 120
+        assert {f for f in sqlite_files(data_dir) if f[1:-len(".sqlite")].isdigit()} == {f"d{i}.sqlite" for i in range(120)}
