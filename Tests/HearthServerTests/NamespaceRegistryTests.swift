@@ -144,6 +144,19 @@ struct NamespaceRegistryTests {
         await registry.closeAll()
     }
 
+    @Test("a namespace a function's trigger declares is created locked and never closed as idle")
+    func pinned() async throws {
+        let factory = CountingStoreFactory()
+        let clock = StepClock()
+        let registry = registry(factory, clock: clock)
+        let namespace = try await registry.pin("triggers")
+        #expect(namespace.rules.source == RulesDocument.denyAll.source)
+        clock.advance(3_600_000)
+        #expect(await registry.closeIdle() == [])
+        #expect(registry.names == ["demo", "triggers"])
+        await registry.closeAll()
+    }
+
     @Test("deleting ends the holders that asked, removes the data and answers not found after")
     func delete() async throws {
         let factory = CountingStoreFactory()

@@ -181,10 +181,17 @@ final class NamespaceRegistry: Sendable {
         return try await body(lease.namespace)
     }
 
-    /// Opens `name` (creating it: only for server code that declares it, such as a function's
-    /// database trigger) and keeps it open for the server's lifetime.
-    func pin(_ name: String) async throws -> Namespace {
-        state.withLock { s in _ = s.known.insert(name) }
+    /// Opens `name` and keeps it open for the server's lifetime (a namespace whose outbox a
+    /// function's database trigger reads). The app's code declares it, so it is created when
+    /// absent, locked like one the admin creates (in `--dev`, on first use with open rules).
+    func pin(_ name: String) async throws(NamespaceError) -> Namespace {
+        if !limits.createOnFirstUse && !state.withLock({ $0.known.contains(name) }) {
+            do {
+                try await create(name, rules: nil)
+            } catch where error.code == .exists {
+                // Found on disk, or created meanwhile.
+            }
+        }
         let lease = try await lease(name)
         state.withLock { s in s.open[name]?.pinned = true }
         release(lease)
