@@ -138,6 +138,8 @@ struct AuthController: Sendable {
             } else {
                 throw PlatformError.notFound
             }
+        } else if let rest = path.dropPrefix(Self.v2Prefix), let operation = Self.v2Operation(rest) {
+            throw PlatformError(status: 501, message: "\(operation) is not implemented", reason: "notImplemented", rpcStatus: "NOT_IMPLEMENTED")
         } else {
             throw PlatformError.notFound
         }
