@@ -2,6 +2,7 @@ import HearthWire
 import Logging
 import NIOCore
 import NIOWebSocket
+import Synchronization
 
 /// The WebSocket side of a realtime connection, on its event loop: joins fragments into messages
 /// and realtime split messages into whole ones, answers pings, pings the client to find dead
@@ -16,7 +17,14 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
     private var connection: RealtimeConnection?
     /// A message whose WebSocket fragments are still arriving (binary ones are dropped at the end).
     private var fragments: (bytes: ByteBuffer, isText: Bool)?
-    private var assembler = RealtimeFrameAssembler()
+    /// Split messages are assembled up to the signed-in bound; the handler holds a connection that
+    /// has not signed in to ``RealtimeController/maxMessageBytes`` itself.
+    private var assembler = RealtimeFrameAssembler(maxMessageBytes: RealtimeController.maxSignedInMessageBytes)
+    /// Bytes of unfinished messages taken from the server-wide budget.
+    private var reserved = 0
+    /// A message passed the bound for a connection that has not signed in: reading is paused until
+    /// the messages before it (an `auth` among them, perhaps) have been handled.
+    private var awaitingSignInCheck = false
     private var pinger: RepeatedTask?
     private var awaitingPong = false
     /// The server sent its close frame.
@@ -41,7 +49,10 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
             loop.execute { handler.value.serverClosed(context: contextBox.value, tooSlow: tooSlow) }
         }
         let connection = RealtimeConnection(controller: controller, namespace: namespace, host: host, outbox: outbox) {
-            loop.execute { try? channel.syncOptions?.setOption(.autoRead, value: true) }
+            loop.execute {
+                guard !handler.value.awaitingSignInCheck else { return }
+                try? channel.syncOptions?.setOption(.autoRead, value: true)
+            }
         }
         self.connection = connection
         connection.work.add((connection, .open))
@@ -78,6 +89,8 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
     private func ended() {
         pinger?.cancel()
         pinger = nil
+        fragments = nil
+        hold(0)
         guard let connection else { return }
         self.connection = nil
         connection.outbox.close()
@@ -93,6 +106,7 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
             guard fragments == nil else { return protocolError(context: context) }
             if !frame.fin {
                 fragments = (frame.unmaskedData, frame.opcode == .text)
+                guard holdPartial(context: context) else { return }
             } else if frame.opcode == .text {
                 received(frame.unmaskedData, context: context)
             }  // Binary messages carry nothing in this protocol.
@@ -106,9 +120,10 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
             joined.writeBuffer(&piece)
             if frame.fin {
                 fragments = nil
-                if isText { received(joined, context: context) }
+                if isText { received(joined, context: context) } else { _ = holdPartial(context: context) }
             } else {
                 fragments = (joined, isText)
+                guard holdPartial(context: context) else { return }
             }
         case .ping:
             guard !closing else { return }
@@ -153,7 +168,10 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
         guard let connection, !closing else { return }
         let text = String(buffer: bytes)
         do {
-            guard let complete = try assembler.receive(text) else { return }
+            let complete = try assembler.receive(text)
+            guard holdPartial(context: context, message: complete?.utf8.count ?? 0), let complete else { return }
+            // Larger than a connection that has not signed in may send: the session handles it
+            // only if the connection has signed in by then (checked again in its turn).
             connection.work.add((connection, .message(complete)))
             if connection.shouldPauseReading() { try? context.channel.syncOptions?.setOption(.autoRead, value: false) }
         } catch {
@@ -161,6 +179,70 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
             controller.logger.debug("realtime connection ended", metadata: ["hearth.error": "\(error)"])
             protocolError(context: context)
         }
+    }
+
+    /// Takes what the unfinished message (fragments and split chunks) now holds from the
+    /// server-wide budget, and bounds it (or the `message` just completed) for a connection that
+    /// has not signed in. False when the connection is closing.
+    private func holdPartial(context: ChannelHandlerContext, message: Int = 0) -> Bool {
+        guard !closing else {
+            fragments = nil
+            hold(0)
+            return false
+        }
+        let held = assembler.bufferedBytes + (fragments?.bytes.readableBytes ?? 0)
+        guard hold(held) else {
+            controller.logger.notice("realtime partial messages over the server's budget; closing a connection")
+            close(context: context, code: WebSocketErrorCode(codeNumber: 1013), reason: "Server busy")
+            return false
+        }
+        guard max(held, message) > RealtimeController.maxMessageBytes, let connection, !connection.signedIn.load(ordering: .relaxed) else {
+            return true
+        }
+        if !awaitingSignInCheck {
+            // An `auth` may be waiting ahead of this message: stop reading, and decide once the
+            // messages before it have been handled.
+            awaitingSignInCheck = true
+            try? context.channel.syncOptions?.setOption(.autoRead, value: false)
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let contextBox = NIOLoopBound(context, eventLoop: context.eventLoop)
+            let loop = context.eventLoop
+            connection.work.add((connection, .signInCheck({ signedIn in
+                loop.execute { handler.value.signInChecked(signedIn, context: contextBox.value) }
+            })))
+        } else if held > RealtimeController.maxMessageBytes + Self.readSlack {
+            // Paused reading still delivers what was already read; more than that is a bug or a trick.
+            close(context: context, code: .messageTooLarge)
+            return false
+        }
+        return true
+    }
+
+    /// What may still arrive after reading paused: the rest of the last read.
+    static let readSlack = 256 << 10
+
+    /// The answer to a sign-in check: go on reading, or close a connection that has not signed in
+    /// and sends more than it may.
+    private func signInChecked(_ signedIn: Bool, context: ChannelHandlerContext) {
+        awaitingSignInCheck = false
+        guard let connection, !closing else { return }
+        if signedIn {
+            if !connection.isReadingPaused { try? context.channel.syncOptions?.setOption(.autoRead, value: true) }
+        } else {
+            close(context: context, code: .messageTooLarge)
+        }
+    }
+
+    /// Sets this connection's share of the budget to `bytes`; false when the budget has no room.
+    @discardableResult
+    private func hold(_ bytes: Int) -> Bool {
+        if bytes > reserved {
+            guard controller.partialMessages.reserve(bytes - reserved) else { return false }
+        } else if bytes < reserved {
+            controller.partialMessages.release(reserved - bytes)
+        }
+        reserved = bytes
+        return true
     }
 
     /// Every ping interval: a peer that did not answer the last ping is gone.
@@ -196,6 +278,10 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
         guard !closing else { return }
         closing = true
         connection?.outbox.discard()
+        // Nothing more is read: what was held of an unfinished message goes now.
+        fragments = nil
+        assembler = RealtimeFrameAssembler(maxMessageBytes: RealtimeController.maxSignedInMessageBytes)
+        hold(0)
         var data = context.channel.allocator.buffer(capacity: 2 + (reason?.utf8.count ?? 0))
         if let code { data.write(webSocketErrorCode: code) }
         if let reason { data.writeString(reason) }

@@ -21,8 +21,14 @@ struct RealtimeController: Sendable {
     let drains = EventLoopDrains()
     /// Bytes queued for one client before it is disconnected as too slow.
     var outboxLimit = 8 << 20
-    /// Largest client message (after joining WebSocket fragments) and largest frame.
+    /// What all connections together may hold of messages still arriving.
+    var partialMessages = PartialMessageBudget(limit: ServerConfiguration.defaultRealtimePartialBytes)
+    /// Largest client message (after joining WebSocket fragments and realtime split messages)
+    /// from a connection that has not signed in, and largest WebSocket frame.
     static let maxMessageBytes = 1 << 20
+    /// Largest client message once the connection signed in (`auth`/`gauth` accepted): the
+    /// largest write Firebase takes from its SDKs.
+    static let maxSignedInMessageBytes = 16 << 20
     /// Client messages waiting to be handled before the server stops reading from the socket.
     static let inboundHighWater = 64
     /// WebSocket pings find dead peers: one every this often, and a peer that has not answered
@@ -64,7 +70,9 @@ struct RealtimeController: Sendable {
         let outbox = connection.outbox
         do throws(NamespaceError) {
             let lease = try await database.registry.lease(connection.namespaceName, onDelete: { outbox.close() })
-            let session = RealtimeSession(controller: database, namespace: lease.namespace, outbox: connection.outbox, logger: logger)
+            let session = RealtimeSession(
+                controller: database, namespace: lease.namespace, outbox: connection.outbox, logger: logger,
+                signedIn: { [weak connection] in connection?.signedIn.store($0, ordering: .relaxed) })
             connection.started(session, registration: connections.add(connection.outbox), lease: lease)
             connection.outbox.send(
                 RealtimeMessage.handshake(timestamp: wallClockMillis(), host: connection.host, session: RealtimeConnections.sessionID()))
@@ -90,7 +98,12 @@ struct RealtimeController: Sendable {
 /// What a realtime connection's work task handles, in order.
 enum RealtimeInput: Sendable {
     case open
+    /// A client message; one larger than ``RealtimeController/maxMessageBytes`` is handled only if
+    /// the connection has signed in by the time its turn comes.
     case message(String)
+    /// Called with whether the connection has signed in, once every message before it was handled
+    /// (so an `auth` sent just before a large message counts).
+    case signInCheck(@Sendable (Bool) -> Void)
     case closed
 }
 
@@ -105,6 +118,8 @@ final class RealtimeConnection: Sendable {
     /// Turns reading from the socket back on (set by the handler; called off the event loop).
     let resumeReading: @Sendable () -> Void
     private let state = Mutex<(session: RealtimeSession?, registration: Int, lease: NamespaceLease?, readingPaused: Bool)>((nil, 0, nil, false))
+    /// Whether the session's credential was accepted (set by the session, read on the event loop).
+    let signedIn = Atomic(false)
 
     init(
         controller: RealtimeController, namespace: String, host: String, outbox: RealtimeOutbox,
@@ -133,6 +148,9 @@ final class RealtimeConnection: Sendable {
         }
     }
 
+    /// Whether reading is paused because too many messages wait.
+    var isReadingPaused: Bool { state.withLock { $0.readingPaused } }
+
     /// On the event loop: whether reading should pause now (and remember that it did).
     func shouldPauseReading() -> Bool {
         state.withLock { s in
@@ -146,8 +164,14 @@ final class RealtimeConnection: Sendable {
         switch input {
         case .open:
             await controller.open(self)
+        case .signInCheck(let answer):
+            answer(signedIn.load(ordering: .relaxed))
         case .message(let text):
-            if let session = state.withLock({ $0.session }), !outbox.isClosed { await session.receive(text) }
+            if let session = state.withLock({ $0.session }), !outbox.isClosed,
+                text.utf8.count <= RealtimeController.maxMessageBytes || signedIn.load(ordering: .relaxed)
+            {
+                await session.receive(text)
+            }
             let resume = state.withLock { s -> Bool in
                 guard s.readingPaused, work.waiting < RealtimeController.inboundHighWater / 4 else { return false }
                 s.readingPaused = false

@@ -34,11 +34,14 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
     let inline: InlineResponseHandler.Answer?
     /// Counts the requests `inline` answered.
     let inlineCount: InlineCount?
+    /// Head and idle timeouts, and the longest request head.
+    let limits: RequestHeadLimits
 
     init(
         responder: @escaping Responder, realtime: RealtimeController, inline: InlineResponseHandler.Answer? = nil,
-        inlineCount: InlineCount? = nil
+        inlineCount: InlineCount? = nil, limits: RequestHeadLimits = RequestHeadLimits()
     ) {
+        self.limits = limits
         self.realtime = realtime
         self.inline = inline
         self.inlineCount = inlineCount
@@ -56,11 +59,16 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
 
     private struct RedirectedUpgrade: Error {}
 
+    /// Pipeline names of the handlers that guard request heads (removed when a WebSocket takes over).
+    static let headWatcherName = "hearth.request-line-watcher"
+    static let headGuardName = "hearth.request-head-guard"
+
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let realtime = self.realtime
             let inline = self.inline
             let inlineCount = self.inlineCount
+            let limits = self.limits
             let attempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                 maxFrameSize: RealtimeController.maxMessageBytes,
@@ -71,6 +79,9 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
                 upgradePipelineHandler: { channel, head in
                     channel.eventLoop.makeCompletedFuture {
                         guard let name = realtime.namespace(for: head) else { throw ChannelError.inappropriateOperationForState }
+                        // The head is read: what follows is WebSocket frames, which ping each other.
+                        channel.pipeline.syncOperations.removeHandler(name: Self.headGuardName, promise: nil)
+                        channel.pipeline.syncOperations.removeHandler(name: Self.headWatcherName, promise: nil)
                         try realtime.attach(to: channel, head: head, namespace: name)
                         return Upgrade.realtime
                     }
@@ -80,7 +91,7 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(logger: logger))
+                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: limits.idleTimeout, logger: logger))
                         if let inline { try channel.pipeline.syncOperations.addHandler(InlineResponseHandler(answered: inlineCount, answer: inline)) }
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
@@ -91,7 +102,15 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
             pipeline.enablePipelining = false  // NIOAsyncChannel serves requests one at a time
             pipeline.enableErrorHandling = false  // Hummingbird answers parse errors
             pipeline.enableResponseHeaderValidation = false  // HTTPTypes already validated them
+            // The URL counts as one field: both bounds are the head's, and the guard answers 414 for
+            // a target over its own bound.
+            pipeline.decoderConfiguration.maxHeaderFieldSize = limits.maxHeadBytes
+            pipeline.decoderConfiguration.maxHeaderListSize = limits.maxHeadBytes
+            let progress = RequestHeadProgress()
+            try channel.pipeline.syncOperations.addHandler(RequestLineWatcher(progress), name: Self.headWatcherName)
             let upgrade = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: pipeline)
+            // After the upgrade handler, which leaves; Hummingbird's HTTP handlers go after it.
+            try channel.pipeline.syncOperations.addHandler(RequestHeadGuard(limits: limits, progress: progress), name: Self.headGuardName)
             return Value(upgrade: upgrade, channel: channel)
         }
     }

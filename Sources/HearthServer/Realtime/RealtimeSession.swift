@@ -58,9 +58,19 @@ actor RealtimeSession {
     private let deliveryLimit: Int
     /// Wakes when the ID token expires, so an idle client stops receiving what it may no longer read.
     private var expiryTimer: Task<Void, Never>?
+    /// Told whether a credential is accepted, each time that changes (the connection lets a
+    /// signed-in client send larger messages).
+    private let reportSignedIn: @Sendable (Bool) -> Void
 
-    /// - Parameter deliveryLimit: undelivered hub events before the connection counts as too slow.
-    init(controller: DatabaseController, namespace: Namespace, outbox: RealtimeOutbox, logger: Logger, deliveryLimit: Int = 4096) {
+    /// - Parameters:
+    ///   - deliveryLimit: undelivered hub events before the connection counts as too slow.
+    ///   - signedIn: told whether the connection's credential is accepted, after each `auth`,
+    ///     `gauth`, `unauth` and token expiry.
+    init(
+        controller: DatabaseController, namespace: Namespace, outbox: RealtimeOutbox, logger: Logger, deliveryLimit: Int = 4096,
+        signedIn: @escaping @Sendable (Bool) -> Void = { _ in }
+    ) {
+        reportSignedIn = signedIn
         self.controller = controller
         self.namespace = namespace
         self.outbox = outbox
@@ -104,6 +114,7 @@ actor RealtimeSession {
                 await authenticate(id, body)
             case "unauth":
                 access = .user(nil)
+                reportSignedIn(false)
                 authExpires = nil
                 expiryTimer?.cancel()
                 respond(id)
@@ -169,6 +180,7 @@ actor RealtimeSession {
             }
             authExpires = nil
             expiryTimer?.cancel()
+            reportSignedIn(true)
         } else {
             // ID tokens Hearth signed, and in `--dev` unsigned ones too; the session honours `exp` for both (tests rely
             // on watching an unsigned token expire).
@@ -180,11 +192,13 @@ actor RealtimeSession {
                 access = .user(auth)
                 authExpires = expires
                 scheduleExpiry(expires)
+                reportSignedIn(true)
                 respond(id, RealtimeStatus.ok, .object([JSONMember("auth", claims), JSONMember("expires", expires.map { .int($0) } ?? .null)]))
             } else {
                 access = .user(nil)
                 authExpires = nil
                 expiryTimer?.cancel()
+                reportSignedIn(false)
                 // An already-expired token is refused now, not answered ok and revoked a moment later.
                 if auth != nil {
                     respond(id, RealtimeStatus.expiredToken, .string("Auth token is expired."))
@@ -215,6 +229,7 @@ actor RealtimeSession {
         authExpires = nil
         expiryTimer?.cancel()
         access = .user(nil)
+        reportSignedIn(false)
         outbox.send(.push(action: "ac", body: .object([
             JSONMember("s", .string(RealtimeStatus.expiredToken)), JSONMember("d", .string("Auth token is expired.")),
         ])))

@@ -76,4 +76,7 @@ public struct RealtimeFrameAssembler: Sendable {
 
     /// True between a count frame and the last chunk.
     public var isAssembling: Bool { remaining > 0 }
+
+    /// UTF-8 bytes of the unfinished message held so far (0 when none is being assembled).
+    public var bufferedBytes: Int { buffer.utf8.count }
 }
