@@ -25,6 +25,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "JSON config file (HEARTH_CONFIG; default <data>/hearth.json when present).") var config: String?
     @Option(help: "Unindexed queries: enforce (400, as Firebase) or scan (HEARTH_INDEX_POLICY).") var indexPolicy: String?
     @Option(help: "Largest request body in bytes (HEARTH_MAX_BODY_BYTES; default 16 MiB).") var maxBodyBytes: Int?
+    @Option(help: "Seconds a client has to send a complete request head (HEARTH_HEADER_TIMEOUT; default 60).") var headerTimeout: Int?
+    @Option(help: "Seconds a connection may stay silent between requests or inside a request body; streams and realtime connections are not idle (HEARTH_IDLE_TIMEOUT; default 60).")
+    var idleTimeout: Int?
     @Option(help: "full (fsync every commit) or normal (survives crashes, not power loss) (HEARTH_DURABILITY).") var durability: String?
     @Option(help: "Email-enumeration protection, on or off: one INVALID_LOGIN_CREDENTIALS for unknown email and wrong password, no `registered` from createAuthUri (HEARTH_EMAIL_PRIVACY; default on, off with --dev).")
     var emailPrivacy: String?
@@ -80,6 +83,8 @@ struct Serve: AsyncParsableCommand {
             s.indexPolicy = p
         }
         if let maxBodyBytes { s.maxBodyBytes = maxBodyBytes }
+        if let headerTimeout { s.headerTimeout = headerTimeout }
+        if let idleTimeout { s.idleTimeout = idleTimeout }
         if let durability { s.durability = durability }
         if let emailPrivacy { s.emailPrivacy = try Settings.onOff(emailPrivacy, "--email-privacy") }
         if let trustedProxies { s.trustedProxies = Settings.rawList(trustedProxies) }
@@ -122,10 +127,10 @@ struct Serve: AsyncParsableCommand {
         guard (maxOpenDatabases ?? 1) >= 1, (databaseIdleSeconds ?? 1) >= 1 else {
             throw fail("--max-open-databases and --database-idle-seconds must be at least 1", .badConfiguration)
         }
-        guard (0...65535).contains(settings.port), settings.maxBodyBytes > 0,
+        guard (0...65535).contains(settings.port), settings.maxBodyBytes > 0, settings.headerTimeout > 0, settings.idleTimeout > 0,
             let durability = SQLiteStore.Durability(rawValue: settings.durability)
         else {
-            throw fail("invalid port, body limit or durability (full|normal)", .badConfiguration)
+            throw fail("invalid port, body limit, timeouts or durability (full|normal)", .badConfiguration)
         }
         let passwordHashN: Int
         do { passwordHashN = try settings.passwordHashN() } catch { throw fail("\(error)", .badConfiguration) }
@@ -209,11 +214,13 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw fail("cannot open the accounts database or signing key in \(folder) (\(error))", .corruptDatabase)
         }
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: settings.host, port: settings.port, defaultNamespace: settings.project, adminToken: adminToken,
             maxBodyBytes: settings.maxBodyBytes, indexPolicy: settings.indexPolicy ?? (settings.dev ? .scan : .enforce),
             dev: settings.dev, publicURL: publicURL, trustedProxies: trustedProxies, maxOpenNamespaces: maxOpenDatabases ?? 64,
             namespaceIdleSeconds: databaseIdleSeconds ?? 120, linksPublicCreate: settings.links.publicCreate)
+        configuration.requestHeadTimeout = .seconds(settings.headerTimeout)
+        configuration.idleTimeout = .seconds(settings.idleTimeout)
         let storage: StorageService
         // Small uploads spend their time in fsync; more threads than cores let many wait at once.
         let filePool = NIOThreadPool(numberOfThreads: 16)

@@ -12,6 +12,9 @@ struct Settings {
     var dev = false
     var indexPolicy: IndexPolicy?
     var maxBodyBytes = 16 * 1024 * 1024
+    /// Seconds a client has to send a request head, and seconds a connection may stay silent.
+    var headerTimeout = 60
+    var idleTimeout = 60
     var durability = "full"
     /// Email-enumeration protection (`INVALID_LOGIN_CREDENTIALS` for both unknown emails and wrong passwords, no
     /// `registered` in createAuthUri); nil = on outside `--dev`, off in it.
@@ -119,6 +122,8 @@ struct Settings {
                 guard let p = IndexPolicy(rawValue: s) else { throw Failure(description: "indexPolicy must be enforce or scan") }
                 indexPolicy = p
             case ("maxBodyBytes", .int(let i)): maxBodyBytes = Int(i)
+            case ("headerTimeout", .int(let i)): headerTimeout = Int(clamping: i)
+            case ("idleTimeout", .int(let i)): idleTimeout = Int(clamping: i)
             case ("durability", .string(let s)): durability = s
             case ("emailPrivacy", .bool(let b)): emailPrivacy = b
             case ("emailPrivacy", .string(let v)): emailPrivacy = try Self.onOff(v, "emailPrivacy")
@@ -155,6 +160,11 @@ struct Settings {
         if let v = env["HEARTH_MAX_BODY_BYTES"] {
             guard let n = Int(v), n > 0 else { throw Failure(description: "HEARTH_MAX_BODY_BYTES must be a positive number") }
             maxBodyBytes = n
+        }
+        for (name, keyPath) in [("HEARTH_HEADER_TIMEOUT", \Settings.headerTimeout), ("HEARTH_IDLE_TIMEOUT", \Settings.idleTimeout)] {
+            guard let v = env[name] else { continue }
+            guard let n = Int(v), n > 0 else { throw Failure(description: "\(name) must be a positive number of seconds") }
+            self[keyPath: keyPath] = n
         }
         if let v = env["HEARTH_DURABILITY"] { durability = v }
         if let v = env["HEARTH_EMAIL_PRIVACY"] { emailPrivacy = try Self.onOff(v, "HEARTH_EMAIL_PRIVACY") }

@@ -69,7 +69,8 @@ public struct HearthServer: Sendable {
         self.controller = DatabaseController(
             configuration: configuration, registry: registry, logger: logger, auth: auth)
         runtime?.attach(controller)
-        self.realtime = RealtimeController(database: controller, logger: logger)
+        self.realtime = RealtimeController(
+            database: controller, logger: logger, partialMessages: PartialMessageBudget(limit: configuration.realtimePartialBytes))
     }
 
     /// The Hummingbird application; `onServerRunning` receives the bound port.
@@ -107,10 +108,12 @@ public struct HearthServer: Sendable {
         appLogger.logLevel = max(logger.logLevel, .notice)
         let inline: InlineResponseHandler.Answer? = configuration.inlineAnswers ? { @Sendable head in responder.respondNow(to: head) } : nil
         let count = inlineCount
+        let configuration = self.configuration
         return Application(
             responder: responder,
             server: HTTPServerBuilder { responder in
-                RealtimeServerChannel(responder: responder, realtime: realtime, inline: inline, inlineCount: count)
+                RealtimeServerChannel(
+                    responder: responder, realtime: realtime, inline: inline, inlineCount: count, limits: RequestHeadLimits(configuration))
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },

@@ -43,6 +43,27 @@ public struct ServerConfiguration: Sendable {
     /// admin and signed-in users (a valid ID token) may (`--links-public-create`).
     public var linksPublicCreate: Bool
 
+    // Limits on what one connection may make the server hold or wait for.
+
+    /// How long a client has to send a complete request head, from the moment the connection
+    /// opens or the previous response ended; the connection is closed after it.
+    public var requestHeadTimeout: Duration = .seconds(60)
+    /// How long a connection may stay silent while a request body is being read, or between
+    /// requests; the connection is closed after it. Server-sent event streams and realtime
+    /// WebSockets are not idle while they are open (they have their own keep-alives).
+    public var idleTimeout: Duration = .seconds(60)
+    /// Longest request target (path and query) accepted; longer ones get 414.
+    public var maxURLBytes = 16 * 1024
+    /// Longest request head (request line and header fields) accepted; longer ones get 431.
+    public var maxHeadBytes = 64 * 1024
+    /// Bytes of events a server-sent event stream may have waiting for a slow client before it is
+    /// closed (as Firebase drops a consumer that cannot keep up).
+    public var streamBufferBytes = 8 << 20
+    /// Bytes all realtime connections together may hold of messages still arriving.
+    public var realtimePartialBytes = defaultRealtimePartialBytes
+    /// The default for ``realtimePartialBytes``: 128 MiB.
+    public static let defaultRealtimePartialBytes = 128 << 20
+
     public init(
         host: String = "127.0.0.1",
         port: Int = 9000,

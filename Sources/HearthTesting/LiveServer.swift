@@ -53,11 +53,14 @@ public actor LiveServer {
         stores: any StoreFactory = MemoryStoreFactory(), dev: Bool = true, adminToken: String = "owner",
         indexPolicy: IndexPolicy = .enforce, auth: AuthService? = nil, storage: StorageService? = nil,
         functions: Functions = Functions(), inlineAnswers: Bool = true,
-        logger: Logger = Logger(label: "hearth-test", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "hearth-test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        configure: (inout ServerConfiguration) -> Void = { _ in }
     ) {
         self.stores = stores
-        self.configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, adminToken: adminToken, indexPolicy: indexPolicy, dev: dev, inlineAnswers: inlineAnswers)
+        configure(&configuration)
+        self.configuration = configuration
         self.auth = auth
         self.storage = storage
         self.functions = functions

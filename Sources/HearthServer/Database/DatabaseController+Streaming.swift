@@ -28,9 +28,15 @@ extension DatabaseController {
         let expiresAt = Self.credentialExpiry(call)
         let path = call.path
         let check = call.readCheck(query: query)
+        // A client that stops reading is dropped once its unwritten events pass the budget; closing
+        // the connection ends the stalled write, and with it what the stream holds.
+        let budget = StreamBudget(limit: configuration.streamBufferBytes) { [logger] in
+            logger.notice("stream client too slow; disconnecting", metadata: ["hearth.path": "\(path)"])
+            channel?.close(promise: nil)
+        }
         let (id, deliveries) = hub.register(
             location: path, format: format, isQuery: query != nil, checksRules: check != nil,
-            dataDependent: call.namespace.rules.ruleSet.readDependsOnData(path))
+            dataDependent: call.namespace.rules.ruleSet.readDependsOnData(path), budget: budget)
         let initial: (Node, UInt64)
         do {
             initial = try await store.snapshot { reader in
@@ -85,6 +91,7 @@ extension DatabaseController {
                 case .keepAlive:
                     try await writer.write(ByteBuffer(bytes: ServerSentEvent.keepAlive))
                 case .event(let sequence, let buffer):
+                    defer { budget.give(buffer.readableBytes) }
                     guard sequence > seen else { continue }
                     seen = sequence
                     try await writer.write(buffer)

@@ -47,8 +47,10 @@ final class RealtimeHub: ChangeObserver, Sendable {
             self.finish = finish
         }
 
-        init(_ continuation: AsyncStream<Delivery>.Continuation) {
+        /// Into `continuation`; with a `budget`, events also count against its bytes.
+        init(_ continuation: AsyncStream<Delivery>.Continuation, budget: StreamBudget? = nil) {
             yield = { delivery in
+                if let budget, case .event(_, let buffer) = delivery, !budget.take(buffer.readableBytes) { return false }
                 if case .dropped = continuation.yield(delivery) { return false }
                 return true
             }
@@ -107,14 +109,17 @@ final class RealtimeHub: ChangeObserver, Sendable {
     /// Registered listeners.
     var listenerCount: Int { listeners.load(ordering: .sequentiallyConsistent) }
 
-    /// Registers a listener; its stream buffers every change committed from now on.
+    /// Registers a listener; its stream buffers every change committed from now on (at most
+    /// `bufferLimit` deliveries, and with a `budget` at most its bytes of events: the consumer gives
+    /// each event's bytes back once it has written it).
     func register(
-        location: Path, format: RenderFormat, isQuery: Bool, checksRules: Bool = false, dataDependent: Bool = false
+        location: Path, format: RenderFormat, isQuery: Bool, checksRules: Bool = false, dataDependent: Bool = false,
+        budget: StreamBudget? = nil
     ) -> (id: Int, stream: AsyncStream<Delivery>) {
         let (stream, continuation) = AsyncStream<Delivery>.makeStream(bufferingPolicy: .bufferingOldest(bufferLimit))
         let id = register(
             location: location, encoding: .serverSentEvents(format), isQuery: isQuery, checksRules: checksRules,
-            dataDependent: dataDependent, sink: Sink(continuation))
+            dataDependent: dataDependent, sink: Sink(continuation, budget: budget))
         return (id, stream)
     }
 
