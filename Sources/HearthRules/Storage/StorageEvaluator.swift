@@ -44,6 +44,15 @@ struct StorageEvaluator {
         }
     }
 
+    /// Evaluates `e` on its own with the block's wildcard values; nil when it fails.
+    mutating func value(of e: StorageExpr, captures: [StorageValue]) -> StorageValue? {
+        self.captures = captures
+        locals = []
+        callDepth = 0
+        nesting = 0
+        return try? eval(e)
+    }
+
     mutating func charge(_ units: Int) throws(StorageEvalError) {
         budget -= units
         if budget < 0 { throw StorageEvalError(.budgetExceeded) }

@@ -113,8 +113,11 @@ extension StorageController {
             if fields.contentType == nil, let declaredType { fields.contentType = .some(declaredType) }
             let total = request.headers[HTTPField.Name("X-Goog-Upload-Header-Content-Length")!].flatMap { Int64($0) }
             try await precheck(caller, bucket: bucket, name: name, size: total, fields: fields)
-            let id = try await startSession(UploadSession(
-                bucket: bucket, name: name, metadata: String(decoding: json.jsonBytes, as: UTF8.self), firebase: true, contentType: declaredType, total: total, created: service.clock()))
+            var started = UploadSession(
+                bucket: bucket, name: name, metadata: String(decoding: json.jsonBytes, as: UTF8.self), firebase: true, contentType: declaredType,
+                total: total, created: service.clock())
+            started.starter = UploadSession.Starter(caller)
+            let id = try await startSession(started)
             var h = HTTPFields()
             let url = "\(base(request))/v0/b/\(StoragePath.encodeSegment(bucket))/o?name=\(StoragePath.encodeSegment(name))&upload_id=\(id)&upload_protocol=resumable"
             h[HTTPField.Name("X-Goog-Upload-Status")!] = "active"
@@ -137,6 +140,7 @@ extension StorageController {
     /// Chunks, queries, finalize and cancel of the X-Goog-Upload protocol.
     private func firebaseResumable(_ request: Request, id: String, bucket: String, caller: Caller) async throws -> Response {
         let (upload, session) = try await session(id, firebase: true, bucket: bucket)
+        try session.checkStarter(caller)
         let commands = Set((request.headers[HTTPField.Name("X-Goog-Upload-Command")!] ?? "").lowercased()
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         var h = HTTPFields()
@@ -169,8 +173,14 @@ extension StorageController {
                 throw StorageError.badRequest("X-Goog-Upload-Offset is required")
             }
             do {
-                let limit = session.total ?? Self.maxObjectBytes
-                _ = try await service.blobs.append(to: upload, at: offset, contentsOf: bounded(request, from: offset, limit: limit))
+                // The declared size, or what the rules could accept if that is less.
+                let allowed = uploadLimit(caller, bucket: session.bucket, name: session.name)
+                let body = if let total = session.total, total <= allowed.bytes {
+                    bounded(request, from: offset, limit: total)
+                } else {
+                    bounded(request, from: offset, limit: allowed.bytes, refusal: allowed.refusal)
+                }
+                _ = try await service.blobs.append(to: upload, at: offset, contentsOf: body)
             } catch let error as BlobStoreError where error.code == .offsetGap {
                 throw StorageError.badRequest("The upload offset \(offset) is past the bytes received")
             }

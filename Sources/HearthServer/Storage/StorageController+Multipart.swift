@@ -22,13 +22,14 @@ extension StorageController {
             guard let media = try await reader.nextPart() else { throw StorageError.badRequest("The multipart body has no media part") }
             if fields.contentType == nil, let type = media.contentType { fields.contentType = .some(type) }
             try await precheck(caller, bucket: bucket, name: name, size: nil, fields: fields)
+            let limit = uploadLimit(caller, bucket: bucket, name: name)
             let writer = try await service.blobs.makeWriter()
             let blob: BlobInfo
             do {
                 var total: Int64 = 0
                 while let chunk = try await reader.nextBodyChunk() {
                     total += Int64(chunk.readableBytes)
-                    guard total <= Self.maxObjectBytes else { throw StorageError.tooLarge(Int(Self.maxObjectBytes)) }
+                    guard total <= limit.bytes else { throw limit.refusal ?? StorageError.tooLarge(Int(Self.maxObjectBytes)) }
                     try await writer.write(chunk)
                 }
                 // Anything after the media part is ignored, but the body must be well formed.

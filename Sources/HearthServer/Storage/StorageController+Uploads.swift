@@ -13,15 +13,15 @@ extension StorageController {
     /// The largest metadata JSON (start of a resumable upload, PATCH bodies).
     static let maxMetadataBytes = 1 << 20
 
-    /// Streams `chunks` into a new blob, refusing more than `limit` bytes.
-    func receive<Chunks: AsyncSequence>(_ chunks: Chunks, limit: Int64 = maxObjectBytes) async throws -> BlobInfo
+    /// Streams `chunks` into a new blob, refusing more than `limit` bytes (with `refusal`, or 413).
+    func receive<Chunks: AsyncSequence>(_ chunks: Chunks, limit: Int64 = maxObjectBytes, refusal: StorageError? = nil) async throws -> BlobInfo
     where Chunks.Element == ByteBuffer {
         let writer = try await service.blobs.makeWriter()
         do {
             var total: Int64 = 0
             for try await chunk in chunks {
                 total += Int64(chunk.readableBytes)
-                guard total <= limit else { throw StorageError.tooLarge(Int(limit)) }
+                guard total <= limit else { throw refusal ?? StorageError.tooLarge(Int(limit)) }
                 try await writer.write(chunk)
             }
             return try await writer.commit()
@@ -49,7 +49,8 @@ extension StorageController {
         preconditions: StorageService.Preconditions
     ) async throws -> ObjectRecord {
         try await precheck(caller, bucket: bucket, name: name, size: request.headers[.contentLength].flatMap { Int64($0) }, fields: fields)
-        let blob = try await receive(request.body)
+        let limit = uploadLimit(caller, bucket: bucket, name: name)
+        let blob = try await receive(request.body, limit: limit.bytes, refusal: limit.refusal)
         return try await service.store(
             bucket: bucket, name: name, blob: blob, fields: fields, preconditions: preconditions, firebase: firebase,
             authorize: uploadAuthorizer(caller))
@@ -75,9 +76,21 @@ extension StorageController {
         }
     }
 
-    /// The request body, refusing bytes past `limit` (counting from `offset`).
-    func bounded(_ request: Request, from offset: Int64, limit: Int64) -> BoundedBody {
-        BoundedBody(body: request.body, start: offset, limit: limit)
+    /// The most bytes the rules could let `caller` store at `name`, and what to answer past them
+    /// (the rules' denial; nil when the limit is the largest object). The bound is read from the
+    /// rules' size conditions (``StorageRules/uploadSizeBound(bucket:objectName:)``), so an upload
+    /// without a declared length stops at the first byte no rule could accept instead of filling
+    /// the disk up to the largest object first.
+    func uploadLimit(_ caller: Caller, bucket: String, name: String) -> (bytes: Int64, refusal: StorageError?) {
+        guard case .user = caller, let bound = rules.current.uploadSizeBound(bucket: bucket, objectName: name), bound < Self.maxObjectBytes
+        else { return (Self.maxObjectBytes, nil) }
+        return (max(bound, 0), StorageError.forbidden("Permission denied. No WRITE permission."))
+    }
+
+    /// The request body, refusing bytes past `limit` (counting from `offset`) with `refusal`, or
+    /// as more than the upload declared.
+    func bounded(_ request: Request, from offset: Int64, limit: Int64, refusal: StorageError? = nil) -> BoundedBody {
+        BoundedBody(body: request.body, start: offset, limit: limit, refusal: refusal)
     }
 
     // MARK: Resumable sessions (both protocols)
@@ -161,21 +174,26 @@ struct BoundedBody: AsyncSequence, Sendable {
     let body: RequestBody
     let start: Int64
     let limit: Int64
+    /// What to throw past `limit` (nil: the upload is larger than it declared).
+    var refusal: StorageError?
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var base: RequestBody.AsyncIterator
         var position: Int64
         let limit: Int64
+        let refusal: StorageError?
 
         mutating func next() async throws -> ByteBuffer? {
             guard let chunk = try await base.next() else { return nil }
             position += Int64(chunk.readableBytes)
             guard position <= limit else {
-                throw StorageError(status: 400, message: "The upload is larger than its declared size (\(limit) bytes).", reason: "invalid")
+                throw refusal ?? StorageError(status: 400, message: "The upload is larger than its declared size (\(limit) bytes).", reason: "invalid")
             }
             return chunk
         }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: body.makeAsyncIterator(), position: start, limit: limit) }
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: body.makeAsyncIterator(), position: start, limit: limit, refusal: refusal)
+    }
 }

@@ -25,6 +25,10 @@ struct UploadSession: Codable, Sendable {
     /// repeated finalize answers the same.
     var failure: Failure?
 
+    /// Who started a Firebase session: only they (or the admin) may send its chunks, ask about
+    /// it, finalize or cancel it. Absent in sessions started by older versions (not checked).
+    var starter: Starter?
+
     struct Failure: Codable, Sendable {
         var status: Int
         var message: String

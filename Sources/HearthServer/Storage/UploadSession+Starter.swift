@@ -1,0 +1,33 @@
+import HearthCore
+
+extension UploadSession {
+    /// The credential a resumable session was started with.
+    enum Starter: Codable, Sendable, Equatable {
+        case admin
+        /// A signed-in user, by uid.
+        case user(String)
+        /// No credential: the session URL alone lets a client go on (as it let it start).
+        case signedOut
+
+        init(_ caller: StorageController.Caller) {
+            switch caller {
+            case .admin: self = .admin
+            case .user(let auth):
+                if let uid = auth?["uid"]?.stringValue { self = .user(uid) } else { self = .signedOut }
+            }
+        }
+    }
+
+    /// Refuses a caller other than the one who started the session (the admin may always go on):
+    /// 401 without a credential, 403 with another one. Knowing a session's URL is not enough to
+    /// write into someone else's upload.
+    func checkStarter(_ caller: StorageController.Caller) throws {
+        guard let starter, starter != .signedOut else { return }
+        if case .admin = caller { return }
+        if Starter(caller) == starter { return }
+        if Starter(caller) == .signedOut {
+            throw StorageError(status: 401, message: "This upload belongs to a signed-in user; send their credential.", reason: "authError")
+        }
+        throw StorageError.forbidden("Permission denied. This upload was started by another user.")
+    }
+}
