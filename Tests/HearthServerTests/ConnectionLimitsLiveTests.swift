@@ -98,6 +98,15 @@ struct ConnectionLimitsLiveTests {
         }
     }
 
+    @Test("a request whose body stops arriving is closed after the idle timeout")
+    func stalledBody() async throws {
+        try await withShortTimeouts { port in
+            let client = try await RawClient(port: port)
+            try await client.send("PUT /a.json HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer owner\r\nContent-Length: 100\r\n\r\n\"abc")
+            #expect(await client.closed(within: .seconds(15)))
+        }
+    }
+
     @Test("a request target over 16 KiB gets 414, over the head bound too; header fields over 64 KiB get 431")
     func longHeads() async throws {
         try await withLiveServer { port in
