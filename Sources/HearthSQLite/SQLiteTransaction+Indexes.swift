@@ -136,10 +136,7 @@ extension SQLiteTransaction {
             let k: Data = row[0]
             keys.append(contentsOf: PathEncoding.decode(k))
         }
-        var children = Children()
-        for key in keys {
-            children[key] = try read(path.child(key))
-        }
-        return Node(.children(children))
+        // The keys come in index order, not key order: sorted once.
+        return Node(.children(Children(unsorted: try keys.map { ($0, try read(path.child($0))) })))
     }
 }

@@ -22,6 +22,17 @@ public struct JSONReader {
             return value
         }
     }
+
+    /// Parses the one value at the start of `bytes` (whitespace before it is skipped) and returns it with
+    /// the offset just past it, for formats that put something after a JSON value. What follows is not read.
+    public func parsePrefix(_ bytes: [UInt8]) throws(JSONError) -> (value: JSONValue, end: Int) {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONError) -> (value: JSONValue, end: Int) in
+            var cursor = Cursor(bytes: buffer, maxDepth: maxDepth)
+            cursor.skipWhitespace()
+            let value = try cursor.readValue(depth: 0)
+            return (value, cursor.index)
+        }
+    }
 }
 
 extension JSONValue {

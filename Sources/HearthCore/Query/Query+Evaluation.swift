@@ -87,9 +87,8 @@ extension Query {
         case .empty: return .empty
         case .leaf: return isUnfiltered ? node : .empty
         case .children:
-            var out = Children()
-            for (k, n) in select(from: node) { out.appendSorted(k, n) }
-            return Node(.children(out))
+            // `select` returns the query's order, not key order.
+            return Node(.children(Children(unsorted: select(from: node))))
         }
     }
 }

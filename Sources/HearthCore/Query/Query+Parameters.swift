@@ -83,21 +83,22 @@ extension Query {
         return n
     }
 
-    /// `value` or `value,"key"`.
+    /// `value` or `value,"key"`. The value is read once from the front, so where it ends is known: trying
+    /// each comma from the back instead re-parsed every prefix, quadratic for a bound like `[1,1,1,…`.
     static func bound(_ text: String, strict: Bool) throws(QueryError) -> Bound {
-        if let v = try? JSONValue.parse(text) { return try Bound(value: primitive(v), key: nil, strict: strict) }
-        // Try to split off a trailing `,"name"` tie-breaker.
-        var idx = text.endIndex
-        while let comma = text[..<idx].lastIndex(of: ",") {
-            if let v = try? JSONValue.parse(String(text[..<comma])),
-                case .string(let name)? = try? JSONValue.parse(String(text[text.index(after: comma)...]))
-            {
-                guard let key = try? Key.validated(name) else { throw QueryError("Invalid key in query bound") }
-                return try Bound(value: primitive(v), key: key, strict: strict)
-            }
-            idx = comma
+        let notPrimitive = QueryError("Constraint index field must be a JSON primitive")
+        let bytes = Array(text.utf8)
+        guard let prefix = try? JSONReader().parsePrefix(bytes) else { throw notPrimitive }
+        let v = prefix.value
+        var i = prefix.end
+        while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
+        if i == bytes.count { return try Bound(value: primitive(v), key: nil, strict: strict) }
+        // A tie-breaking child name follows: `,"name"`.
+        guard bytes[i] == UInt8(ascii: ","), case .string(let name)? = try? JSONValue.parse(bytes[(i + 1)...]) else {
+            throw notPrimitive
         }
-        throw QueryError("Constraint index field must be a JSON primitive")
+        guard let key = try? Key.validated(name) else { throw QueryError("Invalid key in query bound") }
+        return try Bound(value: primitive(v), key: key, strict: strict)
     }
 
     static func primitive(_ v: JSONValue) throws(QueryError) -> Leaf? {

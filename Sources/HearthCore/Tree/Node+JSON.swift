@@ -94,7 +94,14 @@ extension Node {
         case .object(let members):
             var priorityJSON: JSONValue?
             var valueJSON: JSONValue?
-            var c = Children()
+            // Collected, then sorted once: keys may arrive in any order (descending ones would make
+            // inserting one by one quadratic).
+            var pairs: [(Key, Node)] = []
+            pairs.reserveCapacity(members.count)
+            let firstPlaceholder = placeholders.count
+            /// Which placeholders each child made: a later member of the same name replaces an earlier
+            /// one, its server values too.
+            var made: [Range<Int>] = []
             for m in members {
                 switch m.key {
                 case ".priority": priorityJSON = m.value
@@ -106,14 +113,22 @@ extension Node {
                 default:
                     let key = try Key.validated(m.key)
                     path.append(key)
-                    c[key] = try convert(m.value, depth: depth + 1, path: &path, placeholders: &placeholders)
+                    let start = placeholders.count
+                    pairs.append((key, try convert(m.value, depth: depth + 1, path: &path, placeholders: &placeholders)))
+                    made.append(start..<placeholders.count)
                     path.removeLast()
                 }
             }
+            let c = Children(unsorted: pairs)
+            if placeholders.count > firstPlaceholder, pairs.count > 1 { dropReplaced(pairs, made, from: &placeholders) }
+            let childPlaceholders = placeholders.count > firstPlaceholder
             var p: Leaf?
             if let priorityJSON { p = try priority(priorityJSON, path: path, placeholders: &placeholders) }
             if let valueJSON {
-                guard c.isEmpty else { throw ValidationError("Invalid data; .value cannot be combined with child keys") }
+                // A child that is a server value is a child too, though its node is empty until resolved.
+                guard c.isEmpty, !childPlaceholders else {
+                    throw ValidationError("Invalid data; .value cannot be combined with child keys")
+                }
                 switch valueJSON {
                 case .object, .array:
                     let before = placeholders.count
@@ -129,6 +144,20 @@ extension Node {
             }
             return Node(.children(c), priority: p)
         }
+    }
+
+    /// Removes the placeholders of children that a later member of the same name replaced
+    /// (`{"a":{".sv":"timestamp"},"a":1}` is `{"a":1}`).
+    private static func dropReplaced(_ pairs: [(Key, Node)], _ made: [Range<Int>], from placeholders: inout [ServerValuePlaceholder]) {
+        var seen = Set<Key>()
+        var replaced: [Range<Int>] = []
+        for i in pairs.indices.reversed() where !seen.insert(pairs[i].0).inserted && !made[i].isEmpty {
+            replaced.append(made[i])
+        }
+        guard !replaced.isEmpty else { return }
+        var keep = [Bool](repeating: true, count: placeholders.count)
+        for range in replaced { for i in range { keep[i] = false } }
+        placeholders = placeholders.indices.filter { keep[$0] }.map { placeholders[$0] }
     }
 
     /// A primitive as a leaf; a string over `Limits.maxStringBytes` is refused.

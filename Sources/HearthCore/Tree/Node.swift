@@ -122,7 +122,70 @@ public struct Children: Sendable, Hashable, Sequence {
 
     public mutating func remove(_ key: Key) { self[key] = nil }
 
-    /// Appends a child known to sort after every existing one (used when reading sorted rows).
+    /// Children from pairs in any order, sorted once: O(n log n) however the keys arrive (inserting one
+    /// by one is O(n²) when they arrive in descending order). A later pair for the same key replaces an
+    /// earlier one, an empty node included (`{"a":1,"a":null}` has no `a`), and empty nodes are dropped.
+    public init(unsorted pairs: some Sequence<(Key, Node)>) {
+        var entries = Array(pairs)
+        // Already ascending (arrays, rows read in order, most clients' objects): one pass, no sort.
+        var ascending = true
+        for i in entries.indices.dropFirst() where Key.compare(entries[i - 1].0, entries[i].0) >= 0 {
+            ascending = false
+            break
+        }
+        if !ascending {
+            // Stable, so the last of equal keys stays last; `sort` is introsort, not stable, hence the index.
+            var order = Array(entries.indices)
+            order.sort { a, b in
+                let c = Key.compare(entries[a].0, entries[b].0)
+                return c != 0 ? c < 0 : a < b
+            }
+            var deduplicated: [(Key, Node)] = []
+            deduplicated.reserveCapacity(entries.count)
+            for i in order {
+                if let last = deduplicated.last, last.0 == entries[i].0 {
+                    deduplicated[deduplicated.count - 1] = entries[i]
+                } else {
+                    deduplicated.append(entries[i])
+                }
+            }
+            entries = deduplicated
+        }
+        keys.reserveCapacity(entries.count)
+        nodes.reserveCapacity(entries.count)
+        for (key, node) in entries where !node.isEmpty {
+            keys.append(key)
+            nodes.append(node)
+        }
+    }
+
+    /// These children with `updates` applied in one merge (O(count + updates)): each replaces or adds
+    /// its key, an empty node removes it. `updates` must be sorted by key with no key twice.
+    public func merging(sorted updates: [(Key, Node)]) -> Children {
+        var out = Children()
+        out.keys.reserveCapacity(keys.count + updates.count)
+        out.nodes.reserveCapacity(keys.count + updates.count)
+        var i = 0
+        for (key, node) in updates {
+            while i < keys.count, Key.compare(keys[i], key) < 0 {
+                out.keys.append(keys[i])
+                out.nodes.append(nodes[i])
+                i += 1
+            }
+            if i < keys.count, keys[i] == key { i += 1 }
+            if !node.isEmpty {
+                out.keys.append(key)
+                out.nodes.append(node)
+            }
+        }
+        out.keys.append(contentsOf: keys[i...])
+        out.nodes.append(contentsOf: nodes[i...])
+        return out
+    }
+
+    /// Appends a child known to sort after every existing one (used when reading sorted rows). A child out
+    /// of order is inserted in its place, which costs O(n): a caller whose order is not guaranteed builds
+    /// with ``init(unsorted:)`` instead.
     public mutating func appendSorted(_ key: Key, _ node: Node) {
         guard !node.isEmpty else { return }
         if let last = keys.last, Key.compare(last, key) >= 0 {

@@ -2,9 +2,12 @@ extension ParsedWrite {
     /// Substitutes every placeholder. `current(relativePath)` returns the stored value at that place
     /// before this write (increments add to it); `now` is milliseconds since 1970.
     public func resolved(now: Int64, current: (Path) throws -> Node) rethrows -> Node {
-        var node = self.node
-        // Values first, so a priority placeholder finds the node it belongs to.
-        for p in placeholders.filter({ !$0.isPriority }) + placeholders.filter(\.isPriority) {
+        guard !placeholders.isEmpty else { return node }
+        // Values first, so a priority placeholder finds the node it belongs to. All at once: one by one,
+        // n placeholders under one parent would copy its children n times.
+        let ordered = placeholders.filter { !$0.isPriority } + placeholders.filter(\.isPriority)
+        return try node.updating(ordered.map(\.path)) { i, existing in
+            let p = ordered[i]
             let leaf: Leaf
             switch p.value {
             case .timestamp:
@@ -14,15 +17,8 @@ extension ParsedWrite {
                 let stored = try current(p.path)
                 leaf = ServerValue.add(p.isPriority ? stored.priority : stored.leafValue, delta)
             }
-            if p.isPriority {
-                let target = node.child(at: p.path)
-                node = node.setting(p.path, to: target.withPriority(leaf))
-            } else {
-                let existing = node.child(at: p.path)
-                node = node.setting(p.path, to: .leaf(leaf, priority: p.priority ?? existing.priority))
-            }
+            return p.isPriority ? existing.withPriority(leaf) : .leaf(leaf, priority: p.priority ?? existing.priority)
         }
-        return node
     }
 }
 
