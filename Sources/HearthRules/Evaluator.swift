@@ -37,33 +37,6 @@ public struct RuleDecision: Sendable {
 /// the rule counts as false.
 struct EvaluationError: Error {}
 
-/// The data after a write: the writes laid over the data before them.
-struct Overlay {
-    let base: any RuleDataSource
-    /// Non-overlapping absolute paths with their new values (empty = delete).
-    let writes: [(path: Path, node: Node)]
-
-    func summary(at location: Path) throws -> NodeSummary {
-        for w in writes where w.path.isAncestor(ofOrEqualTo: location) {
-            return NodeSummary(w.node.child(at: Path(Array(location.keys[w.path.count...]))))
-        }
-        var deletesBelow = 0
-        var addsBelow = false
-        for w in writes where location.isAncestor(ofOrEqualTo: w.path) {
-            if w.node.isEmpty { deletesBelow += 1 } else { addsBelow = true }
-        }
-        let before = try base.summary(at: location)
-        if addsBelow { return .object(priority: before.priority) }
-        guard deletesBelow > 0, case .object(let priority) = before else { return before }
-        // Only deletes below: the node survives if some child does.
-        let keys = try base.childKeys(at: location, limit: deletesBelow + 1)
-        for key in keys where try summary(at: location.child(key)) != .absent {
-            return .object(priority: priority)
-        }
-        return .absent
-    }
-}
-
 extension RuleSet {
     /// Whether `auth` may read `path` (with `query`, nil for a plain read). Rules are not filters:
     /// only `.read` rules from the root down to `path` count.
@@ -128,7 +101,7 @@ extension RuleSet {
             }
         }
         // 2. Every .validate on the way to each path and under it, where the new data exists.
-        var checked: [Path] = []
+        var checked = Set<Path>()
         for w in writes {
             evaluator.captures.removeAll(keepingCapacity: true)
             evaluator.target = w.path
@@ -137,8 +110,7 @@ extension RuleSet {
             while true {
                 if let rule = node.validate {
                     let location = Path(Array(w.path.keys[..<depth]))
-                    if !checked.contains(location) {
-                        checked.append(location)
+                    if checked.insert(location).inserted {
                         let exists = (try? overlay.summary(at: location)).map { $0 != .absent } ?? true
                         evaluator.depth = depth
                         if exists, !evaluator.check(rule) {
