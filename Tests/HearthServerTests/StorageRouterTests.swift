@@ -284,3 +284,50 @@ extension StorageRouterTests {
         }
     }
 }
+
+extension StorageRouterTests {
+    /// Issue 30 §4: an object keeps at most `ObjectRecord.maxDownloadTokens` download tokens, and adding
+    /// them is linear in what is sent (a scan of the list per new token was O(old × new)).
+    @Test func downloadTokensAreCappedAndMergedLinearly() async throws {
+        try await withRouterClient(storage: try await Self.storage()) { client in
+            let (uploaded, object) = try await upload(client, "t/cap.txt", "x", headers: Self.admin)
+            #expect(uploaded == .ok)
+            let first = try #require(object["downloadTokens"]?.stringValue)
+            let path = "/v0/b/demo.appspot.com/o/t%2Fcap.txt"
+            func tokens() async throws -> [String] {
+                let (_, text, _) = try await client.send(.get, path, nil, headers: Self.admin)
+                return (try JSONValue.parse(text)["downloadTokens"]?.stringValue ?? "").split(separator: ",").map(String.init)
+            }
+            func patch(_ tokens: [String]) async throws -> (HTTPResponse.Status, String) {
+                let body = JSONValue.object([JSONMember("downloadTokens", .string(tokens.joined(separator: ",")))])
+                let (status, text, _) = try await client.send(.patch, path, String(decoding: body.jsonBytes, as: UTF8.self), headers: Self.admin)
+                return (status, text)
+            }
+            let cap = ObjectRecord.maxDownloadTokens
+            // Up to the cap (repeats and the one already there count once), then nothing more is added.
+            let upToCap = (1..<cap).map { "t\($0)" }
+            #expect(try await patch(upToCap + upToCap + [first]).0 == .ok)
+            #expect(try await tokens() == [first] + upToCap)
+            let (refused, message) = try await patch(["one-more"])
+            #expect(refused == .badRequest)
+            #expect(message.contains("at most \(cap) download tokens"))
+            #expect(try await client.send(.post, path + "?create_token=true", nil, headers: Self.admin).0 == .badRequest)
+            #expect(try await patch(["t1", first]).0 == .ok, "tokens it already has add nothing")
+            #expect(try await tokens().count == cap)
+            // A token still opens the object; deleting one makes room.
+            #expect(try await client.send(.get, path + "?token=t7", nil, headers: [:]).0 == .ok)
+            #expect(try await client.send(.post, path + "?delete_token=t1", nil, headers: Self.admin).0 == .ok)
+            #expect(try await client.send(.post, path + "?create_token=true", nil, headers: Self.admin).0 == .ok)
+            #expect(try await tokens().count == cap)
+
+            // 100,000 new tokens in one request (just under the 1 MiB metadata limit): refused after one pass over them, not 100,000 scans of the list.
+            let many = (0..<100_000).map { "m\($0)" }
+            let clock = ContinuousClock()
+            var status = HTTPResponse.Status.ok
+            let elapsed = try await clock.measure { status = try await patch(many).0 }
+            #expect(status == .badRequest)
+            #expect(elapsed.components.seconds < 20, "merging \(many.count) tokens took \(elapsed)")
+            #expect(try await tokens().count == cap)
+        }
+    }
+}

@@ -76,39 +76,58 @@ struct ObjectFields: Sendable {
     /// Applies these fields to `record` (PATCH semantics: sent fields replace, null clears,
     /// metadata merges key by key). `keepTokens`: the Firebase view, where download tokens are
     /// not part of `metadata`, so clearing it keeps them.
-    func apply(to record: inout ObjectRecord, keepTokens: Bool) {
+    /// Refused (nothing changed) when it would leave more than `ObjectRecord.maxDownloadTokens` tokens.
+    func apply(to record: inout ObjectRecord, keepTokens: Bool) throws {
+        var result = record
         for (_, path) in Self.stringFields {
             guard let value = self[keyPath: path] else { continue }
             switch path {
-            case \.contentType: record.contentType = value
-            case \.contentEncoding: record.contentEncoding = value
-            case \.contentDisposition: record.contentDisposition = value
-            case \.contentLanguage: record.contentLanguage = value
-            case \.cacheControl: record.cacheControl = value
-            default: record.customTime = value
+            case \.contentType: result.contentType = value
+            case \.contentEncoding: result.contentEncoding = value
+            case \.contentDisposition: result.contentDisposition = value
+            case \.contentLanguage: result.contentLanguage = value
+            case \.cacheControl: result.cacheControl = value
+            default: result.customTime = value
             }
         }
         if let metadata {
             if let entries = metadata {
                 for (key, value) in entries {
                     if key == ObjectRecord.downloadTokensKey, let value {
-                        record.downloadTokens = Self.union(record.downloadTokens, value)
+                        result.downloadTokens = try Self.union(result.downloadTokens, value)
                     } else {
-                        record.metadata[key] = value
+                        result.metadata[key] = value
                     }
                 }
             } else {
-                let tokens = record.metadata[ObjectRecord.downloadTokensKey]
-                record.metadata = [:]
-                if keepTokens { record.metadata[ObjectRecord.downloadTokensKey] = tokens }
+                let tokens = result.metadata[ObjectRecord.downloadTokensKey]
+                result.metadata = [:]
+                if keepTokens { result.metadata[ObjectRecord.downloadTokensKey] = tokens }
             }
         }
         // Writing tokens adds them (removing one is the admin `delete_token` call).
-        if let downloadTokens { record.downloadTokens = Self.union(record.downloadTokens, downloadTokens) }
+        if let downloadTokens { result.downloadTokens = try Self.union(result.downloadTokens, downloadTokens) }
+        record = result
     }
 
-    static func union(_ tokens: [String], _ added: String) -> [String] {
-        tokens + added.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !tokens.contains($0) }
+    /// `tokens` plus the comma-separated `added` ones not already there, in order. Linear (a set, not a
+    /// scan of the list per token), and refused when new tokens would take the list past the cap.
+    static func union(_ tokens: [String], _ added: String) throws -> [String] {
+        var seen = Set(tokens)
+        var out = tokens
+        for part in added.split(separator: ",") {
+            let token = part.trimmingCharacters(in: .whitespaces)
+            if !token.isEmpty, seen.insert(token).inserted { out.append(token) }
+        }
+        if out.count > tokens.count { try checkTokenCount(out.count) }
+        return out
+    }
+
+    /// A clear 400 when an object would keep more than `ObjectRecord.maxDownloadTokens` download tokens.
+    static func checkTokenCount(_ count: Int) throws {
+        guard count > ObjectRecord.maxDownloadTokens else { return }
+        throw StorageError.badRequest(
+            "An object keeps at most \(ObjectRecord.maxDownloadTokens) download tokens; delete some (delete_token) before adding more")
     }
 
     /// The value of a string field as the object resource will show it.

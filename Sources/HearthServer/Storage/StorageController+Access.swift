@@ -54,11 +54,11 @@ extension StorageController {
     }
 
     /// What an upload will look like, for checking the rules before its bytes arrive.
-    func plannedObject(bucket: String, name: String, size: Int64, fields: ObjectFields) -> ObjectRecord {
+    func plannedObject(bucket: String, name: String, size: Int64, fields: ObjectFields) throws -> ObjectRecord {
         var record = ObjectRecord(
             bucket: bucket, name: name, generation: 0, blob: "", size: size, md5Hash: "", crc32c: "", timeCreated: service.clock(),
             updated: service.clock())
-        fields.apply(to: &record, keepTokens: true)
+        try fields.apply(to: &record, keepTokens: true)
         if record.contentType == nil { record.contentType = "application/octet-stream" }
         return record
     }

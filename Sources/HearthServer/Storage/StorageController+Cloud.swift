@@ -66,7 +66,7 @@ extension StorageController {
             let replace = request.method == .put
             let object = try await service.update(bucket: bucket, name: name, preconditions: preconditions) { record in
                 if replace { record.metadata = [:] }
-                changes.apply(to: &record, keepTokens: false)
+                try changes.apply(to: &record, keepTokens: false)
             }
             return Self.json(ObjectResource.cloud(object, base: base(request)))
         case .delete:

@@ -48,7 +48,7 @@ extension StorageController {
             guard try await service.object(bucket: bucket, name: name) != nil else { throw missing(caller, .update, bucket: bucket, name: name) }
             let object = try await service.update(bucket: bucket, name: name) { record in
                 var updated = record
-                fields.apply(to: &updated, keepTokens: true)
+                try fields.apply(to: &updated, keepTokens: true)
                 try self.authorize(caller, .update, bucket: bucket, name: name, resource: updated, existing: record)
                 record = updated
             }
@@ -275,6 +275,7 @@ extension StorageController {
                 tokens.removeAll { $0 == delete }
                 if tokens.isEmpty { tokens = [UUID().uuidString.lowercased()] }
             } else {
+                try ObjectFields.checkTokenCount(tokens.count + 1)
                 tokens.append(UUID().uuidString.lowercased())
             }
             record.downloadTokens = tokens

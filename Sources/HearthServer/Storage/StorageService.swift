@@ -116,7 +116,7 @@ public final class StorageService: Sendable {
                 var record = ObjectRecord(
                     bucket: bucket, name: name, generation: max(now * 1000, (old?.generation ?? 0) + 1), blob: blob.id.rawValue,
                     size: blob.digests.size, md5Hash: blob.digests.md5Base64, crc32c: blob.digests.crc32cBase64, timeCreated: now, updated: now)
-                fields.apply(to: &record, keepTokens: firebase)
+                try fields.apply(to: &record, keepTokens: firebase)
                 if record.contentType == nil { record.contentType = "application/octet-stream" }
                 if firebase && record.downloadTokens.isEmpty { record.downloadTokens = [UUID().uuidString.lowercased()] }
                 try authorize(old, record)

@@ -46,6 +46,11 @@ public struct ObjectRecord: Codable, Sendable, Equatable {
     /// The metadata key that holds Firebase download tokens (comma-separated UUIDs).
     public static let downloadTokensKey = "firebaseStorageDownloadTokens"
 
+    /// The most download tokens one object keeps. Each write that adds tokens is checked, so the list (read
+    /// on every download by token) stays short; Cloud Storage's 8 KiB limit on custom metadata allows about
+    /// 200 UUIDs, and an app rotating tokens deletes old ones (`delete_token`) as it goes.
+    public static let maxDownloadTokens = 100
+
     public var downloadTokens: [String] {
         get { (metadata[Self.downloadTokensKey] ?? "").split(separator: ",").map(String.init).filter { !$0.isEmpty } }
         set { metadata[Self.downloadTokensKey] = newValue.isEmpty ? nil : newValue.joined(separator: ",") }
