@@ -145,6 +145,23 @@ public actor Database {
         let millis: Int64
     }
 
+    /// What a write answers with: the value written, server values resolved. An increment adds to the
+    /// stored value, so where the caller may not read, its result is left out (`null`): echoing it would
+    /// show a writer what only a reader may see (`{".sv":{"increment":0}}` would read the value). A
+    /// timestamp depends on nothing stored and stays. Rules are asked only when the write has an increment.
+    static func echoed(
+        _ parsed: ParsedWrite, at target: Path, resolved node: Node, request: WriteRequest, tx: any StoreTransaction, now: Int64
+    ) throws -> Node {
+        guard let authorizer = request.authorizer, !parsed.placeholders.isEmpty else { return node }
+        var shown = parsed
+        shown.placeholders.removeAll { p in
+            guard case .increment = p.value else { return false }
+            return authorizer.readDenial(at: target.appending(p.path), data: tx, now: now) != nil
+        }
+        if shown.placeholders.count == parsed.placeholders.count { return node }
+        return try shown.resolved(now: now) { try tx.read(target.appending($0)) }
+    }
+
     /// Validates and applies one request. Throws `ValidationError` before writing anything.
     static func apply(
         _ request: WriteRequest, tx: any StoreTransaction, now: Int64, push: PushContext, sequence: UInt64
@@ -170,16 +187,17 @@ public actor Database {
         }
         let path = request.path
         /// A failed `if-match` answers with the current value and its ETag. Checked after the write
-        /// is authorized, and only answered to a writer who may also read the location: otherwise
-        /// the answer would leak data (and the ETag would let anyone test guesses of it).
+        /// is authorized. A conditional write (REST `if-match`, a realtime transaction's hash) needs read
+        /// access to the location, as Firebase's transactions do, whether it matches or not: whether it
+        /// applies tells the caller whether its guess of the value was right.
         func failedPrecondition() throws -> WriteOutcome? {
             guard let expected = request.ifMatch else { return nil }
+            if let reason = request.authorizer?.readDenial(at: path, data: tx, now: now) {
+                throw PermissionDenied(reason: reason)
+            }
             let current = try tx.read(path)
             let etag = current.etag
             if etag == expected || "\"\(etag)\"" == expected { return nil }
-            if !request.mismatchIsSilent, let reason = request.authorizer?.readDenial(at: path, data: tx, now: now) {
-                throw PermissionDenied(reason: reason)
-            }
             return .preconditionFailed(current: current, etag: etag)
         }
         switch request.operation {
@@ -187,15 +205,19 @@ public actor Database {
             let node = try parsed.resolved(now: now) { try tx.read(path.appending($0)) }
             try authorize(request, [(path, node)], tx: tx, now: now)
             if let failed = try failedPrecondition() { return (failed, nil) }
+            // Before the write: an increment shown in the echo adds to the value it found.
+            let echo = try echoed(parsed, at: path, resolved: node, request: request, tx: tx, now: now)
             try tx.set(path, node)
             let etag = request.wantsETag ? node.etag : nil
-            return (.committed(body: node.jsonBytes(), etag: etag), Change(sequence: sequence, path: path, kind: .put(node)))
+            return (.committed(body: echo.jsonBytes(), etag: etag), Change(sequence: sequence, path: path, kind: .put(node)))
         case .update(let entries, let priorities):
             var resolved: [PatchEntry] = []
+            var echoes: [Node] = []
             for entry in entries {
                 let target = path.appending(entry.path)
                 let node = try entry.value.resolved(now: now) { try tx.read(target.appending($0)) }
                 resolved.append(PatchEntry(path: entry.path, node: node))
+                echoes.append(try echoed(entry.value, at: target, resolved: node, request: request, tx: tx, now: now))
             }
             if request.authorizer != nil {
                 var writes = resolved.map { (path: path.appending($0.path), node: $0.node) }
@@ -212,7 +234,7 @@ public actor Database {
             for (i, entry) in resolved.enumerated() {
                 w.separator(first: i == 0)
                 w.key(entry.path.keys.map(\.string).joined(separator: "/"))
-                w.write(entry.node, format: .plain)
+                w.write(echoes[i], format: .plain)
             }
             for (i, p) in priorities.enumerated() {
                 let target = path.appending(p.path)

@@ -18,13 +18,11 @@ public struct WriteRequest: Sendable {
 
     public var path: Path
     public var operation: Operation
-    /// `if-match`: write only if the current ETag of `path` equals this.
+    /// `if-match`: write only if the current ETag of `path` equals this. Needs read access to `path`
+    /// (when rules apply), matching or not.
     public var ifMatch: String?
     /// Whether the caller wants the new ETag.
     public var wantsETag: Bool
-    /// A failed `ifMatch` answers only that it failed (the realtime protocol's `datastale`), not the current value:
-    /// then a writer who may not read the location learns nothing more from it, and gets `datastale` too.
-    public var mismatchIsSilent = false
     /// Security rules to check inside the transaction (nil = admin, no check).
     public var authorizer: (any WriteAuthorizer)?
     /// Write only if no committed write claimed this key before, and claim it in the same

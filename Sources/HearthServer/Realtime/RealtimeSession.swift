@@ -469,7 +469,7 @@ actor RealtimeSession {
         let data = body["d"] ?? .null
         var ifMatch: String?
         if case .string(let hash)? = body["h"] { ifMatch = hash.isEmpty ? Node.empty.etag : hash }
-        var request: WriteRequest
+        let request: WriteRequest
         let segments = raw.split(separator: "/")
         if segments.last == ".priority" {
             let path = try requestPath(.object([JSONMember("p", .string(segments.dropLast().joined(separator: "/")))]))
@@ -478,8 +478,8 @@ actor RealtimeSession {
             let path = try requestPath(body)
             request = WriteRequest(path: path, operation: .set(try controller.parseWrite(data, at: path)), ifMatch: ifMatch)
         }
-        // `datastale` carries no data, so a transaction where the user may write but not read is retried, not denied.
-        request.mismatchIsSilent = true
+        // With `h` (a transaction) the write needs read access too: `ok` or `datastale` would answer whether the
+        // hash, and so the caller's guess of the value, was right. The writer refuses it as `permission_denied`.
         try await write(id, request)
     }
 
