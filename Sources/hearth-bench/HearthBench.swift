@@ -30,7 +30,10 @@ struct HearthBench: ParsableCommand {
             256 MiB) in one request each through the Cloud Storage JSON API and samples the server's RSS; storage-small \
             drives 10 KB multipart uploads (1,000 names cycled) with the load generator. link-redirects creates a short \
             link on the server's own origin and drives GETs of it as a desktop browser (302s), then checks that the \
-            link stats counted every redirect. sdk-observe runs the Swift SDK in this process against lists of 100, \
+            link stats counted every redirect. adversarial sends, once each (signed out where rules apply), the inputs that were \
+            quadratic (issue 30 §4) at the largest size the server accepts (quick: 1/16 of it) and times the request: \
+            a 16 MiB PUT with keys in descending order, a PUT of server values under one parent, a PATCH of n paths and \
+            n priorities under a newData rule, a 7 KiB `startAt=[1,1,1,…` bound, and a 1 MiB download-token update. sdk-observe runs the Swift SDK in this process against lists of 100, \
             2,000 and 10,000 children (quick: 100 and 2,000): a value observer, then a child-event observer, each while \
             50 (quick 20) REST writes add a child one at a time; it times write → observer and the bench's CPU per write.
             realtime-connections starts its own server and opens --realtime-connections WebSocket clients (protocol v5, \
@@ -227,6 +230,7 @@ struct HearthBench: ParsableCommand {
                 case .storageLarge: result = try Scenarios.storageLarge(config, server: server!)
                 case .storageSmall: result = try Scenarios.storageSmall(config, server: server!)
                 case .linkRedirects: result = try Scenarios.linkRedirects(config, server: server!)
+                case .adversarial: result = try Scenarios.adversarial(config, server: server!)
                 case .sdkObserve: result = try Scenarios.sdkObserve(config, server: server!)
                 case .realtimeConnections:
                     let r = try Scenarios.realtimeConnections(config)

@@ -56,6 +56,8 @@ enum Scenario: String, CaseIterable {
     case storageSmall = "storage-small"
     // Dynamic Links: short-link redirects.
     case linkRedirects = "link-redirects"
+    // Inputs shaped to be slow: one request each at the largest size accepted.
+    case adversarial
     // The Swift SDK in this process observing a long list while children are added.
     case sdkObserve = "sdk-observe"
     // Realtime WebSocket protocol: their own fresh server (memory per connection is measured from idle), last so the
