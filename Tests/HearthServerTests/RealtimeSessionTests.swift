@@ -250,13 +250,15 @@ struct RealtimeSessionTests {
         #expect(!h.outbox.isClosed)
     }
 
-    @Test("a stale transaction answers datastale to a writer who may not read there, and writes nothing")
+    /// It used to answer `datastale` (issue 30 §6: with `ok` for a right hash, that told a writer whether
+    /// its guess of a value it may not read was right). Transactions need read access, as in Firebase.
+    @Test("a stale transaction by a writer who may not read there is denied, and writes nothing")
     func staleTransactionWithoutRead() async throws {
         let h = try await Harness(rules: #"{"rules":{"lim":{"$k":{".write":true}}}}"#)
         try await h.send(1, "p", #"{"p":"/lim/a","d":5}"#)
         #expect(try await h.next() == json(#"{"t":"d","d":{"r":1,"b":{"s":"ok","d":""}}}"#))
         try await h.send(2, "p", #"{"p":"/lim/a","d":6,"h":"bogus"}"#)
-        #expect(try await h.next() == json(#"{"t":"d","d":{"r":2,"b":{"s":"datastale","d":"Transaction hash does not match"}}}"#))
+        #expect(try await h.next() == json(#"{"t":"d","d":{"r":2,"b":{"s":"permission_denied","d":"Permission denied"}}}"#))
         #expect(try await h.read("lim/a") == .int(5))
     }
 
