@@ -20,7 +20,8 @@ struct RealtimeMessageLimitTests {
 
     /// A connected test channel on a fresh in-memory database with open rules.
     func connected(budget: Int = ServerConfiguration.defaultRealtimePartialBytes) async throws -> Connection {
-        let registry = NamespaceRegistry(factory: MemoryStoreFactory(), clock: { wallClockMillis() }, initialRules: .initial(dev: true))
+        let registry = NamespaceRegistry(
+            factory: MemoryStoreFactory(), clock: { wallClockMillis() }, initialRules: .initial(dev: true), defaultNamespace: "t")
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let database = DatabaseController(
             configuration: ServerConfiguration(port: 0, adminToken: "owner"), registry: registry, logger: logger, auth: nil)
@@ -70,7 +71,7 @@ struct RealtimeMessageLimitTests {
     }
 
     func stored(_ c: Connection, _ path: String) async throws -> Node {
-        let namespace = try await c.controller.database.namespace("t")
+        let namespace = try await c.controller.database.registry.lease("t").namespace
         return try await namespace.database.store.snapshot { try $0.read(Path(path)) }
     }
 

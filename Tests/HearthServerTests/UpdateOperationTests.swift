@@ -9,7 +9,7 @@ import Testing
 @Suite("Multi-path update checks")
 struct UpdateOperationTests {
     static func controller() -> DatabaseController {
-        let registry = NamespaceRegistry(factory: MemoryStoreFactory(), clock: { 0 }, initialRules: .initial(dev: true))
+        let registry = NamespaceRegistry(factory: MemoryStoreFactory(), clock: { 0 }, initialRules: .initial(dev: true), defaultNamespace: "t")
         return DatabaseController(
             configuration: ServerConfiguration(port: 0, adminToken: "owner"), registry: registry,
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), auth: nil)
