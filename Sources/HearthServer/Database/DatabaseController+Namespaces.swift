@@ -31,13 +31,7 @@ extension DatabaseController {
             guard registry.names.contains(name) else { throw RestError(NamespaceError.notFound) }
             return reply(.object([JSONMember("name", .string(name))]))
         case .put:
-            let buffer: ByteBuffer
-            do {
-                buffer = try await request.body.collect(upTo: configuration.maxBodyBytes)
-            } catch {
-                throw RestError.badRequest("Rules document too large")
-            }
-            let text = String(buffer: buffer)
+            let text = try await rulesText(request)
             var rules: RulesDocument?
             if !text.allSatisfy(\.isWhitespace), text.trimmingCharacters(in: .whitespacesAndNewlines) != "null" {
                 do {

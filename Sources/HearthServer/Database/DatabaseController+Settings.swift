@@ -22,13 +22,7 @@ extension DatabaseController {
             }
             return Responses.json(Array(rules.source.utf8))
         case .put:
-            let buffer: ByteBuffer
-            do {
-                buffer = try await request.body.collect(upTo: configuration.maxBodyBytes)
-            } catch {
-                throw RestError.badRequest("Rules document too large")
-            }
-            let text = String(buffer: buffer)
+            let text = try await rulesText(request)
             let rules: RulesDocument
             do {
                 rules = try RulesDocument(source: text)
@@ -46,6 +40,15 @@ extension DatabaseController {
             return Responses.json(JSONValue.object([JSONMember("status", .string("ok"))]).jsonBytes)
         default:
             throw RestError(.methodNotAllowed, "Method not allowed")
+        }
+    }
+
+    /// A rules document's text from a request body (one the admin sends to `/.settings`).
+    func rulesText(_ request: Request) async throws -> String {
+        do {
+            return String(buffer: try await request.body.collect(upTo: configuration.maxBodyBytes))
+        } catch {
+            throw RestError.badRequest("Rules document too large")
         }
     }
 }
