@@ -83,6 +83,8 @@ struct ConnectionLimitsLiveTests {
             // Nothing arrived at all, on a fresh connection, either.
             let silent = try await RawClient(port: port)
             #expect(await silent.closed(within: .seconds(15)))
+            await client.close()
+            await silent.close()
         }
     }
 
@@ -123,6 +125,7 @@ struct ConnectionLimitsLiveTests {
                 try await client.send("GET \(target) HTTP/1.1\r\nHost: x\r\n\(header)\r\n")
                 #expect(await client.closed(within: .seconds(15)))
                 #expect(client.text.hasPrefix("HTTP/1.1 \(status)\r\n"), "\(target.prefix(20)) \(header.prefix(20)): \(client.text.prefix(60))")
+                await client.close()
             }
             // Within the bounds: answered as usual.
             let client = try await RawClient(port: port)

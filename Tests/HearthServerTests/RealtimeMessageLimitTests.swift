@@ -19,9 +19,10 @@ struct RealtimeMessageLimitTests {
     }
 
     /// A connected test channel on a fresh in-memory database with open rules.
-    func connected(budget: Int = ServerConfiguration.defaultRealtimePartialBytes) async throws -> Connection {
-        let registry = NamespaceRegistry(
-            factory: MemoryStoreFactory(), clock: { wallClockMillis() }, initialRules: .initial(dev: true), defaultNamespace: "t")
+    func connected(
+        budget: Int = ServerConfiguration.defaultRealtimePartialBytes, stores: any StoreFactory = MemoryStoreFactory()
+    ) async throws -> Connection {
+        let registry = NamespaceRegistry(factory: stores, clock: { wallClockMillis() }, initialRules: .initial(dev: true), defaultNamespace: "t")
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let database = DatabaseController(
             configuration: ServerConfiguration(port: 0, adminToken: "owner"), registry: registry, logger: logger, auth: nil)
@@ -89,12 +90,36 @@ struct RealtimeMessageLimitTests {
         #expect(c.controller.partialMessages.inUse == 0)
     }
 
+    /// Opens stores only once `release()` was called: the session cannot start (nor handle `auth`) before.
+    final class GatedStores: StoreFactory {
+        let gate = AsyncStream<Void>.makeStream()
+
+        func release() { gate.continuation.finish() }
+
+        func open(namespace: String) async throws -> any DatabaseStore {
+            for await _ in gate.stream {}
+            return try await MemoryStoreFactory().open(namespace: namespace)
+        }
+    }
+
     @Test("after auth (even sent just before, unanswered) a 2 MiB message is accepted")
     func signedInMayWriteMore() async throws {
-        let c = try await connected()
+        let stores = GatedStores()
+        let c = try await connected(stores: stores)
         // No waiting for the auth answer: the JS SDK sends its queued writes right after `auth`.
+        // Here the session cannot even start until the gate opens, so the auth is surely unanswered
+        // when the message passes 1 MiB: the connection must wait, not close.
         try await send(c, #"{"t":"d","d":{"r":1,"a":"auth","b":{"cred":"owner"}}}"#)
-        try await send(c, bigPut(2, 2_000_000))
+        let frames = RealtimeFraming.frames(for: bigPut(2, 2_000_000))
+        for frame in frames.prefix(71) {
+            try await c.channel.writeInbound(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: frame)))
+        }
+        #expect(c.controller.partialMessages.inUse > RealtimeController.maxMessageBytes)
+        #expect(try await closeCode(c, wait: .milliseconds(200)) == nil)
+        stores.release()
+        for frame in frames.dropFirst(71) {
+            try await c.channel.writeInbound(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: frame)))
+        }
         let deadline = ContinuousClock.now + .seconds(20)
         var value = try await stored(c, "big")
         while value == .empty, ContinuousClock.now < deadline {
