@@ -1139,13 +1139,17 @@ def test_scenario_34_image_rules_resumable(rv0):
     final = ok(resumable_upload(rv0, f"{folder}/ok.png", small, "image/png", auth))
     assert final.headers.get("X-Goog-Upload-Status") == "final" and final.json()["size"] == str(len(small))
 
-    # Declared small (no length header), then more than 1 MiB arrives: refused at finalize.
+    # No length declared, then 1 MiB arrives: the chunk that passes the size rule's bound is refused at
+    # once (not after the rest is on disk), the session ends, and a finalize repeats the denial.
     name = f"{folder}/grows.png"
     data = os.urandom(MIB + CHUNK)
     url = ok(rv0.start_resumable(name, None, "image/png", auth=auth)).headers["X-Goog-Upload-URL"]
-    for off in range(0, MIB, CHUNK):
+    for off in range(0, MIB - CHUNK, CHUNK):
         ok(rv0.command(url, "upload", off, data[off:off + CHUNK], auth=auth))
-    refused = rv0.command(url, "upload, finalize", MIB, data[MIB:], auth=auth)
+    refused = rv0.command(url, "upload", MIB - CHUNK, data[MIB - CHUNK:MIB], auth=auth)
+    assert_denied(refused, "WRITE")
+    assert refused.headers.get("X-Goog-Upload-Status") == "final", dict(refused.headers)
+    refused = rv0.command(url, "finalize", auth=auth)
     assert_denied(refused, "WRITE")
     assert refused.headers.get("X-Goog-Upload-Status") == "final", dict(refused.headers)
     assert rv0.metadata(name, auth=OWNER_HEADERS).status_code == 404
@@ -1172,8 +1176,8 @@ def test_resumable_denied_finalize_repeats_its_answer(rv0):
     name = f"{uniq('again')}/t.png"
     url = ok(rv0.start_resumable(name, None, "image/png", auth=auth)).headers["X-Goog-Upload-URL"]
     ok(rv0.command(url, "upload", 0, b"\0" * CHUNK, auth=auth))
-    # The type changes nothing; the bytes are 1 MiB + 1 → the size rule refuses.
-    ok(rv0.command(url, "upload", CHUNK, b"\0" * (3 * CHUNK), auth=auth))
+    # The type changes nothing; 1 MiB passes the size rule's bound, so that chunk is refused at once.
+    assert_denied(rv0.command(url, "upload", CHUNK, b"\0" * (3 * CHUNK), auth=auth), "WRITE")
     assert_denied(rv0.command(url, "upload, finalize", MIB, b"\0", auth=auth), "WRITE")
     again = rv0.command(url, "finalize", auth=auth)
     assert_denied(again, "WRITE")

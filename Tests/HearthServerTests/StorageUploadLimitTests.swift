@@ -92,8 +92,10 @@ struct StorageUploadLimitTests {
             let path = try await start(client, "users/\(annUID)/big.bin", headers: annHeaders)
             #expect(try await command(client, path, "upload", offset: 0, String(repeating: "a", count: 900), headers: annHeaders) == .ok)
             #expect(try await command(client, path, "upload", offset: 900, String(repeating: "b", count: 200), headers: annHeaders) == .forbidden)
-            // What fits still does.
-            #expect(try await command(client, path, "upload, finalize", offset: 900, String(repeating: "b", count: 99), headers: annHeaders) == .ok)
+            // The session ended refused: a finalize repeats the 403 instead of storing the first 900 bytes.
+            #expect(try await command(client, path, "upload, finalize", offset: 900, String(repeating: "b", count: 99), headers: annHeaders) == .forbidden)
+            let stored = try await client.send(.get, "/v0/b/demo.appspot.com/o/users%2F\(annUID)%2Fbig.bin", nil, headers: StorageRouterTests.admin)
+            #expect(stored.0 == .notFound)
         }
     }
 

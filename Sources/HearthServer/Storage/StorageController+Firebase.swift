@@ -162,6 +162,13 @@ extension StorageController {
                 return response
             }
         }
+        if let failure = session.failure {
+            // Refused for good (past the rules' size bound, or at finalize): every command but
+            // cancel repeats the answer, so no later finalize stores what arrived before it.
+            var response = Self.firebaseError(StorageError(status: failure.status, message: failure.message, reason: failure.reason))
+            response.headers[HTTPField.Name("X-Goog-Upload-Status")!] = "final"
+            return response
+        }
         if commands.contains("query") {
             let received = try await service.blobs.uploadSize(upload) ?? 0
             h[HTTPField.Name("X-Goog-Upload-Status")!] = "active"
@@ -183,6 +190,14 @@ extension StorageController {
                 _ = try await service.blobs.append(to: upload, at: offset, contentsOf: body)
             } catch let error as BlobStoreError where error.code == .offsetGap {
                 throw StorageError.badRequest("The upload offset \(offset) is past the bytes received")
+            } catch let error as StorageError where error.status == 403 {
+                // Past what the rules could accept: the session ends refused.
+                var failed = session
+                failed.failure = UploadSession.Failure(status: error.status, message: error.message, reason: error.reason)
+                try await saveSession(upload, failed)
+                var response = Self.firebaseError(error)
+                response.headers[HTTPField.Name("X-Goog-Upload-Status")!] = "final"
+                return response
             }
         }
         if commands.contains("finalize") {
