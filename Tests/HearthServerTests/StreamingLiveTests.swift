@@ -25,6 +25,19 @@ struct StreamingLiveTests {
     @Test func eventsArriveInCommitOrderAndClosedClientsAreReleased() async throws {
         try await withLiveServer { port in
             let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            // A failure below must still shut the client down: one dropped unshut ends the whole test process.
+            do {
+                try await streamAndRelease(port, client)
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+        }
+    }
+
+    /// Reads the stream's events, then shuts `client` down and waits for the server to drop the listener.
+    func streamAndRelease(_ port: Int, _ client: HTTPClient) async throws {
+        do {
             let response = try await client.execute(get(port, "/s.json", accept: "text/event-stream"), timeout: .seconds(30))
             #expect(response.headers.first(name: "Content-Type") == "text/event-stream; charset=utf-8")
             #expect(response.headers.first(name: "Connection")?.lowercased() == "keep-alive")

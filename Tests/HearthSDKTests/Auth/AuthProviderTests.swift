@@ -48,8 +48,10 @@ struct AuthProviderTests {
     @Test func aProviderEmailThatAnotherAccountHasIsATypedError() async throws {
         try await withAuthStorageServer { server in
             let auth = server.auth()
-            try await auth.signUp(email: "gus@example.com", password: "secret12")
+            let gus = try await auth.signUp(email: "gus@example.com", password: "secret12")
             try auth.signOut()
+            // Gus proved his address; an account whose email nobody verified would be claimed by the provider instead.
+            #expect(try await adminAuthCall(server, "accounts:update", ["localId": gus.uid, "emailVerified": true]).0 == 200)
             let google = ProviderCredential.google(idToken: Self.token(#"{"sub":"g-9","email":"gus@example.com","email_verified":true}"#))
             let refused = await #expect(throws: AuthError.self) { try await auth.signIn(with: google) }
             #expect(refused?.code == .accountExistsWithDifferentCredential)
