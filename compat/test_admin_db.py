@@ -583,16 +583,19 @@ def test_unicode_and_special_characters_in_paths(admin_app, http, base_url, ns):
 
 
 def test_literal_plus_in_query_values(admin_app, http, base_url, ns):
-    """§9.25 / §2.1: firebase-admin sends '+' unencoded; the server must keep it literal."""
+    """§9.25 / §2.1, issue 30 §1: firebase-admin sends '+' unencoded, and Firebase's servers read a query's '+'
+    as a space (firebase-admin-python #189); Hearth reads it as they do. A plus sent as %2B stays a plus."""
     put_rules(http, base_url, ns, {"rules": {".read": True, ".write": True,
                                              "people": {".indexOn": "email"}}})
     people = ref(admin_app, "people")
     people.set({"p1": {"email": "a+b@c"}, "p2": {"email": "a b@c"}, "p3": {"email": "ab@c"}})
     assert dict(people.order_by_child("email").equal_to("a+b@c").get()) == {
-        "p1": {"email": "a+b@c"}}
+        "p2": {"email": "a b@c"}}
+    encoded = http.get(db_url(base_url, "people", ns, orderBy='"email"', equalTo='"a+b@c"'))  # qs() sends %2B
+    assert encoded.status_code == 200 and encoded.json() == {"p1": {"email": "a+b@c"}}
     keys = ref(admin_app, "keys")
     keys.set({"a+b@c": 1, "a b@c": 2})
-    assert dict(keys.order_by_key().equal_to("a+b@c").get()) == {"a+b@c": 1}
+    assert dict(keys.order_by_key().equal_to("a+b@c").get()) == {"a b@c": 2}
 
 
 @pytest.mark.parametrize(

@@ -730,9 +730,12 @@ def test_query_bounds(rest, http, base_url, ns, params, expected):
 
 
 def test_query_literal_plus_in_raw_query_string(rest, http, base_url, ns):
-    """§2.1: '+' in a query value is literal, never a space."""
+    """Issue 30 §1: a raw '+' in a query value is a space, as Firebase's servers read it; '%2B' is a plus."""
     rest.seed("keys", {"a+b": 1, "a b": 2})
     resp = http.get(f"{base_url}/keys.json?orderBy=%22$key%22&equalTo=%22a+b%22&ns={ns}")
+    assert resp.status_code == 200
+    assert resp.json() == {"a b": 2}
+    resp = http.get(f"{base_url}/keys.json?orderBy=%22$key%22&equalTo=%22a%2Bb%22&ns={ns}")
     assert resp.status_code == 200
     assert resp.json() == {"a+b": 1}
 
