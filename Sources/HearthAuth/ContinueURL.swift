@@ -23,7 +23,9 @@ public struct ContinueURL: Sendable, Hashable, CustomStringConvertible {
     public let port: Int?
     /// Starts with `/`.
     public let path: String
+    /// The query after `?`, without it, as written (nil when there is none).
     public let query: String?
+    /// The fragment after `#`, without it, as written (nil when there is none).
     public let fragment: String?
 
     /// Nil unless `text` is an absolute http(s) URL that browsers and this server read alike (see the type).

@@ -14,11 +14,15 @@ public struct WholeMatchPattern: Sendable {
 
     /// A pattern that does not compile: what is wrong, and where (in Unicode scalars).
     public struct SyntaxError: Error, Sendable, CustomStringConvertible {
+        /// What is wrong with the pattern.
         public var message: String
+        /// Where in the pattern, in UTF-8 bytes.
         public var offset: Int
+        /// The message and the offset.
         public var description: String { "\(message) at offset \(offset)" }
     }
 
+    /// Compiles `pattern` (RE2 syntax); a syntax error names its offset.
     public init(_ pattern: String) throws(SyntaxError) {
         do {
             regex = try StorageRegex(pattern)

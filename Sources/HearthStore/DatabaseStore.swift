@@ -115,5 +115,6 @@ public protocol StoreFactory: Sendable {
 extension StoreFactory {
     /// A backend that cannot list its namespaces holds none the server does not create itself.
     public func existingNamespaces() throws -> [String] { [] }
+    /// By default a backend keeps nothing to delete.
     public func delete(namespace: String) async throws {}
 }

@@ -77,6 +77,7 @@ public final class MemoryStoreFactory: StoreFactory {
 
     public init() {}
 
+    /// The namespace's store, made on first use and kept until deleted.
     public func open(namespace: String) async throws -> any DatabaseStore {
         stores.withLock { s in
             if let store = s[namespace] { return store }
@@ -86,7 +87,9 @@ public final class MemoryStoreFactory: StoreFactory {
         }
     }
 
+    /// The namespaces opened so far and not deleted.
     public func existingNamespaces() throws -> [String] { stores.withLock { Array($0.keys) } }
 
+    /// Forgets the namespace's store and its data.
     public func delete(namespace: String) async throws { _ = stores.withLock { $0.removeValue(forKey: namespace) } }
 }

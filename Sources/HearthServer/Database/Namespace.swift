@@ -23,6 +23,7 @@ final class Namespace: Sendable {
 
 /// Why a namespace (a database) could not be had, created or deleted.
 public struct NamespaceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Why a namespace could not be used.
     public enum Code: Sendable, Equatable {
         /// No database by that name (outside `--dev` an admin creates them).
         case notFound
@@ -37,7 +38,9 @@ public struct NamespaceError: Error, Sendable, Equatable, CustomStringConvertibl
         case unavailable
     }
 
+    /// The kind of failure.
     public var code: Code
+    /// A message safe to show a client.
     public var message: String
 
     init(_ code: Code, _ message: String) {
@@ -45,6 +48,7 @@ public struct NamespaceError: Error, Sendable, Equatable, CustomStringConvertibl
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 
     /// What Firebase answers for a database that does not exist.

@@ -38,7 +38,9 @@ public struct TrustedProxies: Sendable, Hashable {
 
     /// An entry that is neither an address nor a CIDR range.
     public struct InvalidEntry: Error, CustomStringConvertible {
+        /// The entry as given.
         public var entry: String
+        /// What is wrong with the entry.
         public var description: String { "\"\(entry)\" is not an IP address or a CIDR range such as 10.0.0.0/8 or fd00::/8" }
     }
 
@@ -61,6 +63,7 @@ public struct TrustedProxies: Sendable, Hashable {
         }
     }
 
+    /// No proxy is trusted: the socket peer is always the client.
     public var isEmpty: Bool { ranges.isEmpty }
 
     /// Whether `address` (IPv4 or IPv6 text) is in one of the ranges.

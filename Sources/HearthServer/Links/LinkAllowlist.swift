@@ -13,6 +13,7 @@ public import HearthRules
 /// allow.allows("https://evil.example/")         // false
 /// ```
 public struct LinkAllowlist: Sendable {
+    /// The `--link-allow` patterns; empty means only the default hosts.
     public let patterns: [WholeMatchPattern]
     /// Lower-cased hosts allowed when there are no patterns.
     public let hosts: Set<String>
