@@ -196,7 +196,8 @@ let package = Package(
             ],
             path: "Examples/BarcodeComments/Tests/BarcodeCommentsTests",
             swiftSettings: strict),
-        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"], swiftSettings: strict),
+        .target(name: "HearthTestSupport", path: "Tests/HearthTestSupport", swiftSettings: strict),
+        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "HearthFilesTests",
             dependencies: [
@@ -216,7 +217,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthRulesTests",
-            dependencies: ["HearthCore", "HearthRules"],
+            dependencies: ["HearthCore", "HearthRules", "HearthTestSupport"],
             resources: [.copy("Corpus"), .copy("StorageCorpus")],
             swiftSettings: strict
         ),
@@ -229,7 +230,7 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthAuth", "HearthCommand", "HearthCore", "HearthFiles", "HearthServer", "HearthStore", "HearthSQLite",
-                "HearthTesting", "HearthWire",
+                "HearthTestSupport", "HearthTesting", "HearthWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 @testable import HearthCore
 
@@ -234,17 +235,4 @@ struct AdversarialInputTests {
         #expect(Path.compare(Path("a/b"), Path("a/b")) == 0)
         #expect(Path.compare(.root, Path("a")) < 0)
     }
-}
-
-/// CPU seconds `body` takes on this thread: unlike wall time, it does not grow when other tests share the cores,
-/// so a bound on it tells linear from quadratic without depending on how busy the machine is.
-func threadCPUSeconds(_ body: () throws -> Void) rethrows -> Double {
-    func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-    let start = now()
-    try body()
-    return now() - start
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 @testable import HearthRules
+import HearthTestSupport
 import Testing
 
 /// `newData` for a multi-path update (issue 30 §4): answered from sorted writes, not a scan of all of
@@ -91,17 +92,4 @@ struct OverlayTests {
         #expect(allowed)
         #expect(seconds < 20, "checking \(writes.count) writes took \(seconds) s of CPU")
     }
-}
-
-/// CPU seconds `body` takes on this thread: unlike wall time, it does not grow when other tests share the cores,
-/// so a bound on it tells linear from quadratic without depending on how busy the machine is.
-func threadCPUSeconds(_ body: () throws -> Void) rethrows -> Double {
-    func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-    let start = now()
-    try body()
-    return now() - start
 }

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 @testable import HearthServer
 import HearthStore
+import HearthTestSupport
 import Logging
 import Testing
 
@@ -56,17 +57,4 @@ struct UpdateOperationTests {
         #expect(entries.count == count && priorities.count == count)
         #expect(elapsed < 20, "checking \(members.count) entries took \(elapsed) s of CPU")
     }
-}
-
-/// CPU seconds `body` takes on this thread: unlike wall time, it does not grow when other tests share the cores,
-/// so a bound on it tells linear from quadratic without depending on how busy the machine is.
-func threadCPUSeconds(_ body: () throws -> Void) rethrows -> Double {
-    func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-    let start = now()
-    try body()
-    return now() - start
 }
