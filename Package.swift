@@ -124,6 +124,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Examples/Functions",
+            exclude: ["README.md"],
             swiftSettings: strict
         ),
         // A server with functions made to be crashed and measured (process tests, trigger benchmark).
