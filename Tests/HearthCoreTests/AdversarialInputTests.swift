@@ -6,7 +6,7 @@ import Testing
 /// Issue 30 §4: inputs shaped to make the server's work grow faster than their size. Each property is
 /// checked against a plain reference (the old one-at-a-time algorithm) on random and worst-case orders,
 /// and each worst case is run once at a size that took minutes while it was quadratic.
-@Suite("Adversarial input")
+@Suite("Adversarial input", .cpuHeavy)
 struct AdversarialInputTests {
     /// Seconds allowed for a worst case that is O(n log n) now (well under one in a debug build) and took
     /// minutes at this size when quadratic. Generous, so a busy machine cannot make it fail.

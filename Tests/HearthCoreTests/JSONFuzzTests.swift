@@ -1,9 +1,10 @@
+import HearthTestSupport
 import Testing
 @testable import HearthCore
 
 /// Seeded property and mutation fuzzing of the JSON reader/writer pair, checked against a small independent
 /// reference parser written from RFC 8259 (below).
-@Suite("JSON fuzz")
+@Suite("JSON fuzz", .cpuHeavy)
 struct JSONFuzzTests {
     @Test func splitMix64KnownAnswer() {
         var r = SplitMix64(seed: 0)

@@ -1,8 +1,9 @@
+import HearthTestSupport
 import Testing
 @testable import HearthCore
 
 /// §1.8 push ids.
-@Suite("Push ids")
+@Suite("Push ids", .cpuHeavy)
 struct PushIDTests {
     static let alphabet = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"
     static let digit: [Character: Int] = Dictionary(uniqueKeysWithValues: alphabet.enumerated().map { ($1, $0) })

@@ -6,7 +6,7 @@ import Testing
 
 /// `newData` for a multi-path update (issue 30 §4): answered from sorted writes, not a scan of all of
 /// them per question, which made an update of n paths under rules that read `newData` O(n²).
-@Suite("Rules overlay")
+@Suite("Rules overlay", .cpuHeavy)
 struct OverlayTests {
     /// The overlay as it was, a scan of every write per question: the reference. Writes are listed
     /// deepest first, so its first match is the deepest one, as the sorted overlay picks.

@@ -1,10 +1,11 @@
 import HearthCore
 import HearthRules
+import HearthTestSupport
 import Testing
 
 /// Random and mutated rules documents: the compiler must never crash or hang, and every rejection
 /// must point inside the document.
-@Suite("Rules parser fuzzing")
+@Suite("Rules parser fuzzing", .cpuHeavy)
 struct ParserFuzzTests {
     static let seeds: [String] = [
         #"{"rules": {".read": "auth != null", ".write": false}}"#,

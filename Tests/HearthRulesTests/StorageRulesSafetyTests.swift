@@ -1,12 +1,13 @@
 import Foundation
 import HearthCore
 import HearthRules
+import HearthTestSupport
 import Synchronization
 import Testing
 
 /// A rules file or a request must never crash or stall the server: catastrophic regexes, runaway
 /// recursion, huge values, deep nesting and random garbage all end in a decision or an error.
-@Suite("Storage rules safety")
+@Suite("Storage rules safety", .cpuHeavy)
 struct StorageRulesSafetyTests {
     static let bucket = "demo-proj.appspot.com"
 

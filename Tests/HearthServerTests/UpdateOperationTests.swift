@@ -8,7 +8,7 @@ import Testing
 
 /// A multi-path update (REST PATCH, realtime `m`/`om`) checked in O(n log n) however it is shaped
 /// (issue 30 §4), with the same answers as before on small ones.
-@Suite("Multi-path update checks")
+@Suite("Multi-path update checks", .cpuHeavy)
 struct UpdateOperationTests {
     static func controller() -> DatabaseController {
         let registry = NamespaceRegistry(factory: MemoryStoreFactory(), clock: { 0 }, initialRules: .initial(dev: true), defaultNamespace: "t")
