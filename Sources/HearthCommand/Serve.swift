@@ -267,7 +267,7 @@ struct Serve: AsyncParsableCommand {
         let startLogger = logger
         let group = server.serviceGroup { port in
             startLogger.info(
-                "Hearth listening on http://\(settings.host):\(port) with data in \(folder); \(settings.dev ? "databases are created on first use with open rules (--dev)" : "databases other than \(settings.project) exist once created (hearth namespaces create), and start locked")",
+                "Hearth listening on http://\(settings.host):\(port) with data in \(folder); \(settings.dev ? "databases are created on first use with open rules (--dev)" : "databases start locked until rules are set, and ones other than \(settings.project) exist once created (hearth namespaces create)")",
                 metadata: ["hearth.dev": "\(settings.dev)"])
         }
         do {

@@ -21,18 +21,28 @@ struct RulesRouterTests {
         "auth_variable_override=" + #"{"uid":"\#(uid)"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
     }
 
-    @Test func newNamespacesRequireSignInOutsideDev() async throws {
+    /// Deny by default: outside `--dev` the project's default namespace starts locked, like every other one,
+    /// until the admin deploys rules; a signed-in user is refused as much as an anonymous caller.
+    @Test func theDefaultNamespaceStartsLockedOutsideDev() async throws {
         try await withRouterClient { client in
             let (rulesStatus, rules, _) = try await client.send(.get, "/.settings/rules.json?format=strict")
             #expect(rulesStatus == .ok)
-            #expect(try JSONValue.parse(rules) == JSONValue.parse(#"{"rules":{".read":"auth != null",".write":"auth != null"}}"#))
+            #expect(try JSONValue.parse(rules) == JSONValue.parse(#"{"rules":{".read":false,".write":false}}"#))
             let (anonymous, body, headers) = try await client.send(.get, "/a.json", headers: [:])
             #expect(anonymous == .unauthorized)
             #expect(body == #"{"error":"Permission denied"}"#)
             // Production mode never says which rule decided.
             #expect(headers[HTTPField.Name("X-Hearth-Rule")!] == nil)
             let (signedIn, _, _) = try await client.send(.put, "/a.json?" + Self.asUser("u1"), "1")
-            #expect(signedIn == .ok)
+            #expect(signedIn == .unauthorized)
+            let (admin, _, _) = try await client.send(.put, "/a.json", "1")
+            #expect(admin == .ok)
+            // Once rules are deployed they apply as written.
+            let (deployed, _, _) = try await client.send(
+                .put, "/.settings/rules.json", #"{"rules":{".read":"auth != null",".write":"auth != null"}}"#)
+            #expect(deployed == .ok)
+            let (afterDeploy, _, _) = try await client.send(.put, "/a.json?" + Self.asUser("u1"), "2")
+            #expect(afterDeploy == .ok)
         }
     }
 

@@ -11,17 +11,17 @@ struct RulesDocument: Sendable {
     /// The compiled `.read`/`.write`/`.validate` rules.
     var ruleSet: RuleSet
 
-    /// New namespaces outside `--dev` require a signed-in user (security by default).
-    static let signedInSource = "{\n  \"rules\": {\n    \".read\": \"auth != null\",\n    \".write\": \"auth != null\"\n  }\n}\n"
     /// New namespaces in `--dev` are open, as in the Firebase emulator.
     static let openSource = "{\n  \"rules\": {\n    \".read\": true,\n    \".write\": true\n  }\n}\n"
 
-    static let signedIn = try! RulesDocument(source: signedInSource)
     static let open = try! RulesDocument(source: openSource)
+    /// Locked: only the admin reads and writes, as a Firebase database created in locked mode.
     static let denyAll = try! RulesDocument(source: "{\"rules\": {\".read\": false, \".write\": false}}\n")
 
-    /// The rules a new namespace starts with.
-    static func initial(dev: Bool) -> RulesDocument { dev ? .open : .signedIn }
+    /// The rules a namespace has until an admin sets some: open in `--dev`, locked otherwise (the
+    /// project's default namespace included; deny by default, so a fresh production server gives no
+    /// anonymous sign-up free storage before the rules are deployed).
+    static func initial(dev: Bool) -> RulesDocument { dev ? .open : .denyAll }
 
     /// Compiles a document; errors name the line and column.
     init(source: String) throws(ValidationError) {
