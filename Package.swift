@@ -76,10 +76,20 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Short links: making, resolving and counting them; no HTTP (the server's LinksController is the edge).
+        .target(
+            name: "HearthLinks",
+            dependencies: [
+                "HearthCore", "HearthRules", "HearthStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "HearthServer",
             dependencies: [
-                "CZlib", "HearthCore", "HearthAuth", "HearthFiles", "HearthRules", "HearthWire", "HearthStore",
+                "CZlib", "HearthCore", "HearthAuth", "HearthFiles", "HearthLinks", "HearthRules", "HearthWire", "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -101,7 +111,8 @@ let package = Package(
         .target(
             name: "HearthCommand",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthFiles", "HearthRules", "HearthServer", "HearthSQLite", "HearthStore",
+                "HearthAuth", "HearthCore", "HearthFiles", "HearthLinks", "HearthRules", "HearthServer", "HearthSQLite",
+                "HearthStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -231,7 +242,7 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthAuth", "HearthCommand", "HearthCore", "HearthFiles", "HearthServer", "HearthStore", "HearthSQLite",
-                "HearthTestSupport", "HearthTesting", "HearthWire",
+                "HearthLinks", "HearthTestSupport", "HearthTesting", "HearthWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthLinks
 import HearthSQLite
 import HearthServer
 import HearthStore

@@ -3,6 +3,7 @@ import HearthAuth
 import Foundation
 import HearthCore
 import HearthFiles
+import HearthLinks
 import NIOPosix
 import HearthRules
 import HearthSQLite

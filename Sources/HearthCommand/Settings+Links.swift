@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthLinks
 import HearthServer
 
 extension Settings {

@@ -1,6 +1,7 @@
 import Foundation
 import HearthAuth
 import HearthCore
+import HearthLinks
 import HearthServer
 
 /// Resolved settings: flags > environment (`HEARTH_*`) > config file > defaults.

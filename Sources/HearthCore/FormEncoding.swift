@@ -40,3 +40,20 @@ public func decodeFormComponent(_ s: Substring) -> String {
     let spaced = String(decoding: s.utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
     return percentDecode(Substring(spaced)) ?? spaced
 }
+
+/// Percent-encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`).
+public func percentEncodeComponent(_ s: String) -> String {
+    let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(s.utf8.count)
+    for b in s.utf8 {
+        switch b {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            out.append(b)
+        default:
+            out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 0xF)]]
+        }
+    }
+    return String(decoding: out, as: UTF8.self)
+}

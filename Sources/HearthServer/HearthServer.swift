@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HearthAuth
 import HearthCore
+public import HearthLinks
 public import HearthStore
 public import Hummingbird
 import HummingbirdCore

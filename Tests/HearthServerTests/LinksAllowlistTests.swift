@@ -1,5 +1,6 @@
 import HTTPTypes
 import HearthCore
+@testable import HearthLinks
 import HearthServer
 import HearthStore
 import Hummingbird

@@ -1,4 +1,5 @@
 import HearthCore
+@testable import HearthLinks
 import HearthStore
 import Synchronization
 import Testing

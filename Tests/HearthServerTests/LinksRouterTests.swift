@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthCore
+@testable import HearthLinks
 import HearthServer
 import HearthStore
 import Hummingbird

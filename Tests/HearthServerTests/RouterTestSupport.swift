@@ -1,6 +1,7 @@
 import HTTPTypes
 import HearthAuth
 import HearthCore
+import HearthLinks
 import HearthServer
 import HearthStore
 import Hummingbird

@@ -1,3 +1,4 @@
+import HearthLinks
 import HearthStore
 
 /// The HTML pages a link can answer with. Every value from a link is HTML-escaped; link targets

@@ -1,4 +1,5 @@
 import HTTPTypes
+import HearthLinks
 import HearthStore
 import Logging
 import Hummingbird

@@ -1,6 +1,7 @@
 import HTTPTypes
 import HearthAuth
 import HearthCore
+import HearthLinks
 import HearthStore
 import Hummingbird
 import Logging

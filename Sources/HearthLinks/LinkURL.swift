@@ -3,23 +3,23 @@ import HearthCore
 
 /// The parts of an absolute URL, split without normalising anything (`scheme://authority/path?query#fragment`).
 /// Enough for link prefixes and link parameters; not a general URL parser.
-struct LinkURL: Sendable, Equatable {
+package struct LinkURL: Sendable, Equatable {
     /// Lower-cased.
-    var scheme: String
+    package var scheme: String
     /// As written (`user@host:port` is kept whole; see ``host``).
-    var authority: String
+    package var authority: String
     /// `""` or starting with `/`.
-    var path: String
-    var query: String?
-    var fragment: String?
+    package var path: String
+    package var query: String?
+    package var fragment: String?
 
     /// Schemes a browser runs or renders inline: never a redirect target or an app button (`javascript://%0A…` is
     /// script despite the slashes).
-    static let unsafeSchemes: Set<String> = ["javascript", "vbscript", "data", "file", "blob", "about", "filesystem"]
+    package static let unsafeSchemes: Set<String> = ["javascript", "vbscript", "data", "file", "blob", "about", "filesystem"]
 
     /// Nil unless `text` has a scheme of letters, digits, `+`, `-` or `.` followed by `://` and a non-empty authority,
     /// and no control characters (a raw line break would end up in pages and headers).
-    init?(_ text: String) {
+    package init?(_ text: String) {
         guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
         guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else { return nil }
         let scheme = text[..<colon]
@@ -43,7 +43,7 @@ struct LinkURL: Sendable, Equatable {
     }
 
     /// The host (lower-cased), without user info or port.
-    var host: String {
+    package var host: String {
         var h = Substring(authority)
         if let at = h.lastIndex(of: "@") { h = h[h.index(after: at)...] }
         if h.hasPrefix("["), let close = h.firstIndex(of: "]") { return String(h[...close]).lowercased() }
@@ -51,8 +51,8 @@ struct LinkURL: Sendable, Equatable {
         return h.lowercased()
     }
 
-    var isHTTP: Bool { scheme == "http" || scheme == "https" }
-    var hasUserInfo: Bool { authority.contains("@") }
+    package var isHTTP: Bool { scheme == "http" || scheme == "https" }
+    package var hasUserInfo: Bool { authority.contains("@") }
 }
 
 /// A configured link domain: a URI prefix such as `https://example.page.link` or
@@ -61,9 +61,9 @@ public struct LinkDomain: Sendable, Hashable, CustomStringConvertible {
     /// `scheme://host[:port][/path]`.
     public let prefix: String
     /// `scheme://host[:port]`, lower-cased.
-    let origin: String
+    package let origin: String
     /// `""` or a path such as `/links`, without a trailing slash.
-    let path: String
+    package let path: String
 
     /// Nil unless `text` is `http(s)://host[:port][/path]` with no user info, query or fragment.
     public init?(_ text: String) {
@@ -81,32 +81,15 @@ public struct LinkDomain: Sendable, Hashable, CustomStringConvertible {
     public var description: String { prefix }
 
     /// Whether `url` points at this prefix or below it.
-    func covers(_ url: LinkURL) -> Bool {
+    package func covers(_ url: LinkURL) -> Bool {
         guard url.scheme + "://" + url.authority.lowercased() == origin else { return false }
         return path.isEmpty || url.path == path || url.path.hasPrefix(path + "/")
     }
 }
 
-/// Percent-encodes everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`).
-func percentEncodeComponent(_ s: String) -> String {
-    let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
-    var out: [UInt8] = []
-    out.reserveCapacity(s.utf8.count)
-    for b in s.utf8 {
-        switch b {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-            out.append(b)
-        default:
-            out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 0xF)]]
-        }
-    }
-    return String(decoding: out, as: UTF8.self)
-}
-
 /// Splits a query string into (name, value) pairs in order; `%XX` is decoded and `+` is a space
 /// (form encoding, which link builders commonly use). A malformed escape is kept as written.
-func linkQueryPairs(_ query: String) -> [(name: String, value: String)] {
+package func linkQueryPairs(_ query: String) -> [(name: String, value: String)] {
     query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
         let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         return (decodeFormComponent(parts[0]), parts.count > 1 ? decodeFormComponent(parts[1]) : "")

@@ -1,3 +1,5 @@
+import HearthCore
+
 /// A long dynamic link (`https://ex.page.link/?link=…&apn=…`) as a domain prefix and its known
 /// parameters. ``longLink`` renders the parameters in one canonical order with one encoding, so
 /// the same link written two ways compares equal (short links are deduplicated on it).

@@ -49,7 +49,7 @@ public struct LinkAllowlist: Sendable {
     }
 
     /// The first of `link`'s destinations that is not allowed, if any.
-    func refused(_ link: DynamicLink) -> String? {
+    package func refused(_ link: DynamicLink) -> String? {
         if allowsAll { return nil }
         for name in Self.destinationParameters {
             if let value = link.parameters[name], !allows(value) { return value }

@@ -1,3 +1,4 @@
+import HearthCore
 import HearthStore
 
 /// What opening a link does for a visitor.
@@ -37,24 +38,24 @@ public enum LinkAction: Sendable, Equatable {
         }
     }
 
-    static func iosFallback(_ link: DynamicLink, iPad: Bool) -> String? {
+    package static func iosFallback(_ link: DynamicLink, iPad: Bool) -> String? {
         iPad ? (web(link["ipfl"]) ?? web(link["ifl"])) : web(link["ifl"])
     }
 
     /// `value` when it is an http(s) URL.
-    static func web(_ value: String?) -> String? {
+    package static func web(_ value: String?) -> String? {
         guard let value, LinkURL(value)?.isHTTP == true else { return nil }
         return value
     }
 
     /// `value` when it is a URL whose scheme opens an app or a page, not one that runs script or inlines content.
-    static func app(_ value: String?) -> String? {
+    package static func app(_ value: String?) -> String? {
         guard let value, let url = LinkURL(value), !LinkURL.unsafeSchemes.contains(url.scheme) else { return nil }
         return value
     }
 
     /// `https://apps.apple.com/app/id<isi>` when `isi` is numeric.
-    static func appStore(_ link: DynamicLink) -> String? {
+    package static func appStore(_ link: DynamicLink) -> String? {
         guard let isi = link["isi"], !isi.isEmpty, isi.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
             return nil
         }
@@ -62,13 +63,13 @@ public enum LinkAction: Sendable, Equatable {
     }
 
     /// `https://play.google.com/store/apps/details?id=<apn>`.
-    static func playStore(_ link: DynamicLink) -> String? {
+    package static func playStore(_ link: DynamicLink) -> String? {
         link["apn"].map { "https://play.google.com/store/apps/details?id=" + percentEncodeComponent($0) }
     }
 
     /// What the iOS SDK's `dynamicLinkFromCustomSchemeURL:` understands:
     /// `<scheme>://google/link/?deep_link_id=<link>&match_type=unique&…`, scheme = `ius` or the bundle id.
-    static func customSchemeURL(_ link: DynamicLink, inviter: String?, iPad: Bool) -> String? {
+    package static func customSchemeURL(_ link: DynamicLink, inviter: String?, iPad: Bool) -> String? {
         let bundle = iPad ? (link["ipbi"] ?? link["ibi"]) : link["ibi"]
         guard let scheme = (link["ius"] ?? bundle)?.lowercased(), !scheme.isEmpty, let deep = link.link,
             scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }),

@@ -53,8 +53,8 @@ public struct LinkService: Sendable {
         /// Where a short link lives, worked out once when it is cached: its prefix's host (lower-cased) and path
         /// without a trailing slash (`""` for `https://ex.page.link`, `/links` for `https://example.com/links`).
         /// A short link is `<prefixHost><prefixPath>/<suffix>` and is found only there. Empty for long links.
-        var prefixHost = ""
-        var prefixPath = ""
+        package var prefixHost = ""
+        package var prefixPath = ""
 
         init(record: LinkRecord?, link: DynamicLink) {
             self.record = record
