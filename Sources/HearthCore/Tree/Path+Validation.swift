@@ -1,11 +1,14 @@
 /// Why a key, path or value cannot be stored.
 public struct ValidationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, in Firebase's words where it has them; safe to return to the client.
     public var message: String
 
+    /// An error with `message`.
     public init(_ message: String) {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }
 
