@@ -36,6 +36,8 @@ public final class SQLiteObjectCatalog: ObjectCatalog {
         try await committer.write { db in try body(Transaction(db: db)) }
     }
 
+    /// Runs `body` in a read-only transaction on the catalog's serial queue: it waits while a batch commits,
+    /// and writes in it fail.
     public func read<R: Sendable>(_ body: @Sendable (any ObjectTransaction) throws -> R) async throws -> R {
         try await queue.read { db in try body(Transaction(db: db)) }
     }
