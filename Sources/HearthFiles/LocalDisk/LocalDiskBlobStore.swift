@@ -91,6 +91,7 @@ public struct LocalDiskBlobStore: BlobStore {
         }
     }
 
+    /// A writer that streams into `tmp/` through two buffers and renames into `blobs/xx/` on commit.
     public func makeWriter() async throws -> any BlobWriter {
         LocalBlobWriter(
             id: BlobID.random(), layout: layout, pool: threadPool,
@@ -99,11 +100,13 @@ public struct LocalDiskBlobStore: BlobStore {
         )
     }
 
+    /// The size of `blobs/xx/<id>`, or nil when absent.
     public func size(of id: BlobID) async throws -> Int64? {
         let path = layout.blob(id)
         return try await threadPool.runIfActive { try Posix.status(path)?.size }
     }
 
+    /// Removes `blobs/xx/<id>`; false when absent. Readers holding it open keep their bytes.
     @discardableResult
     public func delete(_ id: BlobID) async throws -> Bool {
         let path = layout.blob(id)
