@@ -43,7 +43,12 @@ public actor Database {
     private var draining = false
     private var sequence: UInt64
 
+    /// Reads the last committed sequence number from `store`, so numbering continues after a restart.
+    ///
     /// - Parameters:
+    ///   - name: the namespace's name.
+    ///   - store: where the namespace's data lives.
+    ///   - observer: told of every commit's changes, in order (the realtime hub).
     ///   - clock: milliseconds since 1970 (injected for tests).
     ///   - pushIDs: names the children that `.push` writes create (injected for tests).
     ///   - triggers: database triggers whose events are enqueued in the outbox, in the transaction of

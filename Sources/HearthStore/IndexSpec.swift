@@ -46,7 +46,7 @@ public struct IndexSpec: Sendable, Hashable {
 
 /// An order-preserving byte encoding of index values: null < false < true < numbers < strings < objects.
 public enum IndexValueEncoding {
-    /// The bytes of `value`; comparing two encodings bytewise gives ``IndexValue/compare(_:_:)``'s order (numbers as doubles, -0 with 0, strings by UTF-16 code units).
+    /// The bytes of `value`; comparing two encodings bytewise gives `IndexValue.compare`'s order (numbers as doubles, -0 with 0, strings by UTF-16 code units).
     public static func encode(_ value: IndexValue) -> [UInt8] {
         switch value {
         case .null: return [0x00]

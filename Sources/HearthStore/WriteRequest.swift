@@ -55,8 +55,11 @@ public struct WriteRequest: Sendable {
 /// check and the write are atomic). Called with server values already resolved.
 public protocol WriteAuthorizer: Sendable {
     /// Returns nil to allow, or the reason for a denial.
-    /// - Parameter writes: absolute paths with their new values (empty = delete); for a multi-path
-    ///   update, every path, all-or-nothing.
+    /// - Parameters:
+    ///   - writes: absolute paths with their new values (empty = delete); for a multi-path
+    ///     update, every path, all-or-nothing.
+    ///   - data: the data as the write's transaction sees it, before the write.
+    ///   - now: the write's time, milliseconds since 1970 (the rules' `now`).
     func denial(for writes: [(path: Path, node: Node)], data: any StoreReader, now: Int64) -> String?
 
     /// Returns nil when the writer may read `path` (its value goes back in a failed `if-match`'s
