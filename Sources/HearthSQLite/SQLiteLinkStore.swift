@@ -10,8 +10,10 @@ public import HearthStore
 public final class SQLiteLinkStore: LinkStore {
     private let queue: DatabaseQueue
 
-    /// - Parameter durable: sync every commit (survives power loss); otherwise commits survive a
-    ///   crash of the process but not of the machine.
+    /// - Parameters:
+    ///   - path: the links file, created with its tables when absent.
+    ///   - durable: sync every commit (survives power loss); otherwise commits survive a
+    ///     crash of the process but not of the machine.
     public init(path: String, durable: Bool = true) throws {
         var config = Configuration()
         // The offline `hearth links` commands may write while the server runs.

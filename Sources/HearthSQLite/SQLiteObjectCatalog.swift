@@ -9,8 +9,10 @@ public final class SQLiteObjectCatalog: ObjectCatalog {
     private let queue: DatabaseQueue
     private let committer: GroupCommitter
 
-    /// - Parameter durable: sync every commit (survives power loss); otherwise commits survive a
-    ///   crash of the process but not of the machine (`--durability normal`).
+    /// - Parameters:
+    ///   - path: the catalog file, created with its tables when absent.
+    ///   - durable: sync every commit (survives power loss); otherwise commits survive a
+    ///     crash of the process but not of the machine (`--durability normal`).
     public init(path: String, durable: Bool = true) throws {
         var config = Configuration()
         config.prepareDatabase { db in
