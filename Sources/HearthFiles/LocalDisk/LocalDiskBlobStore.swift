@@ -67,8 +67,11 @@ public struct LocalDiskBlobStore: BlobStore {
     /// Opens (creating if needed) a store in `folder` and removes temporary files left by a
     /// previous run.
     ///
-    /// - Parameter threadPool: where blocking file calls run. Many concurrent small uploads
-    ///   spend their time in fsync, so a pool with more threads than cores helps them.
+    /// - Parameters:
+    ///   - folder: the store's root; `blobs/`, `tmp/` and `uploads/` are created inside it.
+    ///   - configuration: buffer sizes, syncing and direct I/O settings.
+    ///   - threadPool: where blocking file calls run. Many concurrent small uploads
+    ///     spend their time in fsync, so a pool with more threads than cores helps them.
     public init(
         folder: String, configuration: Configuration = Configuration(), threadPool: NIOThreadPool = .singleton
     ) async throws {
