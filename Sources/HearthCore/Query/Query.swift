@@ -9,7 +9,7 @@ public struct Query: Sendable, Hashable {
     public enum Order: Sendable, Hashable {
         /// `$key`, `$value` or `$priority`.
         case key, value, priority
-        /// The value at a child path of each child (`orderBy="height"`, `orderBy="a/b"`); never the root.
+        /// The value at a child path of each child (`orderBy="height"`, `orderBy="a/b"`); the parsers refuse the root.
         case child(Path)
     }
 

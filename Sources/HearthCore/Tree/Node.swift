@@ -13,7 +13,7 @@ public struct Node: Sendable, Hashable {
         case empty
         /// A primitive value.
         case leaf(Leaf)
-        /// At least one non-empty child.
+        /// At least one non-empty child (``Node/init(_:priority:)`` turns no children into `.empty`).
         case children(Children)
     }
 

@@ -1,6 +1,6 @@
 /// Why a key, path or value cannot be stored.
 public struct ValidationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What is wrong, in Firebase's words where it has them; safe to return to the client.
+    /// What is wrong; the server sends it to the client as the error text, so it never quotes stored data.
     public var message: String
 
     /// An error with `message`.
