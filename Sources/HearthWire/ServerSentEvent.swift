@@ -42,7 +42,7 @@ public enum ServerSentEvent {
     /// The stream's credential expired: the payload is raw text, not JSON (admin-python compares it).
     public static let authRevoked: [UInt8] = Array("event: auth_revoked\ndata: credential is no longer valid\n\n".utf8)
 
-    /// `event: cancel` with `reason` as a JSON string: the server ends the stream (the rules now deny the read).
+    /// `event: cancel` with `reason` as a JSON string: the server ends the stream (for example when the rules now deny the read).
     public static func cancel(_ reason: String) -> [UInt8] {
         var w = JSONWriter()
         w.bytes.append(contentsOf: "event: cancel\ndata: ".utf8)
