@@ -44,7 +44,7 @@ public struct BlobID: Sendable, Hashable, Comparable, LosslessStringConvertible 
     /// The first two digits: the name of the shard folder holding the blob on local disk.
     public var shard: Substring { rawValue.prefix(2) }
 
-    /// Orders ids by their digits (for stable listings and sets in tests).
+    /// Orders ids by their digits.
     public static func < (lhs: BlobID, rhs: BlobID) -> Bool { lhs.rawValue < rhs.rawValue }
 
     static func isValid(_ text: String) -> Bool {
