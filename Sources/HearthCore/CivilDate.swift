@@ -1,7 +1,9 @@
 /// Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01).
 public enum CivilDate {
+    /// Whether `y` is a leap year in the proleptic Gregorian calendar (year 0 is one).
     public static func isLeap(_ y: Int64) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
 
+    /// Days in `month` (1 = January … 12 = December) of `year`: 28 to 31.
     public static func daysInMonth(year: Int64, month: Int64) -> Int64 {
         switch month {
         case 2: isLeap(year) ? 29 : 28

@@ -9,6 +9,7 @@ public final class SQLiteAccountStore: AccountStore {
     /// connections, as the database's reads do, instead of queueing behind writes on `queue`.
     private let readers: ReaderConnections
 
+    /// Opens (creating when absent) the accounts file at `path`, in WAL mode with a sync on every commit, and creates or upgrades its tables.
     public init(path: String) throws {
         var config = Configuration()
         config.prepareDatabase { db in
@@ -64,14 +65,17 @@ public final class SQLiteAccountStore: AccountStore {
         }
     }
 
+    /// Runs `body` in one write transaction on the store's serial queue, synced to disk before this returns.
     public func transaction<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R {
         try await queue.write { db in try body(Transaction(db: db)) }
     }
 
+    /// Runs `body` on a read-only connection on the calling thread; it never waits for the writer, and writes in it fail.
     public func read<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R {
         try readHere(body)
     }
 
+    /// The same read as ``read(_:)``, for callers outside Swift concurrency; never nil.
     public func readNow<R>(_ body: (any AccountTransaction) throws -> R) throws -> R? {
         try readHere(body)
     }

@@ -10,8 +10,10 @@ public import HearthStore
 public final class SQLiteLinkStore: LinkStore {
     private let queue: DatabaseQueue
 
-    /// - Parameter durable: sync every commit (survives power loss); otherwise commits survive a
-    ///   crash of the process but not of the machine.
+    /// - Parameters:
+    ///   - path: the links file, created with its tables when absent.
+    ///   - durable: sync every commit (survives power loss); otherwise commits survive a
+    ///     crash of the process but not of the machine.
     public init(path: String, durable: Bool = true) throws {
         var config = Configuration()
         // The offline `hearth links` commands may write while the server runs.
@@ -45,12 +47,14 @@ public final class SQLiteLinkStore: LinkStore {
             inviter: inviter.isEmpty ? nil : inviter, created: row["created"])
     }
 
+    /// The link with this suffix (exact, case-sensitive match).
     public func link(suffix: String) async throws -> LinkRecord? {
         try await queue.read { db in
             try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM links WHERE suffix = ?", arguments: [suffix]).flatMap(Self.record)
         }
     }
 
+    /// The link stored for this long link, option and inviter (a unique index holds one at most).
     public func link(longLink: String, option: LinkSuffixOption, inviter: String?) async throws -> LinkRecord? {
         try await queue.read { db in try Self.find(db, longLink, option, inviter) }
     }
@@ -62,6 +66,7 @@ public final class SQLiteLinkStore: LinkStore {
         ).flatMap(record)
     }
 
+    /// Stores the link in one transaction unless the same link exists (`.duplicate`, checked first) or the suffix is taken.
     public func insert(_ record: LinkRecord) async throws -> LinkInsertResult {
         try await queue.write { db in
             if let existing = try Self.find(db, record.longLink, record.option, record.inviter) { return .duplicate(existing) }
@@ -74,6 +79,7 @@ public final class SQLiteLinkStore: LinkStore {
         }
     }
 
+    /// Links in suffix order (SQLite's BINARY collation: UTF-8 bytes) after `suffix`, at most `limit`.
     public func links(after suffix: String?, limit: Int) async throws -> [LinkRecord] {
         try await queue.read { db in
             try Row.fetchAll(
@@ -83,6 +89,7 @@ public final class SQLiteLinkStore: LinkStore {
         }
     }
 
+    /// Adds every increment to its counter row (created at 0 when absent), all in one transaction.
     public func addCounts(_ increments: [LinkCounterKey: Int64]) async throws {
         guard !increments.isEmpty else { return }
         try await queue.write { db in
@@ -96,6 +103,7 @@ public final class SQLiteLinkStore: LinkStore {
         }
     }
 
+    /// Non-zero counters of `suffix` from day `fromDay` on, by day, then platform and event names.
     public func counts(suffix: String, fromDay: Int64) async throws -> [LinkCount] {
         try await queue.read { db in
             try Row.fetchAll(
@@ -108,5 +116,6 @@ public final class SQLiteLinkStore: LinkStore {
         }
     }
 
+    /// Closes the file; later calls fail.
     public func close() async throws { try queue.close() }
 }

@@ -9,8 +9,10 @@ public final class SQLiteObjectCatalog: ObjectCatalog {
     private let queue: DatabaseQueue
     private let committer: GroupCommitter
 
-    /// - Parameter durable: sync every commit (survives power loss); otherwise commits survive a
-    ///   crash of the process but not of the machine (`--durability normal`).
+    /// - Parameters:
+    ///   - path: the catalog file, created with its tables when absent.
+    ///   - durable: sync every commit (survives power loss); otherwise commits survive a
+    ///     crash of the process but not of the machine (`--durability normal`).
     public init(path: String, durable: Bool = true) throws {
         var config = Configuration()
         config.prepareDatabase { db in
@@ -36,6 +38,8 @@ public final class SQLiteObjectCatalog: ObjectCatalog {
         try await committer.write { db in try body(Transaction(db: db)) }
     }
 
+    /// Runs `body` in a read-only transaction on the catalog's serial queue: it waits while a batch commits,
+    /// and writes in it fail.
     public func read<R: Sendable>(_ body: @Sendable (any ObjectTransaction) throws -> R) async throws -> R {
         try await queue.read { db in try body(Transaction(db: db)) }
     }

@@ -19,6 +19,7 @@ public final class SQLiteStore: DatabaseStore {
     private let pool: DatabasePool
     private let readers: ReaderConnections
 
+    /// Opens (creating when absent) the namespace database at `path` and creates its tables; throws if the file cannot be opened as SQLite.
     public init(path: String, durability: Durability = .full) throws {
         var config = Configuration()
         config.maximumReaderCount = 2
@@ -50,6 +51,7 @@ public final class SQLiteStore: DatabaseStore {
         try readNow(body)
     }
 
+    /// The same read as ``snapshot(_:)``, on the calling thread; never nil.
     public func snapshotNow<R>(_ body: (any StoreReader) throws -> R) throws -> R? {
         try readNow(body)
     }
@@ -58,10 +60,12 @@ public final class SQLiteStore: DatabaseStore {
         try readers.read { db in try body(SQLiteTransaction(db)) }
     }
 
+    /// Runs `body` in one write transaction (SQLite allows one writer at a time), committed with the store's ``Durability`` before this returns.
     public func write<R: Sendable>(_ body: @Sendable (any StoreTransaction) throws -> R) async throws -> R {
         try await pool.write { db in try body(SQLiteTransaction(db)) }
     }
 
+    /// Closes the reader connections and the pool; later calls fail.
     public func close() async throws {
         try readers.close()
         try pool.close()
@@ -70,14 +74,18 @@ public final class SQLiteStore: DatabaseStore {
 
 /// Opens `<folder>/<namespace>.sqlite`.
 public struct SQLiteStoreFactory: StoreFactory {
+    /// The data folder holding one `<namespace>.sqlite` file per namespace.
     public var folder: String
+    /// The durability every store it opens uses.
     public var durability: SQLiteStore.Durability
 
+    /// A factory for the files in `folder`; it does not create the folder.
     public init(folder: String, durability: SQLiteStore.Durability = .full) {
         self.folder = folder
         self.durability = durability
     }
 
+    /// Opens `<folder>/<namespace>.sqlite`, creating it when absent; the namespace name is used as given (the caller validates it).
     public func open(namespace: String) async throws -> any DatabaseStore {
         try SQLiteStore(path: folder + "/" + namespace + ".sqlite", durability: durability)
     }

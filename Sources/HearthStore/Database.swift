@@ -2,6 +2,7 @@ public import HearthCore
 
 /// Receives every committed change, in commit order, before the next batch commits.
 public protocol ChangeObserver: Sendable {
+    /// The changes of one commit, each with its sequence number, in order. Called on the writer: return quickly.
     func didCommit(_ changes: [Change])
     /// Called by the writer after ``didCommit(_:)``; an observer that handles changes later and
     /// has fallen too far behind returns only once it caught up, which holds the next commit.
@@ -9,13 +10,16 @@ public protocol ChangeObserver: Sendable {
 }
 
 extension ChangeObserver {
+    /// By default an observer never holds the writer back.
     public func backpressure() async {}
 }
 
 /// One namespace: a store plus the serial writer that batches concurrent writes into one
 /// transaction (group commit) and reports changes in commit order.
 public actor Database {
+    /// The namespace's name.
     public nonisolated let name: String
+    /// The namespace's store; read it directly (snapshots never wait for the writer), write only through ``write(_:)``.
     public nonisolated let store: any DatabaseStore
     private let observer: any ChangeObserver
     private let clock: @Sendable () -> Int64
@@ -39,7 +43,12 @@ public actor Database {
     private var draining = false
     private var sequence: UInt64
 
+    /// Reads the last committed sequence number from `store`, so numbering continues after a restart.
+    ///
     /// - Parameters:
+    ///   - name: the namespace's name.
+    ///   - store: where the namespace's data lives.
+    ///   - observer: told of every commit's changes, in order (the realtime hub).
     ///   - clock: milliseconds since 1970 (injected for tests).
     ///   - pushIDs: names the children that `.push` writes create (injected for tests).
     ///   - triggers: database triggers whose events are enqueued in the outbox, in the transaction of

@@ -50,14 +50,17 @@ extension StoreReader {
         }
     }
 
+    /// The summary of the whole subtree read at `path`; backends with rows override it to read one row.
     public func summary(_ path: Path) throws -> NodeSummary {
         NodeSummary(try read(path))
     }
 
+    /// `query` applied to the whole subtree at `path`: the reference answer an index must reproduce.
     public func query(_ path: Path, _ query: Query) throws -> Node {
         query.apply(to: try read(path))
     }
 
+    /// The shallow form of the subtree at `path`, after `query` when given, read in full.
     public func shallow(_ path: Path, _ query: Query?) throws -> Node {
         let node = try read(path)
         return (query.map { $0.apply(to: node) } ?? node).shallow
@@ -70,7 +73,9 @@ public protocol StoreTransaction: StoreReader, OutboxWriter {
     func set(_ path: Path, _ node: Node) throws
     /// Sets the priority of an existing node (no-op on an empty node).
     func setPriority(_ path: Path, _ priority: Leaf?) throws
+    /// Records the sequence number of the change this transaction commits (``StoreReader/sequence()`` returns it).
     func setSequence(_ sequence: UInt64) throws
+    /// Stores a named settings document (such as the rules text), replacing any previous value.
     func setSetting(_ name: String, _ value: String) throws
     /// Declares the indexes to maintain (from `.indexOn`); backends without indexes may ignore it.
     func setIndexes(_ specs: [IndexSpec]) throws
@@ -95,6 +100,7 @@ public protocol DatabaseStore: Sendable {
 }
 
 extension DatabaseStore {
+    /// By default a store cannot read on the calling thread: nil, and `body` is not run.
     public func snapshotNow<R>(_ body: (any StoreReader) throws -> R) throws -> R? { nil }
 }
 

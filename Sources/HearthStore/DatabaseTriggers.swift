@@ -25,10 +25,14 @@ public enum ValueChange: String, Sendable, Hashable, CaseIterable {
 /// A database trigger as the writer sees it: a function name, the locations it watches and the
 /// kinds of change it wants.
 public struct DatabaseTrigger: Sendable, Hashable {
+    /// The name of the function the event is for.
     public var function: String
+    /// The locations watched; a write fires for each matching location whose value it changes.
     public var pattern: PathPattern
+    /// Which changes fire it.
     public var change: ValueChange
 
+    /// A trigger running `function` on `change` at `pattern`.
     public init(function: String, pattern: PathPattern, change: ValueChange) {
         self.function = function
         self.pattern = pattern

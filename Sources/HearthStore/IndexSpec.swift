@@ -5,8 +5,10 @@ public import HearthCore
 public struct IndexSpec: Sendable, Hashable {
     /// Keys of the rules path; segments starting with `$` match any key.
     public var pattern: [String]
+    /// The child path children are ordered by (`score`, `ratings/pos`), or `.value`.
     public var index: String
 
+    /// An index of the children at `pattern` by `index`.
     public init(pattern: [String], index: String) {
         self.pattern = pattern
         self.index = index
@@ -44,6 +46,7 @@ public struct IndexSpec: Sendable, Hashable {
 
 /// An order-preserving byte encoding of index values: null < false < true < numbers < strings < objects.
 public enum IndexValueEncoding {
+    /// The bytes of `value`; comparing two encodings bytewise gives `IndexValue.compare`'s order (numbers as doubles, -0 with 0, strings by UTF-16 code units).
     public static func encode(_ value: IndexValue) -> [UInt8] {
         switch value {
         case .null: return [0x00]

@@ -13,8 +13,10 @@ public final class MemoryAccountStore: AccountStore {
 
     private let state = Mutex(State())
 
+    /// An empty store.
     public init() {}
 
+    /// Runs `body` on a copy under the store's lock and keeps the copy only if `body` returns (all or nothing).
     public func transaction<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R {
         try state.withLock { s in
             let tx = Transaction(state: s)

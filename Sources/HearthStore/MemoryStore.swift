@@ -13,6 +13,7 @@ public final class MemoryStore: DatabaseStore {
     private let state = Mutex(State())
     private let writeLock = Mutex(())
 
+    /// An empty store.
     public init() {}
 
     final class Transaction: StoreTransaction, MemoryOutboxHost {
@@ -48,15 +49,18 @@ public final class MemoryStore: DatabaseStore {
         }
     }
 
+    /// Runs `body` on a copy of the current state: later writes do not show in it.
     public func snapshot<R: Sendable>(_ body: @Sendable (any StoreReader) throws -> R) async throws -> R {
         let copy = state.withLock { $0 }
         return try body(Transaction(copy))
     }
 
+    /// Like ``snapshot(_:)``, on the calling thread; never nil.
     public func snapshotNow<R>(_ body: (any StoreReader) throws -> R) throws -> R? {
         try body(Transaction(state.withLock { $0 }))
     }
 
+    /// Runs `body` on a copy and publishes it when `body` returns (writers take turns); a throw leaves the store unchanged.
     public func write<R: Sendable>(_ body: @Sendable (any StoreTransaction) throws -> R) async throws -> R {
         try writeLock.withLock { _ in
             let tx = Transaction(state.withLock { $0 })
@@ -67,6 +71,7 @@ public final class MemoryStore: DatabaseStore {
         }
     }
 
+    /// Does nothing: there is nothing to release.
     public func close() async throws {}
 }
 
@@ -75,6 +80,7 @@ public final class MemoryStore: DatabaseStore {
 public final class MemoryStoreFactory: StoreFactory {
     private let stores = Mutex<[String: MemoryStore]>([:])
 
+    /// A factory holding no namespaces.
     public init() {}
 
     /// The namespace's store, made on first use and kept until deleted.

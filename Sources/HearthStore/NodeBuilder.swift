@@ -16,6 +16,7 @@ public struct NodeBuilder {
 
     private var stack: [Frame] = [Frame(key: nil)]
 
+    /// A builder for an empty subtree.
     public init() {}
 
     /// Adds a row at `keys` (relative to the subtree root) with its leaf value (nil for a

@@ -19,6 +19,7 @@ public struct OutboxEvent: Sendable, Hashable {
     /// Given up on after too many failures; kept for an admin to inspect or retry.
     public var dead: Bool
 
+    /// An event as stored; `id` is the store's.
     public init(
         id: Int64, function: String, payload: [UInt8], createdAt: Int64, attempts: Int = 0, nextAttemptAt: Int64,
         lastError: String? = nil, dead: Bool = false
@@ -51,8 +52,10 @@ public protocol OutboxReader {
 /// A write carrying an idempotency key that an earlier committed write already claimed. Nothing of
 /// it was written.
 public struct AlreadyApplied: Error, Sendable, Hashable {
+    /// The idempotency key that was already claimed.
     public var key: String
 
+    /// The error for a write whose `key` was claimed before.
     public init(key: String) { self.key = key }
 }
 
@@ -83,6 +86,7 @@ public struct MemoryOutbox: Sendable {
     var lastID: Int64 = 0
     var keys: [String: Int64] = [:]
 
+    /// An empty outbox.
     public init() {}
 }
 

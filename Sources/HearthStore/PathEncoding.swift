@@ -9,6 +9,7 @@ public import HearthCore
 /// path starts with the path's encoding followed by `0x01` or `0x02`, so the subtree of `E` is the
 /// range `[E, E + 0x03)`.
 public enum PathEncoding {
+    /// The encoding of `path`; the root is no bytes.
     public static func encode(_ path: Path) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(path.count * 12)
@@ -16,6 +17,7 @@ public enum PathEncoding {
         return out
     }
 
+    /// Appends the encoding of one key (a whole segment, terminator included).
     public static func append(_ key: Key, to out: inout [UInt8]) {
         if let v = key.intValue {
             out.append(0x01)

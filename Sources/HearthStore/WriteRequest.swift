@@ -2,6 +2,7 @@ public import HearthCore
 
 /// A write to apply in the namespace's serial writer.
 public struct WriteRequest: Sendable {
+    /// What the write does at ``WriteRequest/path``.
     public enum Operation: Sendable {
         /// PUT / DELETE: replace the node at the path.
         case set(ParsedWrite)
@@ -16,7 +17,9 @@ public struct WriteRequest: Sendable {
         case setPriority(Leaf?, placeholder: ServerValue?)
     }
 
+    /// The location written (for `.push`, the parent of the new child).
     public var path: Path
+    /// What to write there.
     public var operation: Operation
     /// `if-match`: write only if the current ETag of `path` equals this. Needs read access to `path`
     /// (when rules apply), matching or not.
@@ -34,6 +37,7 @@ public struct WriteRequest: Sendable {
     /// watches) can be stopped.
     public var triggerDepth = 0
 
+    /// A request at trigger depth 0; by default unconditional, without ETag, unchecked (admin) and without an idempotency key.
     public init(
         path: Path, operation: Operation, ifMatch: String? = nil, wantsETag: Bool = false,
         authorizer: (any WriteAuthorizer)? = nil, idempotencyKey: String? = nil
@@ -51,8 +55,11 @@ public struct WriteRequest: Sendable {
 /// check and the write are atomic). Called with server values already resolved.
 public protocol WriteAuthorizer: Sendable {
     /// Returns nil to allow, or the reason for a denial.
-    /// - Parameter writes: absolute paths with their new values (empty = delete); for a multi-path
-    ///   update, every path, all-or-nothing.
+    /// - Parameters:
+    ///   - writes: absolute paths with their new values (empty = delete); for a multi-path
+    ///     update, every path, all-or-nothing.
+    ///   - data: the data as the write's transaction sees it, before the write.
+    ///   - now: the write's time, milliseconds since 1970 (the rules' `now`).
     func denial(for writes: [(path: Path, node: Node)], data: any StoreReader, now: Int64) -> String?
 
     /// Returns nil when the writer may read `path` (its value goes back in a failed `if-match`'s
@@ -65,6 +72,7 @@ public struct PermissionDenied: Error, Sendable {
     /// Which rule decided (for development diagnostics only).
     public var reason: String
 
+    /// A denial, with the rule's reason.
     public init(reason: String) { self.reason = reason }
 }
 

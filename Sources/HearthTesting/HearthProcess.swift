@@ -11,11 +11,14 @@ import Glibc
 /// binary, where `swift build --build-tests` puts both).
 public final class HearthProcess: @unchecked Sendable {
     // Mutated only by the test that owns it, one step at a time.
+    /// The child process (already running): read its `processIdentifier`, `isRunning` or `terminationStatus`.
     public let process = Process()
     private let stderr = Pipe()
     private let stdout = Pipe()
+    /// The port the server announced; 0 until ``waitForPort(within:)`` has read it.
     public private(set) var port = 0
 
+    /// The `hearth` executable in the test binary's folder or up to three folders above it; throws when it was not built.
     public static var binary: URL {
         get throws {
             let testBinary = URL(fileURLWithPath: CommandLine.arguments[0])
@@ -29,6 +32,7 @@ public final class HearthProcess: @unchecked Sendable {
         }
     }
 
+    /// Runs `hearth` with `arguments` (HEARTH_PORT and HEARTH_ADMIN_TOKEN removed from its environment); throws when it cannot be started.
     public convenience init(_ arguments: [String]) throws {
         try self.init(executable: try Self.binary, arguments: arguments)
     }
@@ -97,6 +101,7 @@ public final class HearthProcess: @unchecked Sendable {
         return poll(&descriptor, 1, 0) > 0
     }
 
+    /// Sends signal `sig` to the child (`SIGTERM` for a graceful stop, `SIGKILL` for a crash).
     public func signal(_ sig: Int32) {
         kill(process.processIdentifier, sig)
     }
@@ -114,11 +119,13 @@ public final class HearthProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 
+    /// What the child wrote to stderr since the last read (``waitForPort(within:)`` consumes the start-up lines). Blocks while the child runs and has written nothing: call it after exit or once output is expected.
     public var stderrText: String { String(decoding: stderr.fileHandleForReading.availableData, as: UTF8.self) }
 
     /// What the process wrote to stdout so far (call once the process printed what you expect).
     public var stdoutText: String { String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self) }
 
+    /// Sends one HTTP request to the child at `path` (with its query) and returns the status and the body (at most 64 MiB). `token` goes in a Bearer header; the default `owner` is the `--dev` admin token, nil sends none.
     public func request(
         _ method: HTTPMethod, _ path: String, body: String? = nil, accept: String? = nil, token: String? = "owner"
     ) async throws -> (UInt, String) {
@@ -133,8 +140,11 @@ public final class HearthProcess: @unchecked Sendable {
     }
 }
 
+/// Why a ``HearthProcess`` could not be started, found or stopped in time.
 public struct HearthProcessError: Error, CustomStringConvertible {
+    /// What went wrong, with the child's output where it helps.
     public var message: String
+    /// The message.
     public var description: String { message }
 }
 

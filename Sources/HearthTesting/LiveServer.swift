@@ -41,7 +41,9 @@ public func withLiveServer<R: Sendable>(
 /// _ = try await server.start(port: port)
 /// ```
 public actor LiveServer {
+    /// Where the server's namespaces live; kept across stop and start, so data survives a restart.
     public let stores: any StoreFactory
+    /// The configuration each start uses (the port is the one passed to ``start(port:)``).
     public let configuration: ServerConfiguration
     private let auth: AuthService?
     private let storage: StorageService?
@@ -49,6 +51,9 @@ public actor LiveServer {
     private let logger: Logger
     private var running: (server: HearthServer, group: ServiceGroup, task: Task<Void, any Error>)?
 
+    /// A stopped server. It listens on 127.0.0.1, in `--dev` mode unless `dev` is false; `auth`,
+    /// `storage` and `functions` are the products it serves beside the database (none by default),
+    /// and `configure` adjusts anything else.
     public init(
         stores: any StoreFactory = MemoryStoreFactory(), dev: Bool = true, adminToken: String = "owner",
         indexPolicy: IndexPolicy = .enforce, auth: AuthService? = nil, storage: StorageService? = nil,

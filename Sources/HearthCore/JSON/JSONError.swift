@@ -5,10 +5,12 @@ public struct JSONError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A short, safe explanation (never contains the input).
     public var reason: String
 
+    /// An error at byte `offset`; `reason` must not quote the input.
     public init(offset: Int, reason: String) {
         self.offset = offset
         self.reason = reason
     }
 
+    /// `invalid JSON at byte <offset>: <reason>`, safe to log.
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
 }

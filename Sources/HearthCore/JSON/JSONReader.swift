@@ -6,6 +6,7 @@ public struct JSONReader {
     /// Maximum container nesting accepted (deeper input is refused, not recursed into).
     public var maxDepth: Int
 
+    /// A reader that refuses input nested deeper than `maxDepth` arrays and objects.
     public init(maxDepth: Int = 512) {
         self.maxDepth = maxDepth
     }

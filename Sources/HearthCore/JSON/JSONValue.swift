@@ -5,12 +5,19 @@
 /// let value = try JSONValue.parse(Array(#"{"a":[1,2.5,"x"]}"#.utf8))
 /// ```
 public indirect enum JSONValue: Sendable, Hashable {
+    /// JSON `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number written without fraction or exponent that fits in `Int64`.
     case int(Int64)
+    /// Any other number (with a fraction or exponent, or too large for `Int64`).
     case double(Double)
+    /// A string, escapes decoded.
     case string(String)
+    /// An array, elements in order.
     case array([JSONValue])
+    /// An object, members in the order written; a repeated name is kept twice.
     case object([JSONMember])
 
     /// The member named `key`, if this is an object holding one (the last one wins).
@@ -37,9 +44,12 @@ public indirect enum JSONValue: Sendable, Hashable {
 
 /// One `"key": value` member of a JSON object.
 public struct JSONMember: Sendable, Hashable {
+    /// The member name, unescaped.
     public var key: String
+    /// The member's value.
     public var value: JSONValue
 
+    /// A member `key: value`.
     public init(_ key: String, _ value: JSONValue) {
         self.key = key
         self.value = value

@@ -6,18 +6,22 @@ public struct JSONWriter {
     public var pretty: Bool
     var depth = 0
 
+    /// An empty writer; `capacity` is the number of bytes reserved up front.
     public init(pretty: Bool = false, reservingCapacity capacity: Int = 64) {
         self.bytes = []
         self.bytes.reserveCapacity(capacity)
         self.pretty = pretty
     }
 
+    /// Writes `null`.
     public mutating func writeNull() { bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
 
+    /// Writes `true` or `false`.
     public mutating func write(_ b: Bool) {
         if b { bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65]) } else { bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65]) }
     }
 
+    /// Writes an integer in decimal.
     public mutating func write(_ i: Int64) { bytes.append(contentsOf: String(i).utf8) }
 
     /// Integral doubles of safe magnitude print without a fraction; others in shortest round-trip form.
@@ -29,6 +33,7 @@ public struct JSONWriter {
         }
     }
 
+    /// Writes a quoted string, escaping `"`, `\`, control characters and DEL; other UTF-8 is copied as is.
     public mutating func write(_ s: String) {
         bytes.append(0x22)
         var utf8 = s.utf8
@@ -65,7 +70,9 @@ public struct JSONWriter {
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x61 + nibble - 10 }
 
+    /// Writes `{`; members follow as ``separator(first:)``, ``key(_:)``, value, and ``endObject(empty:)`` closes it.
     public mutating func beginObject() { bytes.append(0x7B); depth += 1 }
+    /// Writes `[`; elements follow as ``separator(first:)`` and value, and ``endArray(empty:)`` closes it.
     public mutating func beginArray() { bytes.append(0x5B); depth += 1 }
 
     /// Ends an object; `empty` tells whether any member was written (for pretty layout).
@@ -75,6 +82,7 @@ public struct JSONWriter {
         bytes.append(0x7D)
     }
 
+    /// Ends an array; `empty` tells whether any element was written (for pretty layout).
     public mutating func endArray(empty: Bool = false) {
         depth -= 1
         if pretty, !empty { newline() }
@@ -87,6 +95,7 @@ public struct JSONWriter {
         if pretty { newline() }
     }
 
+    /// Writes a member name and its colon (`"k":`, or `"k" : ` when pretty); call ``separator(first:)`` before it.
     public mutating func key(_ k: String) {
         write(k)
         if pretty { bytes.append(contentsOf: [0x20, 0x3A, 0x20]) } else { bytes.append(0x3A) }
@@ -97,6 +106,7 @@ public struct JSONWriter {
         for _ in 0..<depth { bytes.append(contentsOf: [0x20, 0x20]) }
     }
 
+    /// Writes a whole JSON value, members and elements in their stored order.
     public mutating func write(_ value: JSONValue) {
         switch value {
         case .null: writeNull()

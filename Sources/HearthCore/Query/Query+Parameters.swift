@@ -1,11 +1,14 @@
 /// A malformed query, with Firebase's error text.
 public struct QueryError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Firebase's error text for the malformed parameter, returned to the client as is.
     public var message: String
 
+    /// An error with Firebase's `message`.
     public init(_ message: String) {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }
 

@@ -14,6 +14,7 @@ public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.intValue = Key.integerValue(of: string)
     }
 
+    /// The key's text.
     public var description: String { string }
 
     /// Firebase's "integer-like" test.
@@ -37,6 +38,7 @@ public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
         return Int32(value)
     }
 
+    /// Firebase key order (see ``compare(_:_:)``).
     public static func < (a: Key, b: Key) -> Bool { compare(a, b) < 0 }
 
     /// Keys are equal when their code units are (Swift's `String ==` would also equate canonically
@@ -49,6 +51,7 @@ public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
         return (fast ?? nil) ?? x.elementsEqual(y)
     }
 
+    /// Hashes the UTF-8 bytes, consistent with `==` (code-unit equality).
     public func hash(into hasher: inout Hasher) {
         var text = string
         text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }

@@ -2,9 +2,13 @@
 ///
 /// Integral doubles of safe magnitude are normalised to `.int`, so `2.0` and `2` are one value.
 public enum Leaf: Sendable, Hashable {
+    /// A boolean.
     case bool(Bool)
+    /// An integer, or an integral double within ±2^53 (see ``number(_:)``).
     case int(Int64)
+    /// A number that is not integral or lies beyond ±2^53.
     case double(Double)
+    /// A string.
     case string(String)
 
     /// Normalising constructor for numbers.
@@ -13,6 +17,7 @@ public enum Leaf: Sendable, Hashable {
         return .double(d)
     }
 
+    /// True for `.int` and `.double`.
     public var isNumber: Bool {
         switch self {
         case .int, .double: return true
@@ -20,6 +25,7 @@ public enum Leaf: Sendable, Hashable {
         }
     }
 
+    /// The number as a `Double` (an `Int64` beyond 2^53 is rounded); nil for booleans and strings.
     public var doubleValue: Double? {
         switch self {
         case .int(let i): return Double(i)
@@ -28,6 +34,7 @@ public enum Leaf: Sendable, Hashable {
         }
     }
 
+    /// The leaf as a JSON value.
     public var json: JSONValue {
         switch self {
         case .bool(let b): return .bool(b)

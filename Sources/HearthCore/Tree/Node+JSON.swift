@@ -1,6 +1,8 @@
 /// A server value placeholder found while converting a write (`{".sv": ...}`).
 public enum ServerValue: Sendable, Hashable {
+    /// `{".sv": "timestamp"}`: the server's time when the write is applied, in milliseconds since 1970.
     case timestamp
+    /// `{".sv": {"increment": n}}`: the current number plus `n` (a non-number counts as 0).
     case increment(Leaf)
 }
 
@@ -8,12 +10,14 @@ public enum ServerValue: Sendable, Hashable {
 public struct ServerValuePlaceholder: Sendable, Hashable {
     /// Location relative to the write's root.
     public var path: Path
+    /// Which server value to substitute.
     public var value: ServerValue
     /// True when the placeholder is the node's priority rather than its value.
     public var isPriority: Bool
     /// The priority to give the resolved value (`{".value": {".sv": …}, ".priority": p}`).
     public var priority: Leaf?
 
+    /// A placeholder at `path`; `priority` is the priority written beside a `.value` placeholder.
     public init(path: Path, value: ServerValue, isPriority: Bool, priority: Leaf? = nil) {
         self.path = path
         self.value = value
@@ -24,9 +28,12 @@ public struct ServerValuePlaceholder: Sendable, Hashable {
 
 /// A value parsed from a write request, with its server-value placeholders.
 public struct ParsedWrite: Sendable, Hashable {
+    /// The value with every server value still missing (an empty node where one was written).
     public var node: Node
+    /// The server values to substitute, in the order they appeared in the JSON.
     public var placeholders: [ServerValuePlaceholder]
 
+    /// A parsed write of `node` with its `placeholders`.
     public init(node: Node, placeholders: [ServerValuePlaceholder] = []) {
         self.node = node
         self.placeholders = placeholders

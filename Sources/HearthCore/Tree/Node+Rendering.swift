@@ -7,6 +7,7 @@ public enum RenderFormat: Sendable, Hashable {
 }
 
 extension JSONWriter {
+    /// Writes a primitive; doubles print as `write(_: Double)` does (integral ones without a fraction).
     public mutating func write(_ leaf: Leaf) {
         switch leaf {
         case .bool(let b): write(b)
@@ -84,6 +85,7 @@ extension Node {
         return w.bytes
     }
 
+    /// Compact JSON text of this node (see ``jsonBytes(format:pretty:)``).
     public func jsonString(format: RenderFormat = .plain) -> String {
         String(decoding: jsonBytes(format: format), as: UTF8.self)
     }

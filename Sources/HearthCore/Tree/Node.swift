@@ -7,15 +7,22 @@
 /// node.child(at: Path("a/x"))   // .leaf(.bool(true))
 /// ```
 public struct Node: Sendable, Hashable {
+    /// What a node holds.
     public enum Content: Sendable, Hashable {
+        /// Nothing: the location does not exist (JSON `null`).
         case empty
+        /// A primitive value.
         case leaf(Leaf)
+        /// At least one non-empty child (``Node/init(_:priority:)`` turns no children into `.empty`).
         case children(Children)
     }
 
+    /// What the node holds; never `.children` with no children.
     public private(set) var content: Content
+    /// The node's priority; always nil on an empty node.
     public private(set) var priority: Leaf?
 
+    /// A normalised node: empty children become `.empty`, and an empty node drops `priority`.
     public init(_ content: Content = .empty, priority: Leaf? = nil) {
         if case .children(let c) = content, c.isEmpty {
             self.content = .empty
@@ -25,27 +32,34 @@ public struct Node: Sendable, Hashable {
         self.priority = self.content == .empty ? nil : priority
     }
 
+    /// The empty node (JSON `null`).
     public static let empty = Node()
 
+    /// A node holding one primitive.
     public static func leaf(_ leaf: Leaf, priority: Leaf? = nil) -> Node { Node(.leaf(leaf), priority: priority) }
 
+    /// True when nothing is stored here.
     public var isEmpty: Bool { content == .empty }
 
+    /// The primitive, if this is a leaf.
     public var leafValue: Leaf? {
         if case .leaf(let l) = content { return l }
         return nil
     }
 
+    /// The children, sorted by key; none for an empty node or a leaf.
     public var children: Children {
         if case .children(let c) = content { return c }
         return Children()
     }
 
+    /// The child named `key`, empty if there is none (a leaf has no children).
     public func child(_ key: Key) -> Node {
         if case .children(let c) = content { return c[key] ?? .empty }
         return .empty
     }
 
+    /// The node at `path` below this one, empty if any step is missing; the root path is this node.
     public func child(at path: Path) -> Node {
         var node = self
         for key in path.keys {
@@ -84,12 +98,17 @@ public struct Node: Sendable, Hashable {
 
 /// Children of a node, kept sorted by `Key` order.
 public struct Children: Sendable, Hashable, Sequence {
+    /// The child keys, ascending in ``Key`` order, without duplicates.
     public private(set) var keys: [Key] = []
+    /// The child nodes, parallel to ``keys``; none is empty.
     public private(set) var nodes: [Node] = []
 
+    /// No children.
     public init() {}
 
+    /// Number of children.
     public var count: Int { keys.count }
+    /// True when there are no children.
     public var isEmpty: Bool { keys.isEmpty }
 
     func index(of key: Key) -> (found: Bool, index: Int) {
@@ -104,6 +123,7 @@ public struct Children: Sendable, Hashable, Sequence {
         return (false, lo)
     }
 
+    /// The child named `key` (binary search). Setting nil or an empty node removes it; setting keeps key order.
     public subscript(key: Key) -> Node? {
         get {
             let (found, i) = index(of: key)
@@ -120,6 +140,7 @@ public struct Children: Sendable, Hashable, Sequence {
         }
     }
 
+    /// Removes the child named `key`, if any.
     public mutating func remove(_ key: Key) { self[key] = nil }
 
     /// Children from pairs in any order, sorted once: O(n log n) however the keys arrive (inserting one
@@ -196,5 +217,6 @@ public struct Children: Sendable, Hashable, Sequence {
         nodes.append(node)
     }
 
+    /// Iterates `(key, node)` pairs in key order.
     public func makeIterator() -> Zip2Sequence<[Key], [Node]>.Iterator { zip(keys, nodes).makeIterator() }
 }

@@ -1,11 +1,14 @@
 /// Why a key, path or value cannot be stored.
 public struct ValidationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong; the server sends it to the client as the error text, so it never quotes stored data.
     public var message: String
 
+    /// An error with `message`.
     public init(_ message: String) {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }
 

@@ -9,11 +9,15 @@
 /// pattern.match(Path("/users/alice/coins"))  // ["uid": "alice"]
 /// ```
 public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
+    /// One segment of a pattern.
     public enum Segment: Sendable, Hashable {
+        /// Matches exactly this key.
         case literal(Key)
+        /// `{name}`: matches any one key and captures it under `name`.
         case wildcard(String)
     }
 
+    /// The segments from the root down.
     public let segments: [Segment]
 
     /// Parses `/a/{b}/c`. Wildcard names are letters, digits and `_`, unique within the pattern;
@@ -47,6 +51,7 @@ public struct PathPattern: Sendable, Hashable, CustomStringConvertible {
         self.segments = segments
     }
 
+    /// Number of segments: the depth of every path the pattern matches.
     public var depth: Int { segments.count }
 
     /// `/a/{b}` form; the root is `/`.

@@ -38,11 +38,13 @@ public struct BlobID: Sendable, Hashable, Comparable, LosslessStringConvertible 
         return BlobID(unchecked: String(decoding: text, as: UTF8.self))
     }
 
+    /// The 32 lowercase hex digits.
     public var description: String { rawValue }
 
     /// The first two digits: the name of the shard folder holding the blob on local disk.
     public var shard: Substring { rawValue.prefix(2) }
 
+    /// Orders ids by their digits.
     public static func < (lhs: BlobID, rhs: BlobID) -> Bool { lhs.rawValue < rhs.rawValue }
 
     static func isValid(_ text: String) -> Bool {

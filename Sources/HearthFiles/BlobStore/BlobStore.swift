@@ -82,6 +82,7 @@ public protocol BlobStore: Sendable {
 
 /// A blob held open for reading (see ``BlobStore/open(_:)``); closed when released.
 public protocol OpenedBlob: Sendable {
+    /// The blob's size in bytes, fixed when it was opened.
     var size: Int64 { get }
 
     /// Streams the bytes, or `range` of them, to `body` in order; the same range checks as

@@ -22,6 +22,7 @@ public struct BlobStoreError: Error, Sendable, CustomStringConvertible {
         /// The operating system refused a file operation (disk full, permissions...); see `cause`.
         public static let io = Code(.io)
 
+        /// The code's stable name (`notFound`, `io`, …), for logs and tests.
         public var description: String { value.rawValue }
     }
 
@@ -39,6 +40,7 @@ public struct BlobStoreError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// `code: message`, with the cause in parentheses when there is one; safe to log.
     public var description: String {
         if let cause { return "\(code): \(message) (\(cause))" }
         return "\(code): \(message)"

@@ -22,10 +22,12 @@ public struct UploadID: Sendable, Hashable, Comparable, LosslessStringConvertibl
         UploadID(BlobID.random(using: &generator).rawValue)!
     }
 
+    /// The 32 lowercase hex digits.
     public var description: String { rawValue }
 
     /// The blob a finalized session becomes: the same 32 digits, which makes finalize idempotent.
     public var blobID: BlobID { BlobID(rawValue)! }
 
+    /// Orders ids by their digits.
     public static func < (lhs: UploadID, rhs: UploadID) -> Bool { lhs.rawValue < rhs.rawValue }
 }

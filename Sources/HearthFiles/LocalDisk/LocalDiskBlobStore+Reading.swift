@@ -2,10 +2,12 @@ import NIOCore
 import NIOPosix
 
 extension LocalDiskBlobStore {
+    /// Streams `blobs/xx/<id>` in chunks on the thread pool, one read ahead (direct I/O past the threshold).
     public func read(_ id: BlobID, range: Range<Int64>?, chunk body: (ByteBuffer) async throws -> Void) async throws {
         try await streamFile(layout.blob(id), range: range, chunk: body)
     }
 
+    /// Opens `blobs/xx/<id>`; the open descriptor keeps the bytes readable after a delete, until the handle is released.
     public func open(_ id: BlobID) async throws -> any OpenedBlob {
         let (fd, size) = try await openWithSize(layout.blob(id), writing: false, missing: "no such blob")
         return LocalOpenedBlob(store: self, fd: fd, size: size)

@@ -3,6 +3,7 @@ public import NIOCore
 import NIOPosix
 
 extension LocalDiskBlobStore {
+    /// Creates an empty file in `uploads/` (synced with its folder when durable) and returns its id.
     public func startUpload() async throws -> UploadID {
         let id = UploadID.random()
         let (path, folder, durable) = (layout.upload(id), layout.uploads, configuration.durable)
@@ -17,6 +18,7 @@ extension LocalDiskBlobStore {
         return id
     }
 
+    /// Appends to the session file and syncs it before returning. Throws ``BlobStoreError/Code-swift.struct/uploadBusy`` while another request uses the same session.
     public func append<Chunks: AsyncSequence>(
         to upload: UploadID, at offset: Int64, contentsOf chunks: Chunks
     ) async throws -> Int64 where Chunks.Element == ByteBuffer {
@@ -82,11 +84,13 @@ extension LocalDiskBlobStore {
         return sink.size
     }
 
+    /// The size of the session file, or nil when there is none.
     public func uploadSize(_ upload: UploadID) async throws -> Int64? {
         let path = layout.upload(upload)
         return try await threadPool.runIfActive { try Posix.status(path)?.size }
     }
 
+    /// Renames the session file into `blobs/` as the blob with the same digits. Digests come from the cache when they cover every byte, else from one read of the file. A repeated finalize returns the same blob.
     public func finalize(_ upload: UploadID) async throws -> BlobInfo {
         let cached = try await sessions.checkOut(upload)
         do {
@@ -116,6 +120,7 @@ extension LocalDiskBlobStore {
         return BlobInfo(id: id, digests: digester.digests)
     }
 
+    /// Removes the session file and its cached digests; false if there was no file.
     @discardableResult
     public func cancel(_ upload: UploadID) async throws -> Bool {
         await sessions.forget(upload)
@@ -123,6 +128,7 @@ extension LocalDiskBlobStore {
         return try await threadPool.runIfActive { try Posix.removeFile(path) }
     }
 
+    /// Removes session files last modified before `cutoff` (compared in whole seconds), skipping sessions in use.
     public func removeUploads(notModifiedSince cutoff: Date) async throws -> Int {
         let busy = await sessions.busySessions
         let (layout, limit) = (layout, Int64(cutoff.timeIntervalSince1970.rounded(.down)))

@@ -67,8 +67,11 @@ public struct LocalDiskBlobStore: BlobStore {
     /// Opens (creating if needed) a store in `folder` and removes temporary files left by a
     /// previous run.
     ///
-    /// - Parameter threadPool: where blocking file calls run. Many concurrent small uploads
-    ///   spend their time in fsync, so a pool with more threads than cores helps them.
+    /// - Parameters:
+    ///   - folder: the store's root; `blobs/`, `tmp/` and `uploads/` are created inside it.
+    ///   - configuration: buffer sizes, syncing and direct I/O settings.
+    ///   - threadPool: where blocking file calls run. Many concurrent small uploads
+    ///     spend their time in fsync, so a pool with more threads than cores helps them.
     public init(
         folder: String, configuration: Configuration = Configuration(), threadPool: NIOThreadPool = .singleton
     ) async throws {
@@ -91,6 +94,7 @@ public struct LocalDiskBlobStore: BlobStore {
         }
     }
 
+    /// A writer that streams into `tmp/` through two buffers and renames into `blobs/xx/` on commit.
     public func makeWriter() async throws -> any BlobWriter {
         LocalBlobWriter(
             id: BlobID.random(), layout: layout, pool: threadPool,
@@ -99,11 +103,13 @@ public struct LocalDiskBlobStore: BlobStore {
         )
     }
 
+    /// The size of `blobs/xx/<id>`, or nil when absent.
     public func size(of id: BlobID) async throws -> Int64? {
         let path = layout.blob(id)
         return try await threadPool.runIfActive { try Posix.status(path)?.size }
     }
 
+    /// Removes `blobs/xx/<id>`; false when absent. Readers holding it open keep their bytes.
     @discardableResult
     public func delete(_ id: BlobID) async throws -> Bool {
         let path = layout.blob(id)

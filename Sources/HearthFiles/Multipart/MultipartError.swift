@@ -29,6 +29,7 @@ public struct MultipartError: Error, Sendable, Hashable, CustomStringConvertible
         /// A part collected into memory is larger than the caller allows.
         public static let partTooLarge = Code(.partTooLarge)
 
+        /// The code's stable name (`truncated`, `partTooLarge`, …), for logs and tests.
         public var description: String { value.rawValue }
     }
 
@@ -46,6 +47,7 @@ public struct MultipartError: Error, Sendable, Hashable, CustomStringConvertible
         self.offset = offset
     }
 
+    /// `code at byte offset: message` (the offset when known); safe to log.
     public var description: String {
         if let offset { return "\(code) at byte \(offset): \(message)" }
         return "\(code): \(message)"

@@ -14,12 +14,14 @@ public struct LinkRecord: Sendable, Hashable, Codable {
     public var prefix: String
     /// The normalized long dynamic link (`https://example.page.link/?link=…&apn=…`).
     public var longLink: String
+    /// How the suffix was chosen; part of the dedupe key with `longLink` and `inviter`.
     public var option: LinkSuffixOption
     /// Hearth extension: the uid of the user who shared the link (returned as `invitationId`).
     public var inviter: String?
     /// Creation time, milliseconds since 1970.
     public var created: Int64
 
+    /// A link record; `created` is milliseconds since 1970.
     public init(suffix: String, prefix: String, longLink: String, option: LinkSuffixOption, inviter: String? = nil, created: Int64) {
         self.suffix = suffix
         self.prefix = prefix
@@ -35,6 +37,7 @@ public struct LinkRecord: Sendable, Hashable, Codable {
 
 /// The outcome of ``LinkStore/insert(_:)``.
 public enum LinkInsertResult: Sendable, Equatable {
+    /// Stored; the suffix is now taken.
     case inserted
     /// The same long link (with the same option and inviter) already has this short link.
     case duplicate(LinkRecord)
@@ -44,9 +47,13 @@ public enum LinkInsertResult: Sendable, Equatable {
 
 /// Where a click came from (the `platform` values of Firebase link stats).
 public enum LinkPlatform: String, Sendable, Codable, CaseIterable {
+    /// An Android device.
     case android = "ANDROID"
+    /// An iOS or iPadOS device.
     case ios = "IOS"
+    /// A desktop browser.
     case desktop = "DESKTOP"
+    /// Anything not recognised as one of the above.
     case other = "OTHER"
 }
 
@@ -62,12 +69,16 @@ public enum LinkEvent: String, Sendable, Codable, CaseIterable {
 
 /// One counter cell: clicks of one link from one platform of one kind on one UTC day.
 public struct LinkCounterKey: Sendable, Hashable {
+    /// The link's suffix.
     public var suffix: String
+    /// Where the clicks came from.
     public var platform: LinkPlatform
+    /// What kind of event was counted.
     public var event: LinkEvent
     /// Days since 1970-01-01 (UTC).
     public var day: Int64
 
+    /// The cell for `suffix`, `platform` and `event` on UTC day number `day`.
     public init(suffix: String, platform: LinkPlatform, event: LinkEvent, day: Int64) {
         self.suffix = suffix
         self.platform = platform
@@ -78,9 +89,12 @@ public struct LinkCounterKey: Sendable, Hashable {
 
 /// A counter cell and its value.
 public struct LinkCount: Sendable, Hashable {
+    /// Which cell.
     public var key: LinkCounterKey
+    /// How many events it holds.
     public var count: Int64
 
+    /// A cell and its count.
     public init(key: LinkCounterKey, count: Int64) {
         self.key = key
         self.count = count

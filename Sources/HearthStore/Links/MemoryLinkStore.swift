@@ -16,16 +16,20 @@ public final class MemoryLinkStore: LinkStore {
 
     private let state = Mutex(State())
 
+    /// An empty store.
     public init() {}
 
+    /// The link with this suffix (exact match).
     public func link(suffix: String) async throws -> LinkRecord? { state.withLock { $0.bySuffix[suffix] } }
 
+    /// The link stored for this long link, option and inviter.
     public func link(longLink: String, option: LinkSuffixOption, inviter: String?) async throws -> LinkRecord? {
         state.withLock { s in
             s.byLongLink[DedupeKey(longLink: longLink, option: option, inviter: inviter)].flatMap { s.bySuffix[$0] }
         }
     }
 
+    /// Stores the link unless the same one exists (`.duplicate`, checked first) or the suffix is taken.
     public func insert(_ record: LinkRecord) async throws -> LinkInsertResult {
         state.withLock { s in
             let key = DedupeKey(longLink: record.longLink, option: record.option, inviter: record.inviter)
@@ -37,6 +41,7 @@ public final class MemoryLinkStore: LinkStore {
         }
     }
 
+    /// Links in UTF-8 byte order of their suffixes, after `suffix`, at most `limit` (sorts every link: fine for tests).
     public func links(after suffix: String?, limit: Int) async throws -> [LinkRecord] {
         state.withLock { s in
             let sorted = s.bySuffix.values.sorted { $0.suffix.utf8.lexicographicallyPrecedes($1.suffix.utf8) }
@@ -45,12 +50,14 @@ public final class MemoryLinkStore: LinkStore {
         }
     }
 
+    /// Adds each increment to its cell.
     public func addCounts(_ increments: [LinkCounterKey: Int64]) async throws {
         state.withLock { s in
             for (key, n) in increments { s.counts[key, default: 0] += n }
         }
     }
 
+    /// Non-zero cells of `suffix` from day `fromDay` on, by day, then platform and event names.
     public func counts(suffix: String, fromDay: Int64) async throws -> [LinkCount] {
         state.withLock { s in
             s.counts.filter { $0.key.suffix == suffix && $0.key.day >= fromDay && $0.value != 0 }
@@ -59,5 +66,6 @@ public final class MemoryLinkStore: LinkStore {
         }
     }
 
+    /// Does nothing: there is nothing to release.
     public func close() async throws {}
 }

@@ -12,8 +12,10 @@ public final class MemoryObjectCatalog: ObjectCatalog {
 
     private let state = Mutex(State())
 
+    /// An empty catalog: no buckets.
     public init() {}
 
+    /// Runs `body` on a copy under the catalog's lock and keeps the copy only if `body` returns (all or nothing).
     public func transaction<R: Sendable>(_ body: @escaping @Sendable (any ObjectTransaction) throws -> R) async throws -> R {
         try state.withLock { s in
             let tx = Transaction(state: s)
@@ -23,6 +25,7 @@ public final class MemoryObjectCatalog: ObjectCatalog {
         }
     }
 
+    /// Runs `body` under the catalog's lock; its writes are discarded.
     public func read<R: Sendable>(_ body: @Sendable (any ObjectTransaction) throws -> R) async throws -> R {
         try state.withLock { s in try body(Transaction(state: s)) }
     }

@@ -12,10 +12,14 @@ public struct ObjectGlob: Sendable {
 
     let pieces: [Piece]
 
+    /// Why a `matchGlob` pattern was refused.
     public struct SyntaxError: Error, Sendable, CustomStringConvertible {
+        /// What is wrong, for the client (never more than the pattern's shape).
         public var description: String
     }
 
+    /// Parses a pattern of at most 1,024 characters; throws ``SyntaxError`` for an unclosed `[` or `{`, a
+    /// stray `}`, a reversed range or a trailing `\`.
     public init(_ pattern: String) throws {
         var scalars = Array(pattern.unicodeScalars)[...]
         guard scalars.count <= 1024 else { throw SyntaxError(description: "matchGlob is too long") }
@@ -77,6 +81,7 @@ public struct ObjectGlob: Sendable {
         return out
     }
 
+    /// Whether the whole of `name` matches the pattern.
     public func matches(_ name: String) -> Bool {
         return Self.match(pieces[...], Array(name.unicodeScalars), 0, rest: [])
     }

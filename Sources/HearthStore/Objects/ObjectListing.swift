@@ -2,15 +2,24 @@ import Foundation
 
 /// What to list in a bucket (Cloud Storage's list parameters).
 public struct ObjectListQuery: Sendable {
+    /// Only names starting with this.
     public var prefix: String
+    /// When set, names with this after the prefix are rolled up into one prefix entry ("folder"); "" means none.
     public var delimiter: String?
+    /// Only names at or after this (UTF-8 byte order).
     public var startOffset: String?
+    /// Only names before this.
     public var endOffset: String?
+    /// Continue after the page that returned this token (``ObjectListing/nextPageToken``).
     public var pageToken: String?
+    /// Most objects plus prefixes in one page; at least 1.
     public var maxResults: Int
+    /// Also list an object whose name is a prefix entry itself (`photos/` with delimiter `/`).
     public var includeTrailingDelimiter: Bool
+    /// Only objects whose names match this glob (prefix entries are not filtered).
     public var matchGlob: ObjectGlob?
 
+    /// A query; an empty `delimiter` counts as none and `maxResults` below 1 as 1.
     public init(
         prefix: String = "", delimiter: String? = nil, startOffset: String? = nil, endOffset: String? = nil, pageToken: String? = nil,
         maxResults: Int = 1000, includeTrailingDelimiter: Bool = false, matchGlob: ObjectGlob? = nil
@@ -28,8 +37,11 @@ public struct ObjectListQuery: Sendable {
 
 /// One page of a listing: objects and "folders" (prefixes up to the delimiter), in name order.
 public struct ObjectListing: Sendable {
+    /// The objects of the page, in name order.
     public var objects: [ObjectRecord]
+    /// The prefix entries of the page, each ending with the delimiter.
     public var prefixes: [String]
+    /// Set when more follows: pass it as ``ObjectListQuery/pageToken`` for the next page.
     public var nextPageToken: String?
 }
 

@@ -29,8 +29,10 @@ public enum RealtimeFraming {
 
 /// A framing error: the peer broke the protocol and the connection should close.
 public struct RealtimeFramingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What was wrong with the frame or message; safe to log (never the message itself).
     public var description: String
 
+    /// An error described by `description`.
     public init(_ description: String) { self.description = description }
 }
 
@@ -46,6 +48,7 @@ public struct RealtimeFrameAssembler: Sendable {
     private var remaining = 0
     private var buffer = ""
 
+    /// An assembler that refuses messages over `maxMessageBytes` UTF-8 bytes (16 MiB by default) and count frames of more chunks than that allows.
     public init(maxMessageBytes: Int = 16 << 20) {
         self.maxMessageBytes = maxMessageBytes
     }

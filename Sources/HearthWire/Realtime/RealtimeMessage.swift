@@ -8,10 +8,15 @@ public import HearthCore
 /// - Push (server → client): `{"t":"d","d":{"a":<action>,"b":<body>}}`
 /// - Fatal error (server → client): `{"t":"d","d":{"error":<text>}}`
 public enum RealtimeMessage: Sendable, Hashable {
+    /// `t: "c"`: connection control (`h` handshake, `o` pong, `r` reset, `s` shutdown, `e` error text, …) with its payload.
     case control(type: String, payload: JSONValue)
+    /// A client request numbered `id` (`q` listen, `n` unlisten, `p` put, `m` merge, `g` get, `auth`, `o` onDisconnect, …).
     case request(id: Int, action: String, body: JSONValue)
+    /// The server's answer to request `id`: a ``RealtimeStatus`` string and data.
     case response(id: Int, status: String, data: JSONValue)
+    /// A server-initiated message (`d` data, `m` merge, `c` listen cancelled, `ac` auth revoked, …).
     case push(action: String, body: JSONValue)
+    /// A fatal error the server sends before closing (`d.error`).
     case error(String)
 
     /// Parses one reassembled message.
@@ -84,13 +89,21 @@ public enum RealtimeMessage: Sendable, Hashable {
 
 /// Status strings of realtime responses.
 public enum RealtimeStatus {
+    /// The request succeeded.
     public static let ok = "ok"
+    /// The security rules refused the request.
     public static let permissionDenied = "permission_denied"
+    /// A transaction's expected hash did not match the stored value: the client retries with fresh data.
     public static let dataStale = "datastale"
+    /// The request could not be done (an unknown action, an invalid path or value).
     public static let failed = "failed"
+    /// Firebase's answer when data asked for exceeds what one request may read; Hearth does not send it today.
     public static let tooBig = "too_big"
+    /// The server failed internally; the client may retry.
     public static let unavailable = "unavailable"
+    /// An `auth` request without a credential, or with one that does not verify.
     public static let invalidToken = "invalid_token"
+    /// An `auth` request whose token has expired; also pushed when the session's token expires.
     public static let expiredToken = "expired_token"
 }
 

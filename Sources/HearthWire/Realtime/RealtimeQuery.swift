@@ -2,8 +2,9 @@ public import HearthCore
 
 /// Queries on the realtime wire: `{"sp","sn","sin","ep","en","ein","l","vf","i"}`.
 extension Query {
-    /// The key names that stand for "before every key" and "after every key" in `sn`/`en`.
+    /// The key name that stands for "before every key" in `sn`/`en`.
     public static let minName = "[MIN_NAME]"
+    /// The key name that stands for "after every key" in `sn`/`en`.
     public static let maxName = "[MAX_NAME]"
 
     /// Reads a wire query object. Absent `sin`/`ein` mean inclusive (older clients omit them).
