@@ -69,7 +69,12 @@ struct RulesCommand: ParsableCommand {
                 } catch {
                     throw failure("\(cases): case \(i + 1): \(error.message)")
                 }
-                let decision = testCase.evaluate(rules)
+                let decision: RuleDecision
+                do {
+                    decision = try testCase.evaluate(rules)
+                } catch {
+                    throw failure("\(cases): case \(i + 1): \(error.message)")
+                }
                 let ok = decision.allowed == testCase.expectAllowed
                 if !ok { failed += 1 }
                 if !ok || verbose {

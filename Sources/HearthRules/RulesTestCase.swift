@@ -79,21 +79,33 @@ public struct RulesTestCase: Sendable {
         }
     }
 
-    /// Evaluates the case against `rules`.
-    public func evaluate(_ rules: RuleSet) -> RuleDecision {
+    /// Evaluates the case against `rules`. Throws when the write cannot be made at all (an increment whose
+    /// result is out of range), as the server refuses it before its rules are asked.
+    public func evaluate(_ rules: RuleSet) throws(ValidationError) -> RuleDecision {
         let source = MemoryRuleData(data)
         switch operation {
         case .read(let query):
             return rules.canRead(path, auth: auth, query: query, now: now, data: source)
         case .set(let parsed):
-            let node = parsed.resolved(now: now) { data.child(at: path.appending($0)) }
+            let node = try Self.resolve(parsed, at: path, data: data, now: now)
             return rules.canWrite([(path, node)], auth: auth, now: now, data: source)
         case .update(let entries):
-            let writes = entries.map { entry in
+            var writes: [(Path, Node)] = []
+            for entry in entries {
                 let target = path.appending(entry.path)
-                return (target, entry.value.resolved(now: now) { data.child(at: target.appending($0)) })
+                writes.append((target, try Self.resolve(entry.value, at: target, data: data, now: now)))
             }
             return rules.canWrite(writes, auth: auth, now: now, data: source)
+        }
+    }
+
+    private static func resolve(_ parsed: ParsedWrite, at target: Path, data: Node, now: Int64) throws(ValidationError) -> Node {
+        do {
+            return try parsed.resolved(now: now) { data.child(at: target.appending($0)) }
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw ValidationError("\(error)")
         }
     }
 }

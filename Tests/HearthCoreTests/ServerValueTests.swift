@@ -103,7 +103,7 @@ struct ServerValueTests {
     @Test func incrementReadsTheCurrentValueAtEachPlaceholder() throws {
         let w = try ServerValueTests.write(#"{"a":{".sv":{"increment":1}},"b":{"c":{".sv":{"increment":10}}}}"#)
         var asked: [Path] = []
-        let n = w.resolved(now: 0) { p in
+        let n = try w.resolved(now: 0) { p in
             asked.append(p)
             return p == Path("a") ? .leaf(.int(1)) : .leaf(.int(100))
         }

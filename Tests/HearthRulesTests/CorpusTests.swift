@@ -62,7 +62,7 @@ struct CorpusTests {
         guard case .array(let cases)? = g.json["cases"] else { return }
         for c in cases {
             let testCase = try RulesTestCase(json: c, defaultData: data)
-            let decision = testCase.evaluate(rules)
+            let decision = try testCase.evaluate(rules)
             #expect(
                 decision.allowed == testCase.expectAllowed,
                 "\(testCase.name): expected \(testCase.expectAllowed ? "allow" : "deny") (\(testCase.why ?? "")); got \(decision.reason)")

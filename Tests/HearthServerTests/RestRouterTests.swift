@@ -114,6 +114,29 @@ struct RestRouterTests {
         }
     }
 
+    /// JSON has no infinity: an increment whose sum overflows a double is refused, and the stored number,
+    /// its priority and the rest of a multi-path update stay as they were (stored, `inf` made the value unreadable).
+    @Test func anIncrementPastTheLargestDoubleIsRefusedAndChangesNothing() async throws {
+        try await withRouterClient { c in
+            _ = try await c.send(.put, "/n.json", #"{"big":1e308,"small":1,".priority":1e308}"#)
+            let put = try await c.send(.put, "/n/big.json", #"{".sv":{"increment":1e308}}"#)
+            #expect(put.0 == .badRequest)
+            #expect(put.1.contains("out of range"), "\(put.1)")
+            // One entry out of range refuses the whole update: `small` is not incremented either.
+            let both = try await c.send(.patch, "/n.json", #"{"small":{".sv":{"increment":1}},"big":{".sv":{"increment":1.7e308}},"gone":null}"#)
+            #expect(both.0 == .badRequest)
+            let priority = try await c.send(.put, "/n/.priority.json", #"{".sv":{"increment":1e308}}"#)
+            #expect(priority.0 == .badRequest)
+            let patch = try await c.send(.patch, "/n.json", #"{"small":{".sv":{"increment":1}},"big":{".sv":{"increment":-1e308}}}"#)
+            #expect(patch.0 == .ok, "a sum that stays finite is fine: \(patch.1)")
+            let negative = try await c.send(.put, "/n/small.json", #"{".sv":{"increment":-1.7976931348623157e308}}"#)
+            #expect(negative.0 == .ok, "\(negative.1)")
+            let stored = try await c.send(.get, "/n.json?format=export")
+            #expect(stored.0 == .ok)
+            #expect(stored.1 == #"{".priority":1e+308,"big":0,"small":-1.7976931348623157e+308}"#)
+        }
+    }
+
     @Test func multiPathPatchIsAtomic() async throws {
         try await withRouterClient { c in
             _ = try await c.send(.put, "/u.json", #"{"a":{"x":1},"b":2}"#)

@@ -15,7 +15,11 @@ extension SyncEngine {
             } catch {
                 throw .invalidData(target.description, error.message)
             }
-            return parsed.resolved(now: now) { rel in current(target.appending(rel)) }
+            do {
+                return try parsed.resolved(now: now) { rel in current(target.appending(rel)) }
+            } catch {
+                throw .invalidData(target.description, (error as? ValidationError)?.message ?? "\(error)")
+            }
         }
         switch operation {
         case .set(let json):

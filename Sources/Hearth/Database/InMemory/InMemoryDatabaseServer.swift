@@ -178,9 +178,9 @@ public actor InMemoryDatabaseServer {
     private func parse(_ json: JSONValue, at path: Path) throws(RealtimeError) -> Node {
         do {
             let parsed = try Node.parseWrite(json, depth: path.count)
-            return parsed.resolved(now: now()) { rel in tree.child(at: path.appending(rel)) }
+            return try parsed.resolved(now: now()) { rel in tree.child(at: path.appending(rel)) }
         } catch {
-            throw RealtimeError(status: "invalid_data", message: error.message)
+            throw RealtimeError(status: "invalid_data", message: (error as? ValidationError)?.message ?? "\(error)")
         }
     }
 

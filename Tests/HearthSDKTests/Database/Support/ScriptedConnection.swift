@@ -238,7 +238,7 @@ final class ScriptedConnection: RealtimeConnection {
             for (p, json) in members {
                 if let parsed = try? Node.parseWrite(json) {
                     let tree = s.tree
-                    s.tree = s.tree.setting(p, to: parsed.resolved(now: serverNow) { tree.child(at: p.appending($0)) })
+                    if let node = try? parsed.resolved(now: serverNow, current: { tree.child(at: p.appending($0)) }) { s.tree = s.tree.setting(p, to: node) }
                 }
             }
             return (s.listens, s.tree)
