@@ -16,11 +16,15 @@ public struct DynamicLink: Sendable, Equatable {
     ]
     static let knownNames = Set(parameterNames)
 
+    /// A link from a prefix and parameters, taken as given: nothing is checked or normalised here (``LinkService``
+    /// checks the domain and the deep link when a short link is made). A name outside ``parameterNames`` is kept in
+    /// ``parameters`` but never rendered by ``longLink``.
     public init(prefix: String, parameters: [String: String]) {
         self.prefix = prefix
         self.parameters = parameters
     }
 
+    /// The value of the parameter called `name` (`link["apn"]`), or nil when it is not set.
     public subscript(name: String) -> String? { parameters[name] }
 
     /// The deep link (`link`).

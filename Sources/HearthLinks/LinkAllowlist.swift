@@ -5,7 +5,7 @@ public import HearthRules
 ///
 /// With patterns (`--link-allow`), a URL is allowed when one pattern (RE2 syntax) matches all of
 /// it. Without patterns, only http(s) URLs on the given hosts (the link domains' own and the app's
-/// authorized domains) are allowed. `--dev` allows everything.
+/// authorized domains) are allowed. `--dev` without patterns allows everything (``any``).
 ///
 /// ```swift
 /// let allow = try LinkAllowlist(patterns: [#"https://example\.com/.*"#])

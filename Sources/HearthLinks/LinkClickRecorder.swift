@@ -9,6 +9,7 @@ import Synchronization
 public final class LinkClickRecorder: Sendable {
     private let buffer = Mutex<[LinkCounterKey: Int64]>([:])
 
+    /// A recorder with nothing pending.
     public init() {}
 
     /// Adds `n` to a counter in memory; the next flush writes it.
@@ -50,6 +51,12 @@ public struct LinkClickFlusher: Service {
     let interval: Duration
     let logger: Logger
 
+    /// A flusher that empties `recorder` into `store`; nothing runs until the service group runs it.
+    /// - Parameters:
+    ///   - recorder: the buffer to empty, normally ``LinkService/clicks``.
+    ///   - store: where the counts are added: the store the ``LinkService`` reads them back from, or they never show.
+    ///   - interval: the time between flushes; a crash loses at most about this much counting.
+    ///   - logger: where a failed flush is reported (its counts stay in the buffer for the next one).
     public init(recorder: LinkClickRecorder, store: any LinkStore, interval: Duration = .seconds(1), logger: Logger) {
         self.recorder = recorder
         self.store = store
@@ -57,6 +64,8 @@ public struct LinkClickFlusher: Service {
         self.logger = logger
     }
 
+    /// Flushes every `interval` until graceful shutdown or cancellation, then flushes once more and returns. A failed
+    /// flush is logged and tried again at the next tick, so this never throws and never ends early.
     public func run() async throws {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {

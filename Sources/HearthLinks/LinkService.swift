@@ -12,18 +12,34 @@ import Synchronization
 /// print(made.shortLink)   // https://ex.page.link/3fK9x0QbZ1aLmN2pQ
 /// ```
 public struct LinkService: Sendable {
+    /// Where links and click counters are kept (the project's links file in a server).
     public let store: any LinkStore
+    /// The prefixes links may be made on; a create request for any other is refused (`extraDomain` aside).
     public let domains: [LinkDomain]
+    /// Clicks counted by ``record(_:_:_:)`` and not yet saved. Run a ``LinkClickFlusher`` on it (HearthServer does) or
+    /// call ``LinkClickRecorder/flush(to:)``; otherwise counts stay in memory and are lost when the process ends.
     public let clicks = LinkClickRecorder()
     let suffixes: LinkSuffixGenerator
     let clock: @Sendable () -> Int64
     let cache = LinkCache()
-    /// JSON served at `/.well-known/apple-app-site-association` and `/.well-known/assetlinks.json` (nil: 404).
+    /// The file served at `/.well-known/apple-app-site-association` (and at the root, where older iOS looks), so iOS
+    /// verifies universal links on the link domains; nil answers 404.
     public let appleAppSiteAssociation: [UInt8]?
+    /// The file served at `/.well-known/assetlinks.json`, so Android verifies App Links on the link domains; nil answers 404.
     public let assetLinks: [UInt8]?
     /// Where links may send people (checked when a link is made and when it is served).
     public let allowlist: LinkAllowlist
 
+    /// A service; nothing is read from `store` until the first call.
+    /// - Parameters:
+    ///   - store: where links and click counters are kept.
+    ///   - domains: the prefixes links may be made on.
+    ///   - appleAppSiteAssociation: the bytes of the Apple app-site-association file (nil: not served).
+    ///   - assetLinks: the bytes of the Android Digital Asset Links file (nil: not served).
+    ///   - allowlist: where links may send people. The default, ``LinkAllowlist/any``, allows everything: right for
+    ///     `--dev` and for the admin's offline commands, an open redirect anywhere else.
+    ///   - suffixes: draws suffixes (inject a seeded source in tests).
+    ///   - clock: now, in milliseconds since 1970: the `created` time of new links and the UTC day clicks count on.
     public init(
         store: any LinkStore, domains: [LinkDomain], appleAppSiteAssociation: [UInt8]? = nil, assetLinks: [UInt8]? = nil,
         allowlist: LinkAllowlist = .any, suffixes: LinkSuffixGenerator = LinkSuffixGenerator(),
@@ -40,15 +56,22 @@ public struct LinkService: Sendable {
 
     /// A link made (or found again) by ``create(_:extraDomain:)``.
     public struct Created: Sendable {
+        /// The stored link: the one just made, or the one already made for the same long link, option and inviter.
         public var record: LinkRecord
+        /// What looks wrong in the link (see ``LinkWarning/Code``); the link was made anyway.
         public var warnings: [LinkWarning]
+        /// `prefix/suffix`: the link to share.
         public var shortLink: String { record.shortLink }
+        /// The short link with `?d=1`, which shows the preview page instead of redirecting (to check a link before sharing it).
         public var previewLink: String { record.shortLink + "?d=1" }
     }
 
     /// A stored link ready to serve.
     public struct Resolved: Sendable {
+        /// The stored short link; nil for a long link resolved from its own parameters by ``LinkService/resolve(url:)``,
+        /// which has no suffix, inviter or counts.
         public var record: LinkRecord?
+        /// The link's prefix and parameters, as ``LinkAction/decide(_:visitor:debug:)`` takes them.
         public var link: DynamicLink
         /// Where a short link lives, worked out once when it is cached: its prefix's host (lower-cased) and path
         /// without a trailing slash (`""` for `https://ex.page.link`, `/links` for `https://example.com/links`).

@@ -78,6 +78,7 @@ public struct LinkDomain: Sendable, Hashable, CustomStringConvertible {
         prefix = origin + path
     }
 
+    /// The ``prefix``.
     public var description: String { prefix }
 
     /// Whether `url` points at this prefix or below it.

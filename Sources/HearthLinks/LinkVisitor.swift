@@ -2,6 +2,8 @@ public import HearthStore
 
 /// Who opened a link, from the `User-Agent` header.
 public struct LinkVisitor: Sendable, Equatable {
+    /// The device family: it picks the branch of ``LinkAction/decide(_:visitor:debug:)`` and the `platform` a click is
+    /// counted under.
     public var platform: LinkPlatform
     /// iPad (takes `ipfl`/`ipbi` over `ifl`/`ibi`). iPadOS 13+ Safari sends a Mac user agent and
     /// counts as desktop, as it did for Firebase.
@@ -9,6 +11,8 @@ public struct LinkVisitor: Sendable, Equatable {
     /// A link-preview fetcher (chat apps, social networks): gets the preview page with OG tags.
     public var crawler: Bool
 
+    /// A visitor described directly (tests, or a caller that classified the request itself); a server uses
+    /// ``init(userAgent:)``.
     public init(platform: LinkPlatform, iPad: Bool = false, crawler: Bool = false) {
         self.platform = platform
         self.iPad = iPad
