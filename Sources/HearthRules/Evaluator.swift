@@ -14,6 +14,7 @@ public struct RuleDecision: Sendable {
         case nothingWritten
     }
 
+    /// Whether the operation may go ahead; ``reason`` says why, either way.
     public let allowed: Bool
     let basis: Basis
 

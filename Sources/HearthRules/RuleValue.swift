@@ -56,12 +56,16 @@ public protocol RuleDataSource {
 
 /// A whole tree in memory as a `RuleDataSource` (tests, `hearth rules test`).
 public struct MemoryRuleData: RuleDataSource, Sendable {
+    /// The whole database as the operation finds it.
     public var root: Node
 
+    /// A data source over the tree `root`.
     public init(_ root: Node) { self.root = root }
 
+    /// What `root` holds at `path` (`.absent` when nothing is there); never throws.
     public func summary(at path: Path) throws -> NodeSummary { NodeSummary(root.child(at: path)) }
 
+    /// The first `limit` child keys of `path` in key order (none under a leaf or an absent path); never throws.
     public func childKeys(at path: Path, limit: Int) throws -> [Key] {
         Array(root.child(at: path).children.map(\.0).prefix(limit))
     }

@@ -1,16 +1,21 @@
 /// A rules document that does not parse or type-check, located in the source text.
 public struct RulesError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, worded for the rules' author.
     public var message: String
-    /// 1-based line and column (in characters) of the offending place.
+    /// 1-based line of the offending place.
     public var line: Int
+    /// 1-based column of the offending place, counted in Unicode scalars from the start of the line (not bytes, not
+    /// grapheme clusters).
     public var column: Int
 
+    /// An error at `line` and `column`, both 1-based.
     public init(_ message: String, line: Int, column: Int) {
         self.message = message
         self.line = line
         self.column = column
     }
 
+    /// `line L, column C: message`.
     public var description: String { "line \(line), column \(column): \(message)" }
 }
 

@@ -12,21 +12,34 @@ public import HearthCore
 /// (`values`: relative paths → values). `auth` omitted or null = signed out. `data` is the database
 /// before the operation. `expect` is `allow` or `deny`.
 public struct RulesTestCase: Sendable {
+    /// What the case asks the rules about.
     public enum Operation: Sendable {
+        /// A read of ``RulesTestCase/path``, with the case's `query` when it gives one (nil: a plain read).
         case read(Query?)
+        /// A set of `value` at ``RulesTestCase/path`` (null deletes); server values resolve at ``RulesTestCase/now``.
         case set(ParsedWrite)
+        /// A multi-path update: each path is relative to ``RulesTestCase/path``, each value as in ``set(_:)``.
         case update([(path: Path, value: ParsedWrite)])
     }
 
+    /// The case's `name` (`unnamed` when it has none), printed with its result.
     public var name: String
+    /// Why the case expects what it does; printed when it fails.
     public var why: String?
+    /// The rules' `auth` variable; nil (the `auth` member absent or null) is a signed-out caller.
     public var auth: JSONValue?
+    /// What is asked: a read, a set or an update (`op`).
     public var operation: Operation
+    /// Where the operation happens: an absolute, validated path.
     public var path: Path
+    /// The database before the operation: the case's `data`, else the `defaultData` it was read with.
     public var data: Node
+    /// The rules' `now` and the time server values resolve to, in milliseconds since 1970.
     public var now: Int64
+    /// Whether the case expects `allow` (true) or `deny` (false).
     public var expectAllowed: Bool
 
+    /// The `now` of a case that gives none: 2023-11-14T22:13:20Z, fixed so that a case answers the same on every run.
     public static let defaultNow: Int64 = 1_700_000_000_000
 
     /// Reads a case; `defaultData` is used when the case has no `data` of its own.

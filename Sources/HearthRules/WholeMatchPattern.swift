@@ -16,7 +16,7 @@ public struct WholeMatchPattern: Sendable {
     public struct SyntaxError: Error, Sendable, CustomStringConvertible {
         /// What is wrong with the pattern.
         public var message: String
-        /// Where in the pattern, in UTF-8 bytes.
+        /// Where in the pattern, in Unicode scalars from its start.
         public var offset: Int
         /// The message and the offset.
         public var description: String { "\(message) at offset \(offset)" }
