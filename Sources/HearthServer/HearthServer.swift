@@ -49,15 +49,17 @@ public struct HearthServer: Sendable {
             ? nil
             : FunctionsRuntime(functions: functions, defaultNamespace: configuration.defaultNamespace, auth: auth, storage: storage, logger: logger)
         self.functions = runtime
-        self.auth = auth.map { AuthController(service: $0, configuration: configuration, logger: logger) }
+        // One policy for every product's credentials, and one cache of checked tokens.
+        let authenticator = Authenticator(configuration, verifier: auth, clock: clock)
+        self.auth = auth.map { AuthController(service: $0, configuration: configuration, logger: logger, authenticator: authenticator) }
         self.storage = storage.map {
             StorageController(
                 service: $0, configuration: configuration, auth: auth, rules: StorageRulesHolder(path: storageRulesFile) { problem in
                     logger.error("storage rules file not applied, the previous rules stay: \(problem)")
                 },
-                logger: logger)
+                logger: logger, authenticator: authenticator)
         }
-        self.links = links.map { LinksController(service: $0, configuration: configuration, auth: auth, logger: logger) }
+        self.links = links.map { LinksController(service: $0, configuration: configuration, auth: auth, logger: logger, authenticator: authenticator) }
         let wallClock: @Sendable () -> Int64 = clock
         self.configuration = configuration
         self.logger = logger
@@ -68,7 +70,7 @@ public struct HearthServer: Sendable {
                 idleMillis: Int64(configuration.namespaceIdleSeconds) * 1000),
             functions: runtime, logger: logger)
         self.controller = DatabaseController(
-            configuration: configuration, registry: registry, logger: logger, auth: auth)
+            configuration: configuration, registry: registry, logger: logger, auth: auth, authenticator: authenticator)
         runtime?.attach(controller)
         self.realtime = RealtimeController(
             database: controller, logger: logger, partialMessages: PartialMessageBudget(limit: configuration.realtimePartialBytes))

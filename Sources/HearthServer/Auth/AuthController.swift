@@ -16,10 +16,14 @@ struct AuthController: Sendable {
     /// Served here for session cookies and by the router at the ID-token key paths.
     let publicKeys: PublicKeyDocuments
 
-    init(service: AuthService, configuration: ServerConfiguration, logger: Logger) {
+    /// Credentials → caller, shared with the other products (here: who makes admin calls).
+    let authenticator: Authenticator
+
+    init(service: AuthService, configuration: ServerConfiguration, logger: Logger, authenticator: Authenticator? = nil) {
         self.service = service
         self.configuration = configuration
         self.logger = logger
+        self.authenticator = authenticator ?? Authenticator(configuration, verifier: service)
         self.publicKeys = PublicKeyDocuments(keys: service.keys)
     }
 
@@ -339,7 +343,7 @@ struct AuthController: Sendable {
 
     private func isPrivileged(_ headers: HTTPFields) throws -> Bool {
         guard let token = headers.authorizationToken() else { return false }
-        if configuration.isAdminToken(token) { return true }
+        if authenticator.isAdmin(token) { return true }
         throw PlatformError.unauthenticated
     }
 

@@ -29,56 +29,15 @@ extension DatabaseController {
         case .anonymous:
             return .user(nil)
         case .token(let token):
-            // Hearth-signed ID tokens everywhere; in `--dev` also unsigned ones, as the Firebase
-            // emulator accepts.
-            if let auth = tokens.authVariable(for: token, verifier: auth, acceptUnsigned: configuration.dev) {
-                // An expired token (verification refuses a signed one; an unsigned `--dev` one is decoded as it
-                // is) does not count, as on the realtime socket, which refuses it with `expired_token`.
-                if case .int(let exp)? = auth["token"]?["exp"], exp <= wallClockMillis() / 1000 {
-                    throw RestError(.unauthorized, "Auth token is expired")
-                }
-                return .user(auth)
+            do {
+                return .user(try authenticator.user(token))
+            } catch .expired {
+                // As on the realtime socket, which refuses it with `expired_token`.
+                throw RestError(.unauthorized, "Auth token is expired")
+            } catch {
+                throw RestError(.unauthorized, "Could not parse auth token.")
             }
-            throw RestError(.unauthorized, "Could not parse auth token.")
         }
-    }
-}
-
-/// Checked tokens, so a client that sends the same token on every request is verified once until
-/// it expires (decoding alone was ~9 % of a rules-checked PUT). Bounded: emptied when full.
-final class TokenCache: Sendable {
-    private struct Entry {
-        var auth: JSONValue
-        /// Seconds since 1970 after which the entry is no longer used (nil: unsigned dev token).
-        var expires: Int64?
-    }
-
-    private let entries = Mutex<[String: Entry]>([:])
-    let capacity: Int
-
-    init(capacity: Int = 4096) { self.capacity = capacity }
-
-    /// The `auth` variable for a token: verified against `verifier`'s key, or (with
-    /// `acceptUnsigned`) decoded without verification; nil if neither works.
-    func authVariable(for token: String, verifier: AuthService?, acceptUnsigned: Bool) -> JSONValue? {
-        let now = wallClockMillis() / 1000
-        if let hit = entries.withLock({ $0[token] }), hit.expires.map({ $0 > now }) ?? acceptUnsigned { return hit.auth }
-        guard token.utf8.count <= 8192 else { return nil }
-        let entry: Entry
-        if let claims = verifier?.verifiedClaims(token), let auth = IDTokenClaims.authVariable(claims: claims),
-            case .int(let exp)? = claims["exp"]
-        {
-            entry = Entry(auth: auth, expires: exp)
-        } else if acceptUnsigned, let auth = IDTokenClaims.authVariable(fromUnverified: token) {
-            entry = Entry(auth: auth, expires: nil)
-        } else {
-            return nil
-        }
-        entries.withLock { e in
-            if e.count >= capacity { e.removeAll(keepingCapacity: true) }
-            e[token] = entry
-        }
-        return entry.auth
     }
 }
 

@@ -37,7 +37,19 @@ struct DatabaseController: Sendable {
     let logger: Logger
     /// Verifies ID tokens Hearth signed (nil: only `--dev` unsigned tokens are understood).
     let auth: AuthService?
-    let tokens = TokenCache()
+    /// Credentials → caller, shared with the other products.
+    let authenticator: Authenticator
+
+    init(
+        configuration: ServerConfiguration, registry: NamespaceRegistry, logger: Logger, auth: AuthService?,
+        authenticator: Authenticator? = nil
+    ) {
+        self.configuration = configuration
+        self.registry = registry
+        self.logger = logger
+        self.auth = auth
+        self.authenticator = authenticator ?? Authenticator(configuration, verifier: auth)
+    }
 
     func respond(to request: Request, channel: (any Channel)?) async -> Response {
         let parameters = parseQueryString(request.uri.query)
@@ -226,7 +238,7 @@ struct DatabaseController: Sendable {
         }
         token = token ?? parameters["access_token"] ?? parameters["auth"]
         guard let token, !token.isEmpty else { return .anonymous }
-        return constantTimeEquals(token, configuration.adminToken) ? .admin : .token(token)
+        return authenticator.isAdmin(token) ? .admin : .token(token)
     }
 
     /// Reads and parses the JSON request body (bounded).

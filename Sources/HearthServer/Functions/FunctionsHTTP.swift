@@ -77,15 +77,14 @@ extension FunctionsRuntime {
     }
 
     private func verifiedCaller(_ request: Request, controller: DatabaseController) -> CallableAuth? {
-        guard let token = request.authorizationToken(), !controller.configuration.isAdminToken(token),
-            let auth = controller.tokens.authVariable(for: token, verifier: controller.auth, acceptUnsigned: controller.configuration.dev),
-            let uid = auth["uid"]?.stringValue
+        guard let token = request.authorizationToken(), !controller.authenticator.isAdmin(token),
+            let auth = try? controller.authenticator.user(token), let uid = auth["uid"]?.stringValue
         else { return nil }
         return CallableAuth(uid: uid, token: auth["token"] ?? .object([]))
     }
 
     private func isAdmin(_ request: Request, controller: DatabaseController) -> Bool {
-        controller.configuration.isAdminToken(request.authorizationToken())
+        controller.authenticator.isAdmin(request.authorizationToken())
     }
 
     // MARK: Callable protocol

@@ -17,14 +17,3 @@ extension HTTPFields {
         return String(parts[1])
     }
 }
-
-extension ServerConfiguration {
-    /// Whether `token` is the admin credential (constant-time).
-    func isAdminToken(_ token: String?) -> Bool {
-        guard let token else { return false }
-        if constantTimeEquals(token, adminToken) { return true }
-        // `--dev` answers admin SDKs as Firebase's emulators do: `owner` in any case, and a Google OAuth access token
-        // (`ya29.…`, what SDKs holding real credentials send) are admin. Never outside `--dev`.
-        return dev && (token.lowercased() == "owner" || token.hasPrefix("ya29."))
-    }
-}

@@ -16,8 +16,9 @@ struct LinksController: Sendable {
     let configuration: ServerConfiguration
     /// Verifies the ID tokens of users who make links (nil: only the admin may, outside `--dev`).
     let auth: AuthService?
-    let tokens = TokenCache()
     let logger: Logger
+    /// Credentials → caller, shared with the other products.
+    let authenticator: Authenticator
     /// Paths of configured prefixes that have one (`/links` for `https://ex.com/links`).
     let prefixPaths: Set<Substring>
     /// The host name of each configured prefix, for the per-request host check (`servesOnHost`).
@@ -27,11 +28,14 @@ struct LinksController: Sendable {
     /// Largest create/attribution request body.
     static let maxBodyBytes = 64 * 1024
 
-    init(service: LinkService, configuration: ServerConfiguration, auth: AuthService? = nil, logger: Logger) {
+    init(
+        service: LinkService, configuration: ServerConfiguration, auth: AuthService? = nil, logger: Logger, authenticator: Authenticator? = nil
+    ) {
         self.service = service
         self.configuration = configuration
         self.auth = auth
         self.logger = logger
+        self.authenticator = authenticator ?? Authenticator(configuration, verifier: auth)
         prefixPaths = Set(service.domains.map { Substring($0.path) }.filter { !$0.isEmpty })
         prefixHosts = Dictionary(
             service.domains.compactMap { d in LinkURL(d.prefix).map { (d.prefix, Self.hostName($0.authority)) } }, uniquingKeysWith: { a, _ in a })
@@ -93,15 +97,13 @@ struct LinksController: Sendable {
         guard let key, !key.isEmpty else { throw AuthController.PlatformError.missingKey }
     }
 
-    func isAdmin(_ request: Request) -> Bool { configuration.isAdminToken(request.authorizationToken()) }
+    func isAdmin(_ request: Request) -> Bool { authenticator.isAdmin(request.authorizationToken()) }
 
     /// Outside `--dev`, links are made by the admin or a signed-in user (`Authorization: Bearer
     /// <ID token>`), unless `--links-public-create` lets anyone with an API key, as Firebase did.
     private func requireCreator(_ request: Request) throws {
         if configuration.dev || configuration.linksPublicCreate || isAdmin(request) { return }
-        guard let token = request.authorizationToken(schemes: ["bearer", "firebase"]),
-            tokens.authVariable(for: token, verifier: auth, acceptUnsigned: false) != nil
-        else {
+        guard let token = request.authorizationToken(schemes: ["bearer", "firebase"]), (try? authenticator.user(token)) != nil else {
             throw AuthController.PlatformError(
                 status: 401, message: "Making short links needs a signed-in user: send Authorization: Bearer <ID token>",
                 reason: "authError", rpcStatus: "UNAUTHENTICATED")

@@ -167,7 +167,7 @@ actor RealtimeSession {
             respond(id, RealtimeStatus.invalidToken, .string("Missing credential"))
             return
         }
-        if constantTimeEquals(credential, controller.configuration.adminToken) {
+        if controller.authenticator.isAdmin(credential) {
             if case .object? = body["authvar"], let authvar = body["authvar"] {
                 access = .user(authvar)
                 respond(id, RealtimeStatus.ok, .object([JSONMember("auth", authvar), JSONMember("admin", .bool(false))]))
@@ -184,11 +184,11 @@ actor RealtimeSession {
         } else {
             // ID tokens Hearth signed, and in `--dev` unsigned ones too; the session honours `exp` for both (tests rely
             // on watching an unsigned token expire).
-            let auth = controller.tokens.authVariable(for: credential, verifier: controller.auth, acceptUnsigned: controller.configuration.dev)
-            let claims = auth?["token"] ?? .null
-            var expires: Int64?
-            if case .int(let exp)? = claims["exp"] { expires = exp }
-            if let auth, expires.map({ $0 > wallClockMillis() / 1000 }) ?? true {
+            let checked = Result { () throws(Authenticator.Refusal) in try controller.authenticator.user(credential) }
+            if case .success(let auth) = checked {
+                let claims = auth["token"] ?? .null
+                var expires: Int64?
+                if case .int(let exp)? = claims["exp"] { expires = exp }
                 access = .user(auth)
                 authExpires = expires
                 scheduleExpiry(expires)
@@ -200,7 +200,7 @@ actor RealtimeSession {
                 expiryTimer?.cancel()
                 reportSignedIn(false)
                 // An already-expired token is refused now, not answered ok and revoked a moment later.
-                if auth != nil {
+                if case .failure(.expired) = checked {
                     respond(id, RealtimeStatus.expiredToken, .string("Auth token is expired."))
                 } else {
                     respond(id, RealtimeStatus.invalidToken, .string("Could not parse auth token."))

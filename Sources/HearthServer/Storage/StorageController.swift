@@ -15,8 +15,21 @@ struct StorageController: Sendable {
     let configuration: ServerConfiguration
     let auth: AuthService?
     let rules: StorageRulesHolder
-    let tokens = TokenCache()
     let logger: Logger
+    /// Credentials → caller, shared with the other products.
+    let authenticator: Authenticator
+
+    init(
+        service: StorageService, configuration: ServerConfiguration, auth: AuthService?, rules: StorageRulesHolder, logger: Logger,
+        authenticator: Authenticator? = nil
+    ) {
+        self.service = service
+        self.configuration = configuration
+        self.auth = auth
+        self.rules = rules
+        self.logger = logger
+        self.authenticator = authenticator ?? Authenticator(configuration, verifier: auth)
+    }
 
     static let prefixes = ["/v0/b/", "/storage/v1/", "/upload/storage/v1/", "/download/storage/v1/", "/internal/setRules", "/internal/getRules"]
 
@@ -57,16 +70,19 @@ struct StorageController: Sendable {
     /// The bearer/Firebase token of a request, if any.
     static func credential(_ request: Request) -> String? { request.authorizationToken(schemes: ["bearer", "firebase"]) }
 
-    func isAdmin(_ token: String) -> Bool { configuration.isAdminToken(token) }
+    func isAdmin(_ token: String) -> Bool { authenticator.isAdmin(token) }
 
-    /// v0: the admin credential skips rules; an ID token becomes `request.auth`; a bad token is 401.
+    /// v0: the admin credential skips rules; an ID token becomes `request.auth`; a bad or expired token is 401.
     func caller(_ request: Request) throws -> Caller {
-        guard let token = Self.credential(request) else { return .user(nil) }
-        if isAdmin(token) { return .admin }
-        guard let auth = tokens.authVariable(for: token, verifier: auth, acceptUnsigned: configuration.dev) else {
+        do {
+            switch try authenticator.caller(Self.credential(request)) {
+            case .admin: return .admin
+            case .user(let auth): return .user(auth)
+            case .signedOut: return .user(nil)
+            }
+        } catch {
             throw StorageError(status: 401, message: "Invalid auth token.", reason: "authError")
         }
-        return .user(auth)
     }
 
     /// The Cloud Storage JSON API is an admin API: open in `--dev` (as the emulator), otherwise
