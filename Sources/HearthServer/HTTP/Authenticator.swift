@@ -111,6 +111,11 @@ final class Authenticator: Sendable {
                 entry = Entry(auth: auth, expires: nil)
             }
         } else {
+            // Say "expired" for a token that has a past `exp` (its signature no longer verifies once it has
+            // expired), as Firebase does, whether or not it was seen while valid; it grants nothing either way.
+            if case .int(let exp)? = IDTokenClaims.authVariable(fromUnverified: token)?["token"]?["exp"], exp <= clock() / 1000 {
+                throw .expired
+            }
             throw .invalid
         }
         cache.withLock { c in
