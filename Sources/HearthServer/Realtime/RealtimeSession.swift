@@ -48,16 +48,13 @@ actor RealtimeSession {
     /// in order by a task that runs only while there is something to do.
     private let deliveries: SerialWork<(RealtimeSession, Int, Delivery)>
 
-    private var access: Access = .user(nil)
-    /// Seconds since 1970 after which the current ID token no longer counts.
-    private var authExpires: Int64?
+    /// Who the connection acts as. Changed only by ``enter(_:)``.
+    private var auth: AuthState = .signedOut
     private var listens: [ListenKey: Listen] = [:]
     private var keysByHubID: [Int: ListenKey] = [:]
     private var onDisconnect: [(path: Path, operation: DisconnectOperation)] = []
     private var ended = false
     private let deliveryLimit: Int
-    /// Wakes when the ID token expires, so an idle client stops receiving what it may no longer read.
-    private var expiryTimer: Task<Void, Never>?
     /// Told whether a credential is accepted, each time that changes (the connection lets a
     /// signed-in client send larger messages).
     private let reportSignedIn: @Sendable (Bool) -> Void
@@ -113,10 +110,7 @@ actor RealtimeSession {
             case "auth", "gauth":
                 await authenticate(id, body)
             case "unauth":
-                access = .user(nil)
-                reportSignedIn(false)
-                authExpires = nil
-                expiryTimer?.cancel()
+                enter(.signedOut)
                 respond(id)
                 await recheckAll()
             case "q", "l":
@@ -169,18 +163,15 @@ actor RealtimeSession {
         }
         if controller.authenticator.isAdmin(credential) {
             if case .object? = body["authvar"], let authvar = body["authvar"] {
-                access = .user(authvar)
+                enter(.admin(actingAs: .user(authvar)))
                 respond(id, RealtimeStatus.ok, .object([JSONMember("auth", authvar), JSONMember("admin", .bool(false))]))
             } else if body["noauth"] == .bool(true) {
-                access = .user(nil)
+                enter(.admin(actingAs: .user(nil)))
                 respond(id, RealtimeStatus.ok, .object([JSONMember("auth", .null), JSONMember("admin", .bool(false))]))
             } else {
-                access = .admin
+                enter(.admin(actingAs: .admin))
                 respond(id, RealtimeStatus.ok, .object([JSONMember("auth", .null), JSONMember("admin", .bool(true))]))
             }
-            authExpires = nil
-            expiryTimer?.cancel()
-            reportSignedIn(true)
         } else {
             // ID tokens Hearth signed, and in `--dev` unsigned ones too; the session honours `exp` for both (tests rely
             // on watching an unsigned token expire).
@@ -189,16 +180,10 @@ actor RealtimeSession {
                 let claims = auth["token"] ?? .null
                 var expires: Int64?
                 if case .int(let exp)? = claims["exp"] { expires = exp }
-                access = .user(auth)
-                authExpires = expires
-                scheduleExpiry(expires)
-                reportSignedIn(true)
+                enter(.user(auth, expires: expires, timer: expires.map(expiryTimer)))
                 respond(id, RealtimeStatus.ok, .object([JSONMember("auth", claims), JSONMember("expires", expires.map { .int($0) } ?? .null)]))
             } else {
-                access = .user(nil)
-                authExpires = nil
-                expiryTimer?.cancel()
-                reportSignedIn(false)
+                enter(.signedOut)
                 // An already-expired token is refused now, not answered ok and revoked a moment later.
                 if case .failure(.expired) = checked {
                     respond(id, RealtimeStatus.expiredToken, .string("Auth token is expired."))
@@ -210,12 +195,42 @@ actor RealtimeSession {
         await recheckAll()
     }
 
-    private func scheduleExpiry(_ expires: Int64?) {
-        expiryTimer?.cancel()
-        expiryTimer = nil
-        guard let expires else { return }
+    /// The auth state a connection can be in; ``enter(_:)`` is the one transition.
+    private enum AuthState {
+        /// No credential, or one refused, withdrawn (`unauth`) or expired.
+        case signedOut
+        /// The admin credential, acting as the admin (rules skipped) or, with `authvar`/`noauth`, as that user.
+        case admin(actingAs: Access)
+        /// An ID token's user until `expires` (seconds since 1970; nil when the token has no `exp`); `timer`
+        /// wakes the session then, so an idle client stops receiving what it may no longer read.
+        case user(JSONValue, expires: Int64?, timer: Task<Void, Never>?)
+
+        /// Who the rules see.
+        var access: Access {
+            switch self {
+            case .signedOut: .user(nil)
+            case .admin(let access): access
+            case .user(let auth, _, _): .user(auth)
+            }
+        }
+    }
+
+    /// Who the rules see for this connection now.
+    private var access: Access { auth.access }
+
+    /// Moves to `state`: the previous state's expiry timer is cancelled, and the connection is told whether a
+    /// credential counts (a signed-in client may send larger messages).
+    private func enter(_ state: AuthState, report: Bool = true) {
+        if case .user(_, _, let timer?) = auth { timer.cancel() }
+        auth = state
+        guard report else { return }
+        if case .signedOut = state { reportSignedIn(false) } else { reportSignedIn(true) }
+    }
+
+    /// A task that checks the token's expiry once `expires` (seconds since 1970) has come.
+    private func expiryTimer(_ expires: Int64) -> Task<Void, Never> {
         let delay = max(0, expires * 1000 - wallClockMillis())
-        expiryTimer = Task { [weak self] in
+        return Task { [weak self] in
             try? await Task.sleep(for: .milliseconds(delay))
             guard !Task.isCancelled else { return }
             await self?.expireAuthIfNeeded()
@@ -225,11 +240,8 @@ actor RealtimeSession {
     /// An ID token that expired while the connection stayed open stops counting: the client is
     /// told (`ac`) and continues signed out.
     private func expireAuthIfNeeded() async {
-        guard let expires = authExpires, wallClockMillis() / 1000 >= expires else { return }
-        authExpires = nil
-        expiryTimer?.cancel()
-        access = .user(nil)
-        reportSignedIn(false)
+        guard case .user(_, let expires?, _) = auth, wallClockMillis() / 1000 >= expires else { return }
+        enter(.signedOut)
         outbox.send(.push(action: "ac", body: .object([
             JSONMember("s", .string(RealtimeStatus.expiredToken)), JSONMember("d", .string("Auth token is expired.")),
         ])))
@@ -551,7 +563,7 @@ actor RealtimeSession {
     func disconnected() async {
         guard !ended else { return }
         ended = true
-        expiryTimer?.cancel()
+        enter(.signedOut, report: false)
         for key in Array(listens.keys) { drop(key) }
         deliveries.finish()
         outbox.close()
