@@ -2,23 +2,6 @@ import HearthAuth
 import HearthCore
 import Synchronization
 
-/// Who a request acts as, decided once for every product: the admin credential, a user with the claims of
-/// a verified ID token, or nobody signed in.
-enum Caller: Sendable, Equatable {
-    /// The admin credential: rules are skipped (a product may still let the admin act as a user).
-    case admin
-    /// A signed-in user; the value is the rules' `auth` variable (`uid`, `provider`, `token`).
-    case user(JSONValue)
-    /// No credential.
-    case signedOut
-
-    /// The rules' `auth` variable: the user's, nil for the admin and for nobody.
-    var auth: JSONValue? {
-        if case .user(let auth) = self { return auth }
-        return nil
-    }
-}
-
 /// Turns credentials into a ``Caller`` under one policy, for the database (REST and realtime), storage,
 /// functions, auth's admin calls and links. Each product maps a ``Refusal`` to its own wire.
 ///

@@ -10,7 +10,8 @@ extension StorageController {
         _ caller: Caller, _ method: StorageRulesMethod, bucket: String, name: String, resource: ObjectRecord? = nil,
         existing: ObjectRecord? = nil
     ) throws {
-        guard case .user(let auth) = caller else { return }
+        if case .admin = caller { return }
+        let auth = caller.auth
         // A listing of `images/` is asked as the path `images/` with an empty last segment, so
         // `match /images/{imageId} { allow list }` governs it, as in Firebase.
         let path = method == .list ? name.split(separator: "/", omittingEmptySubsequences: false).map(String.init) : nil

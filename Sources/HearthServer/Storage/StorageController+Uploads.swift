@@ -82,7 +82,7 @@ extension StorageController {
     /// without a declared length stops at the first byte no rule could accept instead of filling
     /// the disk up to the largest object first.
     func uploadLimit(_ caller: Caller, bucket: String, name: String) -> (bytes: Int64, refusal: StorageError?) {
-        guard case .user = caller, let bound = rules.current.uploadSizeBound(bucket: bucket, objectName: name), bound < Self.maxObjectBytes
+        guard caller != .admin, let bound = rules.current.uploadSizeBound(bucket: bucket, objectName: name), bound < Self.maxObjectBytes
         else { return (Self.maxObjectBytes, nil) }
         return (max(bound, 0), StorageError.forbidden("Permission denied. No WRITE permission."))
     }

@@ -35,13 +35,6 @@ struct StorageController: Sendable {
 
     static func handles(_ path: String) -> Bool { prefixes.contains { path.hasPrefix($0) } || path == "/v0/b" }
 
-    /// Who sends a Firebase v0 request.
-    enum Caller: Sendable {
-        /// The admin credential: rules are skipped.
-        case admin
-        /// Rules apply with this `request.auth` (nil = signed out).
-        case user(JSONValue?)
-    }
 
     func respond(to request: Request) async -> Response {
         if request.method == .options { return Self.preflight(request) }
@@ -75,11 +68,7 @@ struct StorageController: Sendable {
     /// v0: the admin credential skips rules; an ID token becomes `request.auth`; a bad or expired token is 401.
     func caller(_ request: Request) throws -> Caller {
         do {
-            switch try authenticator.caller(Self.credential(request)) {
-            case .admin: return .admin
-            case .user(let auth): return .user(auth)
-            case .signedOut: return .user(nil)
-            }
+            return try authenticator.caller(Self.credential(request))
         } catch {
             throw StorageError(status: 401, message: "Invalid auth token.", reason: "authError")
         }

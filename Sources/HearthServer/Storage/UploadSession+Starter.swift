@@ -9,11 +9,12 @@ extension UploadSession {
         /// No credential: the session URL alone lets a client go on (as it let it start).
         case signedOut
 
-        init(_ caller: StorageController.Caller) {
+        init(_ caller: Caller) {
             switch caller {
             case .admin: self = .admin
             case .user(let auth):
-                if let uid = auth?["uid"]?.stringValue { self = .user(uid) } else { self = .signedOut }
+                if let uid = auth["uid"]?.stringValue { self = .user(uid) } else { self = .signedOut }
+            case .signedOut: self = .signedOut
             }
         }
     }
@@ -21,7 +22,7 @@ extension UploadSession {
     /// Refuses a caller other than the one who started the session (the admin may always go on):
     /// 401 without a credential, 403 with another one. Knowing a session's URL is not enough to
     /// write into someone else's upload.
-    func checkStarter(_ caller: StorageController.Caller) throws {
+    func checkStarter(_ caller: Caller) throws {
         guard let starter, starter != .signedOut else { return }
         if case .admin = caller { return }
         if Starter(caller) == starter { return }
