@@ -11,10 +11,18 @@ import Foundation
 /// Several apps may run side by side (different servers or projects); give each its own `name`
 /// so their persisted sessions, caches and write queues stay apart.
 public final class HearthApp: Sendable {
+    /// The name given to ``init(name:options:)`` (Firebase's `FirebaseApp.name`); it names this app's folder in
+    /// ``HearthOptions/persistenceDirectory``.
     public let name: String
+    /// The options as given; the services below share them.
     public let options: HearthOptions
+    /// This app's accounts and session (Firebase's `Auth.auth(app:)`). The database and storage use its ID token.
     public let auth: Auth
+    /// This app's realtime database (Firebase's `Database.database(app:)`), connected with ``auth``'s current ID
+    /// token, which is passed on after every sign-in, sign-out and refresh.
     public let database: Database
+    /// This app's files in ``HearthOptions/bucket`` (Firebase's `Storage.storage(app:)`), requested as ``auth``'s
+    /// signed-in user.
     public let storage: Storage
     /// Callable server functions, called as the signed-in user.
     public let functions: CloudFunctions

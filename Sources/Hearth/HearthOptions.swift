@@ -8,6 +8,8 @@ public import Foundation
 public struct HearthOptions: Sendable, Hashable {
     /// The server's base URL (`http://host:port` or `https://…`).
     public var serverURL: URL
+    /// The project id: the audience of its ID tokens, and the default for ``namespace`` and ``bucket``
+    /// (Firebase's `FirebaseOptions.projectID`).
     public var projectID: String
     /// Sent as `key=` with auth requests, as Firebase SDKs do.
     public var apiKey: String
@@ -19,6 +21,7 @@ public struct HearthOptions: Sendable, Hashable {
     /// launches; nil keeps them in memory only.
     public var persistenceDirectory: URL?
 
+    /// Options for a project on `serverURL`; only the URL and the project id are required.
     public init(
         serverURL: URL, projectID: String, apiKey: String = "hearth", databaseNamespace: String? = nil,
         storageBucket: String? = nil, persistenceDirectory: URL? = nil
@@ -31,6 +34,8 @@ public struct HearthOptions: Sendable, Hashable {
         self.persistenceDirectory = persistenceDirectory
     }
 
+    /// The database namespace requests use: ``databaseNamespace``, or ``projectID`` when that is nil.
     public var namespace: String { databaseNamespace ?? projectID }
+    /// The storage bucket references use by default: ``storageBucket``, or `<projectID>.appspot.com` when that is nil.
     public var bucket: String { storageBucket ?? "\(projectID).appspot.com" }
 }

@@ -29,6 +29,11 @@ extension JSONValue {
 extension AuthService {
     // MARK: accounts:signUp
 
+    /// `accounts:signUp`. Without privilege: an anonymous account (no email or password), an email and password
+    /// account, or, with an `idToken`, that user (an anonymous one, say) gaining an email and password and keeping its
+    /// uid; the answer carries ID and refresh tokens. `privileged` (admin `create_user`) takes any attributes,
+    /// `localId` included, and issues no tokens. Throws `EMAIL_EXISTS`, `WEAK_PASSWORD`, `INVALID_EMAIL`, `MISSING_EMAIL`, `MISSING_PASSWORD`, and
+    /// `UNEXPECTED_PARAMETER` for a `localId` without privilege.
     public func signUp(_ body: JSONValue, privileged: Bool) async throws -> JSONValue {
         try body.checkFieldTypes(Self.userFieldTypes)
         let now = clock()
@@ -224,6 +229,9 @@ extension AuthService {
 
     // MARK: securetoken v1/token
 
+    /// Secure Token `v1/token`: a new ID token (and the same refresh token) for `grant_type=refresh_token`. Throws
+    /// `MISSING_GRANT_TYPE`, `INVALID_GRANT_TYPE`, `MISSING_REFRESH_TOKEN`, `INVALID_REFRESH_TOKEN` (unknown token),
+    /// `USER_NOT_FOUND`, `USER_DISABLED`, and `TOKEN_EXPIRED` when the user's tokens were revoked after it was issued.
     public func refresh(grantType: String?, refreshToken: String?) async throws -> JSONValue {
         let now = clock()
         let token = try Self.refreshTokenParameter(grantType: grantType, refreshToken: refreshToken)
@@ -309,6 +317,8 @@ extension AuthService {
 
     // MARK: accounts:lookup
 
+    /// `accounts:lookup`: the user of the body's `idToken`; `privileged` callers may instead ask by `localId`,
+    /// `email`, `phoneNumber` or `federatedUserId` (lists), and unknown ones are left out of `users`.
     public func lookup(_ body: JSONValue, privileged: Bool) async throws -> JSONValue {
         let now = clock()
         let users: [UserRecord] = try await store.transaction { tx in
@@ -337,6 +347,10 @@ extension AuthService {
 
     // MARK: accounts:delete
 
+    /// `accounts:delete`: the `idToken`'s user (for an unprivileged caller, within
+    /// ``Options/recentSignInWindow`` of signing in), or for `privileged` callers without an `idToken` the body's
+    /// `localId` (`MISSING_LOCAL_ID` without one). Throws
+    /// `USER_NOT_FOUND` when there is no such account.
     public func delete(_ body: JSONValue, privileged: Bool) async throws -> JSONValue {
         let now = clock()
         try await store.transaction { tx in
@@ -360,6 +374,9 @@ extension AuthService {
         return try await batchGet(maxResults: body.int64("maxResults").map { Int(clamping: $0) }, pageToken: body.string("nextPageToken"))
     }
 
+    /// `accounts:batchGet`: up to `maxResults` accounts (1-1000, default 20) in uid order after `pageToken`, with
+    /// `nextPageToken` while there are more; `INVALID_PAGE_SELECTION` outside that range.
+    /// The controller serves it to admin callers only.
     public func batchGet(maxResults: Int?, pageToken: String?) async throws -> JSONValue {
         let limit = maxResults ?? 20
         guard (1...1000).contains(limit) else { throw AuthError("INVALID_PAGE_SELECTION") }

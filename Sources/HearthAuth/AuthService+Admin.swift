@@ -5,6 +5,8 @@ import HearthStore
 extension AuthService {
     // MARK: accounts:batchDelete
 
+    /// `accounts:batchDelete` (admin): deletes up to 1000 `localIds`. Without `force`, an account that is not
+    /// disabled is kept and listed in `errors` (`NOT_DISABLED`); unknown uids are skipped silently.
     public func batchDelete(_ body: JSONValue) async throws -> JSONValue {
         let uids = body.strings("localIds")
         guard !uids.isEmpty, uids.count <= 1000 else { throw AuthError("LOCAL_ID_LIST_EXCEEDS_LIMIT") }
@@ -181,6 +183,8 @@ extension AuthService {
 
     // MARK: accounts:query
 
+    /// `accounts:query` (admin): `recordsCount` and, unless `returnUserInfo` is false, one page (`limit` 1-500,
+    /// `offset`) of accounts in uid order. The request's `expression` is type-checked but not applied as a filter.
     public func query(_ body: JSONValue) async throws -> JSONValue {
         try body.checkFieldTypes(["limit": .int64, "offset": .int64, "returnUserInfo": .bool, "expression": .objects])
         // proto3: 0 is the same as unset.
@@ -202,6 +206,10 @@ extension AuthService {
 
     // MARK: :createSessionCookie
 
+    /// `:createSessionCookie` (admin): a session cookie for a valid `idToken`, lasting `validDuration` seconds
+    /// (300 to 14 days, default 14 days): the token's claims re-signed with issuer
+    /// `https://session.firebase.google.com/<project>`. Throws `INVALID_DURATION`, `MISSING_ID_TOKEN`, and the ID
+    /// token's own errors.
     public func createSessionCookie(_ body: JSONValue) async throws -> JSONValue {
         try body.checkFieldTypes(["idToken": .string, "validDuration": .int64])
         let now = clock()

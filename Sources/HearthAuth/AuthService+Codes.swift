@@ -96,6 +96,13 @@ extension AuthService {
 
     // MARK: accounts:sendOobCode
 
+    /// `accounts:sendOobCode`: makes a one-time code for `PASSWORD_RESET`, `VERIFY_EMAIL`, `VERIFY_AND_CHANGE_EMAIL`
+    /// or `EMAIL_SIGNIN` and mails its link (on `linkBase`, at ``Options/actionPath``) through ``sender``; a
+    /// `privileged` caller may ask for the link back instead (`returnOobLink`). The `continueUrl` must be on
+    /// ``Options/authorizedDomains``. Throws `MISSING_REQ_TYPE`, `INVALID_REQ_TYPE`, `EMAIL_NOT_FOUND` (a reset
+    /// without email privacy), `EMAIL_EXISTS`, `UNAUTHORIZED_DOMAIN`, and `QUOTA_EXCEEDED` or
+    /// `RESET_PASSWORD_EXCEED_LIMIT` past ``Options/messagesPerRecipientPerHour``. A failed delivery still answers
+    /// success; `onDeliveryFailure` hears of it.
     public func sendOobCode(_ body: JSONValue, privileged: Bool, linkBase: String) async throws -> JSONValue {
         let now = clock()
         guard let requestType = body.string("requestType"), requestType != "OOB_REQ_TYPE_UNSPECIFIED" else {
@@ -205,6 +212,10 @@ extension AuthService {
 
     // MARK: accounts:resetPassword
 
+    /// `accounts:resetPassword`. Without `newPassword` it reads an emailed `oobCode` without using it (the
+    /// client's `checkActionCode`: its `requestType` and addresses); with one it uses a `PASSWORD_RESET` code to set
+    /// the password, which also verifies the email. Throws `MISSING_OOB_CODE`, `INVALID_OOB_CODE`, `WEAK_PASSWORD`,
+    /// `USER_DISABLED`.
     public func resetPassword(_ body: JSONValue) async throws -> JSONValue {
         let now = clock()
         guard let code = body.string("oobCode"), !code.isEmpty else { throw AuthError("MISSING_OOB_CODE") }
@@ -372,6 +383,7 @@ extension AuthService {
 
     // MARK: accounts:signInWithCustomToken
 
+    /// The `aud` a signed custom token must carry (Identity Toolkit's service name, as admin SDKs write it).
     public static let customTokenAudience = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
 
     /// Custom tokens are minted by admin SDKs with the service account's key, which Hearth does
@@ -424,6 +436,9 @@ extension AuthService {
 
     // MARK: accounts:createAuthUri
 
+    /// `accounts:createAuthUri` (the client's `fetchSignInMethods(forEmail:)`): whether `identifier` has an account
+    /// and its sign-in methods (`password`, `emailLink`, linked providers). With email privacy on it answers only a
+    /// `sessionId`, saying nothing about the address. Throws `MISSING_IDENTIFIER`, `INVALID_IDENTIFIER`.
     public func createAuthUri(_ body: JSONValue) async throws -> JSONValue {
         guard let identifier = body.string("identifier")?.lowercased() else { throw AuthError("MISSING_IDENTIFIER") }
         guard Self.isValidEmail(identifier) else { throw AuthError("INVALID_IDENTIFIER") }
@@ -456,6 +471,8 @@ extension AuthService {
 
     // MARK: Emulator endpoints (`--dev`)
 
+    /// The emulator's `oobCodes` listing (`--dev`): every live emailed code with its address, link and request type.
+    /// Codes appear only when ``Options/readableCodes`` is on.
     public func pendingOobCodes() async throws -> JSONValue {
         let all = try await codes.all(now: clock()).filter { $0.requestType != "PHONE" && $0.requestType != Self.temporaryProofType }
         return .object([JSONMember("oobCodes", .array(all.map { c in
@@ -466,6 +483,8 @@ extension AuthService {
         }))])
     }
 
+    /// The emulator's `verificationCodes` listing (`--dev`): every live SMS code with its number and `sessionInfo`.
+    /// Codes appear only when ``Options/readableCodes`` is on.
     public func pendingVerificationCodes() async throws -> JSONValue {
         let all = try await codes.all(now: clock()).filter { $0.requestType == "PHONE" }
         return .object([JSONMember("verificationCodes", .array(all.map { c in
@@ -474,6 +493,7 @@ extension AuthService {
         }))])
     }
 
+    /// Deletes every account of the project and its refresh tokens (the emulator's `DELETE …/accounts`, `--dev`).
     public func deleteAllAccounts() async throws {
         try await store.transaction { tx in try tx.deleteAllAccounts() }
     }

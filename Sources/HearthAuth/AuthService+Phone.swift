@@ -5,6 +5,9 @@ import HearthStore
 // MARK: Phone: sendVerificationCode, signInWithPhoneNumber (sign-in, linking, temporary proofs)
 
 extension AuthService {
+    /// `accounts:sendVerificationCode`: texts a 6-digit code to the E.164 `phoneNumber` through ``sender`` and answers
+    /// the `sessionInfo` that ``signInWithPhoneNumber(_:)`` takes with it. Throws `INVALID_PHONE_NUMBER`, and
+    /// `QUOTA_EXCEEDED` past ``Options/messagesPerRecipientPerHour``.
     public func sendVerificationCode(_ body: JSONValue) async throws -> JSONValue {
         let now = clock()
         guard let phone = body.string("phoneNumber"), Self.isValidPhone(phone) else {
@@ -27,6 +30,10 @@ extension AuthService {
     /// The request type of the proofs a phone-link conflict answers with.
     static let temporaryProofType = "PHONE_PROOF"
 
+    /// `accounts:signInWithPhoneNumber`: `sessionInfo` and `code` (or a `temporaryProof`) sign in to the account with
+    /// that number, or a new one; with an `idToken` the number is linked to that user instead (a recent sign-in
+    /// needed). When the number belongs to another account, linking answers a `temporaryProof` that signs in as
+    /// that account. Wrong codes are counted and the session dropped after a few.
     public func signInWithPhoneNumber(_ body: JSONValue) async throws -> JSONValue {
         let now = clock()
         // The session or proof is used up in the transaction that signs in, so a request that fails there (a bad

@@ -9,6 +9,8 @@ import Synchronization
 /// Every method takes the request body as JSON and returns the response body; failures throw
 /// `AuthError` with Firebase's codes.
 public final class AuthService: Sendable {
+    /// The project id: the `aud` of the ID tokens this service signs, and part of their `iss`
+    /// (`https://securetoken.google.com/<project>`).
     public let projectID: String
     let store: any AccountStore
     /// Signs with `keys.current`; verifies with any key of the ring.
@@ -29,6 +31,8 @@ public final class AuthService: Sendable {
     /// `Options.emailPrivacy`; the emulator's config endpoint can switch it (`setEmailPrivacy`).
     public var emailPrivacy: Bool { privacy.load(ordering: .relaxed) }
     private let privacy: Atomic<Bool>
+    /// The behaviour chosen where Firebase's emulator and production differ (fixed for the service's lifetime;
+    /// only email privacy can be switched later).
     public let options: Options
     /// Delivers out-of-band links and SMS codes.
     public let sender: any MessageSender
@@ -43,6 +47,7 @@ public final class AuthService: Sendable {
     /// Where accounts (and the outbox of auth trigger events) are stored.
     public var accountStore: any AccountStore { store }
 
+    /// How long an ID token is valid, in seconds (one hour, as Firebase's).
     public static let idTokenLifetime: Int64 = 3600
 
     /// How this service behaves where Firebase's emulator and production differ.
@@ -71,6 +76,7 @@ public final class AuthService: Sendable {
         /// admin calls are exempt; `nil` (the emulator) checks nothing.
         public var recentSignInWindow: Int64?
 
+        /// Options with the emulator's defaults; every argument changes one behaviour (see each property).
         public init(
             emailPrivacy: Bool = false, readableCodes: Bool = true, authorizedDomains: Set<String>? = nil,
             actionPath: String = "/emulator/action", messagesPerRecipientPerHour: Int? = nil,
@@ -102,6 +108,18 @@ public final class AuthService: Sendable {
         }
     }
 
+    /// The auth service of one project, over an account store, with the emulator's behaviour unless `options` says
+    /// otherwise.
+    ///
+    /// - Parameters:
+    ///   - projectID: the project whose tokens this service signs.
+    ///   - store: where accounts, one-time codes and auth events are kept.
+    ///   - keys: signs ID tokens and session cookies with its newest key; verifies with any.
+    ///   - hasher: hashes and checks passwords; its `rounds` is the scrypt cost of new hashes.
+    ///   - options: emulator or production behaviour (``Options/production(authorizedDomains:emailPrivacy:identityProviders:linkDomains:)``).
+    ///   - sender: delivers emailed links and SMS codes (an in-memory ``OutboxSender`` by default).
+    ///   - onDeliveryFailure: told the channel, purpose and error when a message could not be sent, never its text.
+    ///   - clock: milliseconds since 1970; inject one to test expiry.
     public init(
         projectID: String, store: any AccountStore, keys: KeyRing, hasher: PasswordHasher = PasswordHasher(),
         options: Options = Options(), sender: any MessageSender = OutboxSender(),

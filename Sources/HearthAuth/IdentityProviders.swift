@@ -19,6 +19,7 @@ public protocol ProviderKeySource: Sendable {
 /// expired. `--dev` reads tokens without those checks, as Firebase's emulator does, so tests can
 /// make their own.
 public struct IdentityProviders: Sendable {
+    /// One provider this server accepts ID tokens from, and how its tokens are checked.
     public struct Provider: Sendable {
         /// `apple.com`, `google.com`.
         public var id: String
@@ -30,6 +31,7 @@ public struct IdentityProviders: Sendable {
         /// OAuth client IDs).
         public var audiences: Set<String>
 
+        /// A provider other than the two below: any OpenID Connect issuer that publishes RS256 keys.
         public init(id: String, issuers: Set<String>, keysURL: String, audiences: Set<String>) {
             self.id = id
             self.issuers = issuers
@@ -37,10 +39,12 @@ public struct IdentityProviders: Sendable {
             self.audiences = audiences
         }
 
+        /// Sign in with Apple, for tokens whose `aud` is one of `clientIDs` (bundle IDs or services IDs).
         public static func apple(clientIDs: Set<String>) -> Provider {
             Provider(id: "apple.com", issuers: ["https://appleid.apple.com"], keysURL: "https://appleid.apple.com/auth/keys", audiences: clientIDs)
         }
 
+        /// Google Sign-In, for tokens whose `aud` is one of `clientIDs` (OAuth client IDs).
         public static func google(clientIDs: Set<String>) -> Provider {
             Provider(
                 id: "google.com", issuers: ["https://accounts.google.com", "accounts.google.com"],
@@ -55,6 +59,8 @@ public struct IdentityProviders: Sendable {
     /// Read tokens without checking them, from any provider id (Firebase's emulator; `--dev` only).
     public var trustsUnverifiedTokens: Bool
 
+    /// The providers accepted (a later one with the same id replaces an earlier one), where their keys come from, and
+    /// whether tokens are read unchecked (`--dev` only).
     public init(providers: [Provider] = [], keys: (any ProviderKeySource)? = nil, trustsUnverifiedTokens: Bool = false) {
         self.providers = Dictionary(providers.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         self.keys = keys

@@ -13,22 +13,33 @@ import _CryptoExtras
 /// and PBKDF2. The HMAC and plain digest families are refused at import: how Firebase joins
 /// their salt and password is not documented well enough to check them reliably.
 public struct ImportedHash: Codable, Sendable, Hashable {
+    /// The hash formats an import may bring, named as Firebase's user import names them.
     public enum Algorithm: String, Codable, Sendable, CaseIterable {
+        /// bcrypt (`$2a$`, `$2b$` or `$2y$` text); needs the system's libxcrypt (`CCrypt`), refused at import without it.
         case bcrypt = "BCRYPT"
+        /// scrypt as published (N, r, p, key length), not Firebase's modified one (see ``FirebaseScryptParameters``).
         case standardScrypt = "STANDARD_SCRYPT"
+        /// PBKDF2 with HMAC-SHA-256, ``ImportedHash/rounds`` iterations.
         case pbkdf2SHA256 = "PBKDF2_SHA256"
+        /// PBKDF2 with HMAC-SHA-1, ``ImportedHash/rounds`` iterations (Firebase's name for it has no `2`).
         case pbkdfSHA1 = "PBKDF_SHA1"
     }
 
+    /// Which format the stored hash is in.
     public var algorithm: Algorithm
     /// PBKDF2 iterations.
     public var rounds: Int?
-    /// Standard scrypt: N, r, p and the derived key's length in bytes.
+    /// Standard scrypt's N (a power of two up to 2^20).
     public var memoryCost: Int?
+    /// Standard scrypt's r (1-32).
     public var blockSize: Int?
+    /// Standard scrypt's p (1-16).
     public var parallelization: Int?
+    /// Standard scrypt's derived key length in bytes (16-128).
     public var derivedKeyLength: Int?
 
+    /// Parameters as stored; use ``validated(_:rounds:memoryCost:blockSize:parallelization:derivedKeyLength:)`` for
+    /// what an import request gives, which checks ranges.
     public init(
         algorithm: Algorithm, rounds: Int? = nil, memoryCost: Int? = nil, blockSize: Int? = nil, parallelization: Int? = nil,
         derivedKeyLength: Int? = nil

@@ -17,6 +17,7 @@ import Synchronization
 public struct KeyRing: Sendable {
     private let slot: Slot
 
+    /// A ring of keys already in memory (tests, tools): `current` signs, `current` and `older` verify.
     public init(current: SigningKey, older: [SigningKey] = []) {
         slot = Slot(ready: [current] + older)
     }

@@ -5,7 +5,9 @@ public import Foundation
 /// words for a non-ASCII subject, and dot-stuffing. Addresses are checked so that no header or
 /// recipient can be smuggled in through them.
 public enum MailFormat {
+    /// Thrown for an address that is not a bare `local@domain` (whitespace, controls, angle brackets, separators).
     public struct InvalidAddress: Error, CustomStringConvertible, Sendable {
+        /// A fixed text that does not repeat the address.
         public var description: String { "not a deliverable email address" }
     }
 

@@ -7,10 +7,14 @@ import Foundation
 /// Here the bytes go into a new file that is 0600 from its creation, renamed into place when
 /// complete: a crash leaves the old file or the new one, never a truncated one.
 public enum OwnerOnlyFile {
+    /// Why a save failed: the system's error text (`strerror`).
     public struct Failure: Error, CustomStringConvertible {
+        /// The system's error text; it does not contain the file's bytes.
         public var description: String
     }
 
+    /// Writes `bytes` to `path` through `<path>.partial`, created with mode 0600 and renamed into place when complete.
+    /// Throws ``Failure``; the old file, if any, is then left as it was.
     public static func save(_ bytes: [UInt8], to path: String) throws {
         // A `.partial` left by a crash is removed first; `O_EXCL` then refuses anything that
         // reappears there (or could not be removed, like a directory), symlinks included.

@@ -5,10 +5,14 @@ import Synchronization
 
 /// A password as stored: its scrypt hash and salt (base64), and the scrypt N it was made with.
 public struct PasswordCredentials: Sendable, Hashable {
+    /// The scrypt hash, base64.
     public var hash: String
+    /// The random salt the hash was made with, base64.
     public var salt: String
+    /// The scrypt N the hash was made with, so a later change of cost still checks it.
     public var cost: Int
 
+    /// Credentials as stored (an export, an account record); ``PasswordHasher/hash(_:)`` makes new ones.
     public init(hash: String, salt: String, cost: Int) {
         self.hash = hash
         self.salt = salt
@@ -29,7 +33,9 @@ public struct PasswordHasher: Sendable {
     public let rounds: Int
     /// scrypt's r, p and derived key length in bytes: fixed.
     public static let blockSize = 8
+    /// scrypt's p: 1.
     public static let parallelism = 1
+    /// The hash's length in bytes: 32.
     public static let keyLength = 32
     /// The N of every hash stored before hashes carried their own.
     public static let legacyCost = 1 << 14
@@ -46,6 +52,8 @@ public struct PasswordHasher: Sendable {
         self.rounds = rounds
     }
 
+    /// Hashes `password` with a fresh random salt at cost ``rounds``, on the hashing queues (it waits there, never
+    /// blocking the caller's thread).
     public func hash(_ password: String) async throws -> PasswordCredentials {
         try await HashingQueues.shared.run { try self.hashNow(password) }
     }
@@ -127,10 +135,14 @@ final class HashingQueues: Sendable {
 public struct FirebaseScryptParameters: Codable, Sendable, Hashable {
     /// Base64, from the project's password hash parameters.
     public var signerKey: String
+    /// The project's salt separator, base64; appended to each user's salt.
     public var saltSeparator: String
+    /// Firebase's `rounds`: scrypt's r (block size), 1-32 accepted.
     public var rounds: Int
+    /// Firebase's `mem_cost`: scrypt's N is 2 to this power, 1-20 accepted.
     public var memoryCost: Int
 
+    /// The four values of a Firebase project's password hash parameters (`firebase auth:export` prints them).
     public init(signerKey: String, saltSeparator: String, rounds: Int, memoryCost: Int) {
         self.signerKey = signerKey
         self.saltSeparator = saltSeparator

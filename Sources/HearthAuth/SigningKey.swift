@@ -16,6 +16,7 @@ public struct SigningKey: Sendable {
     let systemSigner: SystemRSASigner
     #endif
 
+    /// Wraps an RSA private key that signs RS256; ``kid`` is derived from its public key.
     public init(privateKey: _RSA.Signing.PrivateKey) {
         self.privateKey = privateKey
         publicKey = privateKey.publicKey
@@ -139,6 +140,7 @@ public enum Base64URL {
         decode(bytes: Array(s.utf8)[...])
     }
 
+    /// Decodes base64url bytes, like ``decode(_:)``; nil on other input.
     public static func decode(bytes: ArraySlice<UInt8>) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 3 / 4)

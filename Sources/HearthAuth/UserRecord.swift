@@ -5,12 +5,19 @@ public import HearthCore
 
 /// A linked sign-in provider of a user (`providerUserInfo`).
 public struct ProviderInfo: Codable, Sendable, Hashable {
+    /// `password`, `phone`, `google.com`, `apple.com`, or a custom provider's id.
     public var providerId: String
+    /// The user's id at the provider (the email for `password`, the number for `phone`, the `sub` for an IdP).
     public var rawId: String
+    /// The provider's federated id; the same as ``rawId`` when the request gave none.
     public var federatedId: String?
+    /// The email the provider gave.
     public var email: String?
+    /// The name the provider gave.
     public var displayName: String?
+    /// The picture URL the provider gave.
     public var photoUrl: String?
+    /// The phone number the provider gave.
     public var phoneNumber: String?
 }
 
@@ -33,19 +40,27 @@ extension ProviderInfo {
 
 /// Everything Hearth keeps about a user. Passwords are stored only as scrypt hashes.
 public struct UserRecord: Codable, Sendable, Hashable {
+    /// The user's uid; never changes.
     public var localId: String
+    /// The account's email, stored lowercased; unique among accounts.
     public var email: String?
     /// The email before the account's first email change (Firebase's `initialEmail`).
     public var initialEmail: String?
+    /// Whether the owner has proved the email (a verification link, an email link, a provider's verified email).
     public var emailVerified = false
+    /// The profile's name.
     public var displayName: String?
+    /// The profile's picture URL.
     public var photoUrl: String?
+    /// E.164 number, unique among accounts.
     public var phoneNumber: String?
     /// Base64 scrypt hash and salt.
     public var passwordHash: String?
+    /// The salt of ``passwordHash``.
     public var salt: String?
     /// The scrypt N of `passwordHash` (absent: `PasswordHasher.legacyCost`, every hash made before it was stored).
     public var passwordCost: Int?
+    /// Milliseconds since 1970 when the password was last set; kept when only its hash format changes.
     public var passwordUpdatedAt: Double?
     /// Set for users imported with Firebase scrypt hashes; replaced by Hearth's own hash at the
     /// first successful sign-in.
@@ -55,14 +70,17 @@ public struct UserRecord: Codable, Sendable, Hashable {
     public var importedHash: ImportedHash?
     /// Seconds since 1970; tokens issued before are revoked.
     public var validSince: Int64
+    /// A disabled account cannot sign in or refresh its tokens (`USER_DISABLED`).
     public var disabled = false
     /// Milliseconds since 1970.
     public var createdAt: Int64
+    /// Milliseconds since 1970 of the last sign-in.
     public var lastLoginAt: Int64?
     /// Milliseconds since 1970 of the last token issue.
     public var lastRefreshAt: Int64?
     /// Custom claims as a JSON object text (`"{}"` or absent = none).
     public var customAttributes: String?
+    /// Has signed in with a custom token at least once (so the account is not anonymous).
     public var customAuth: Bool?
     /// Signed in with an email link at least once.
     public var emailLinkSignin: Bool?
@@ -72,6 +90,7 @@ public struct UserRecord: Codable, Sendable, Hashable {
     /// The linked providers' accounts, which no other user may have.
     var identities: [AccountIdentity] { linkedProviders.map(\.identity) }
 
+    /// A new account with only its uid, its creation time (ms) and ``validSince`` (seconds).
     public init(localId: String, createdAt: Int64, validSince: Int64) {
         self.localId = localId
         self.createdAt = createdAt
@@ -92,6 +111,7 @@ public struct UserRecord: Codable, Sendable, Hashable {
         passwordUpdatedAt = updated
     }
 
+    /// Drops the password and any imported hash: the account can no longer sign in with a password.
     public mutating func removePassword() {
         (passwordHash, salt, passwordCost, passwordUpdatedAt, firebaseScrypt, importedHash) = (nil, nil, nil, nil, nil, nil)
     }
@@ -111,6 +131,7 @@ public struct UserRecord: Codable, Sendable, Hashable {
     /// production does without export permission.
     public static let redactedHash = "UkVEQUNURUQ="
 
+    /// No way to sign in again but its refresh token: no email, phone, password, linked provider or custom token.
     public var isAnonymous: Bool { email == nil && phoneNumber == nil && passwordHash == nil && linkedProviders.isEmpty && customAuth != true }
 
     /// `providerUserInfo`, with the `password` and `phone` entries derived as Firebase does. An

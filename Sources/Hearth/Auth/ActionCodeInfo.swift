@@ -18,6 +18,7 @@ public struct ActionCodeInfo: Sendable, Hashable {
         case emailSignIn = "EMAIL_SIGNIN"
     }
 
+    /// What using the code will do.
     public var operation: Operation
     /// The address the code acts on: the account's for a password reset or verification, the new one for an
     /// email change, the restored one for a recovery; nil for a sign-in link (the app knows the address).

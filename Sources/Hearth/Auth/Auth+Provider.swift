@@ -11,6 +11,8 @@ public struct ProviderCredential: Sendable {
     /// The nonce the sign-in request was made with, unhashed (Sign in with Apple takes its SHA-256).
     public var rawNonce: String?
 
+    /// A credential for any provider the server accepts; ``apple(idToken:rawNonce:)`` and ``google(idToken:)``
+    /// fill in the provider id for you.
     public init(providerID: String, idToken: String, rawNonce: String? = nil) {
         self.providerID = providerID
         self.idToken = idToken

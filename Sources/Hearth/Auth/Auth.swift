@@ -24,6 +24,7 @@ import Synchronization
 /// Other parts of the SDK use ``idToken(forceRefresh:)`` for each request and
 /// ``tokenChanges`` to re-authenticate long-lived connections.
 public final class Auth: Sendable {
+    /// The options this `Auth` was made with: which server and project it signs in to, and where the session is kept.
     public let options: HearthOptions
     let client: IdentityToolkitClient
     let file: SessionFile?

@@ -28,6 +28,7 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
         fileprivate let base: Base
         fileprivate init(_ base: Base) { self.base = base }
 
+        /// The code's name (`wrongPassword`), for logs; match on the static constants, not on this text.
         public var description: String { base.rawValue }
 
         /// `EMAIL_EXISTS`: another account uses the email.
@@ -107,6 +108,7 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
         public static let server = Code(.server)
     }
 
+    /// Why the call failed; compare with the constants of ``Code`` (Firebase's `AuthErrorCode`).
     public var code: Code
     /// A safe, human-readable explanation.
     public var message: String
@@ -124,6 +126,8 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
     /// provider account's email.
     public var email: String?
 
+    /// Makes an error, for instance to stand in for ``Auth`` in a test double; the SDK's own errors come from the
+    /// server's answer.
     public init(code: Code, message: String, serverMessage: String? = nil, status: Int? = nil, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
@@ -141,6 +145,7 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
         return head.trimmingCharacters(in: .whitespaces)
     }
 
+    /// `AuthError.<code>: <message>`, followed by the server's message when there is one; never a token or a password.
     public var description: String {
         var text = "AuthError.\(code): \(message)"
         if let serverMessage { text += " (\(serverMessage))" }
@@ -233,9 +238,12 @@ public struct AuthError: Error, Sendable, CustomStringConvertible {
 /// "updated credential"): valid once, for an hour. It comes with ``AuthError/phoneProof`` when
 /// linking the number fails, so the app can switch to the account that has it.
 public struct PhoneProof: Sendable, Hashable {
+    /// The verified number, in E.164 (`+15555550100`).
     public var phoneNumber: String
+    /// The server's one-time proof that this client verified ``phoneNumber``; treat it like a password.
     public var temporaryProof: String
 
+    /// Rebuilds a proof from its parts (the SDK hands out complete ones in ``AuthError/phoneProof``).
     public init(phoneNumber: String, temporaryProof: String) {
         self.phoneNumber = phoneNumber
         self.temporaryProof = temporaryProof

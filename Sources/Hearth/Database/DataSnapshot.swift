@@ -105,5 +105,7 @@ public enum ChildEvent: Sendable {
 
 /// Firebase's event types (used by ``DatabaseQueryable/observe(_:with:)``).
 public enum DataEventType: Sendable, Hashable {
+    /// `value` is the whole data at the location (``DatabaseQueryable/snapshots()``); the `child…` cases are one
+    /// child added, changed, removed or moved in the query's order (``DatabaseQueryable/childEvents()``).
     case value, childAdded, childChanged, childRemoved, childMoved
 }

@@ -85,8 +85,10 @@ public struct DatabaseError: Error, Sendable, Equatable, CustomStringConvertible
         self.cause = cause
     }
 
+    /// `<code> at <path>: <message>`.
     public var description: String { "\(code) at \(path): \(message)" }
 
+    /// Equal when code and path are equal; the message and cause are not compared.
     public static func == (a: DatabaseError, b: DatabaseError) -> Bool { a.code == b.code && a.path == b.path }
 
     /// Nothing stored at `path`.

@@ -31,6 +31,7 @@ public struct DatabaseQuery: Sendable, DatabaseQueryable {
         self.ref = ref
     }
 
+    /// The query itself.
     public var databaseQuery: DatabaseQuery { self }
 
     /// The HearthCore query (nil when nothing was specified).

@@ -19,10 +19,12 @@ public struct DatabaseReference: Sendable, Hashable, CustomStringConvertible, Da
         self.location = location
     }
 
+    /// Equal when both point to the same location of the same ``Database`` instance.
     public static func == (a: DatabaseReference, b: DatabaseReference) -> Bool {
         a.database === b.database && a.location == b.location
     }
 
+    /// Hashes the database's identity and the path, matching `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(database))
         hasher.combine(location)
@@ -34,6 +36,7 @@ public struct DatabaseReference: Sendable, Hashable, CustomStringConvertible, Da
     /// The path, `/a/b` (the root is `/`).
     public var path: String { location.description }
 
+    /// The path, `/a/b`, as ``path``.
     public var description: String { path }
 
     /// The parent location; nil for the root.
@@ -55,6 +58,7 @@ public struct DatabaseReference: Sendable, Hashable, CustomStringConvertible, Da
         DatabaseReference(database: database, location: location.child(Key(database.makePushID())))
     }
 
+    /// All children of this location, with no ordering, range or limit.
     public var databaseQuery: DatabaseQuery { DatabaseQuery(ref: self) }
 
     /// The path after checking every key (non-empty, ≤ 768 bytes, no `. $ # [ ] /` or controls).

@@ -6,16 +6,26 @@ public import HearthCore
 public enum PrimitiveValue: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
 {
+    /// JSON `null`; as a priority it means no priority.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A whole number; it orders with doubles by numeric value.
     case int(Int64)
+    /// A number with a fraction.
     case double(Double)
+    /// A string; strings sort after every number.
     case string(String)
 
+    /// `"text"` as ``string(_:)``.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// `18` as ``int(_:)``.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// `1.5` as ``double(_:)``.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// `true` as ``bool(_:)``.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// `nil` as ``null``.
     public init(nilLiteral: ()) { self = .null }
 
     /// The leaf this stands for (nil for null).

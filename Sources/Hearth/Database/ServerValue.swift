@@ -34,6 +34,7 @@ public struct ServerValue: Encodable, Sendable, Hashable {
         case increment
     }
 
+    /// Writes the placeholder: `{".sv": "timestamp"}` or `{".sv": {"increment": delta}}`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch kind {

@@ -16,10 +16,14 @@ public import HearthWire
 /// let result = try await app.functions.call("shake", Shake(context: "cafe"), returning: Coins.self)
 /// ```
 public final class CloudFunctions: Sendable {
+    /// Where the server is (calls go to `<serverURL>/functions/<name>`).
     public let options: HearthOptions
+    /// Where ID tokens come from; nil calls functions without credentials (the function sees no user).
     public let auth: Auth?
     let session: URLSession
 
+    /// Callable functions on `options.serverURL` (Firebase's `Functions.functions()`); ``HearthApp/functions`` is
+    /// one made with the app's ``Auth``.
     public init(options: HearthOptions, auth: Auth? = nil, session: URLSession = .shared) {
         self.options = options
         self.auth = auth
@@ -88,15 +92,21 @@ public struct FunctionsCallError: Error, Sendable, CustomStringConvertible {
     /// The callable protocol's status codes.
     public typealias Code = CallableStatus
 
+    /// The callable status (`NOT_FOUND`, `PERMISSION_DENIED`, …); `.unavailable` when the server could not be
+    /// reached, `.unauthenticated` when no ID token could be had (Firebase's `FunctionsErrorCode`).
     public var code: Code
+    /// The function's message, or the SDK's own when the call did not reach the function.
     public var message: String
+    /// The `details` the function threw with, as JSON (Firebase's `FunctionsErrorDetailsKey`).
     public var details: JSONValue?
 
+    /// Makes an error, for instance to stand in for ``CloudFunctions`` in a test double.
     public init(code: Code, message: String, details: JSONValue? = nil) {
         self.code = code
         self.message = message
         self.details = details
     }
 
+    /// `<STATUS>: <message>`.
     public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -17,7 +17,9 @@ import Synchronization
 ///
 /// Requests carry `Authorization: Firebase <ID token>` while `auth` has a signed-in user.
 public final class Storage: Sendable {
+    /// Where the server is, and the default bucket (``HearthOptions/bucket``).
     public let options: HearthOptions
+    /// Where ID tokens come from; nil sends requests without credentials (only rules that allow anyone pass).
     public let auth: Auth?
     let session: URLSession
     /// Data larger than this goes up in a resumable upload; smaller in one multipart request.

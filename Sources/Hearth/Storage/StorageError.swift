@@ -20,6 +20,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         fileprivate let base: Base
         fileprivate init(_ base: Base) { self.base = base }
 
+        /// The code's name (`objectNotFound`), for logs; match on the static constants, not on this text.
         public var description: String { base.rawValue }
 
         /// 404: no object at this path.
@@ -51,6 +52,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         public static let localFile = Code(.localFile)
     }
 
+    /// Why the call failed; compare with the constants of ``Code`` (Firebase's `StorageErrorCode`).
     public var code: Code
     /// A safe, human-readable explanation.
     public var message: String
@@ -61,6 +63,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     /// The underlying error (a `URLError`, an ``AuthError``).
     public var cause: (any Error)?
 
+    /// Makes an error, for instance to stand in for ``Storage`` in a test double.
     public init(code: Code, message: String, status: Int? = nil, serverMessage: String? = nil, cause: (any Error)? = nil) {
         self.code = code
         self.message = message
@@ -69,6 +72,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
+    /// `StorageError.<code>: <message>`, with the HTTP status when the server answered.
     public var description: String {
         var text = "StorageError.\(code): \(message)"
         if let status { text += " (HTTP \(status))" }

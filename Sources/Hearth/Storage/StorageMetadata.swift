@@ -13,23 +13,34 @@ public import Foundation
 /// ```
 public struct StorageMetadata: Sendable, Hashable {
     // Writable
+    /// The MIME type (`image/jpeg`), sent back as `Content-Type` on download.
     public var contentType: String?
+    /// The `Cache-Control` header a download is served with.
     public var cacheControl: String?
+    /// The `Content-Disposition` header a download is served with (`attachment; filename="a.pdf"`).
     public var contentDisposition: String?
+    /// The `Content-Encoding` of the stored bytes (`gzip`).
     public var contentEncoding: String?
+    /// The `Content-Language` header a download is served with.
     public var contentLanguage: String?
     /// Your own key–value pairs. In ``StorageReference/updateMetadata(_:)`` they are merged into
     /// the existing ones.
     public var customMetadata: [String: String]?
 
     // Set by the server
+    /// The bucket the object is in.
     public internal(set) var bucket: String = ""
     /// The object's full path (its name in the bucket).
     public internal(set) var path: String = ""
+    /// The object's size in bytes.
     public internal(set) var size: Int64 = 0
+    /// The object's revision: a new number whenever its bytes are written.
     public internal(set) var generation: Int64 = 0
+    /// The revision of the metadata within one ``generation``; it goes up with each metadata update.
     public internal(set) var metageneration: Int64 = 0
+    /// When this generation of the object was written.
     public internal(set) var timeCreated: Date?
+    /// When the object or its metadata last changed.
     public internal(set) var updated: Date?
     /// base64 of the MD5 of the bytes.
     public internal(set) var md5Hash: String?
@@ -39,6 +50,7 @@ public struct StorageMetadata: Sendable, Hashable {
     /// The last path segment.
     public var name: String { path.split(separator: "/").last.map(String.init) ?? path }
 
+    /// Metadata for an upload or an update: only the writable fields, each nil to leave it unset.
     public init(
         contentType: String? = nil, cacheControl: String? = nil, contentDisposition: String? = nil, contentEncoding: String? = nil,
         contentLanguage: String? = nil, customMetadata: [String: String]? = nil

@@ -11,6 +11,7 @@ public struct StorageProgress: Sendable, Hashable {
     /// size shows only in the last report).
     public var totalBytes: Int64
 
+    /// A progress report, for previews and tests; transfers make their own.
     public init(completedBytes: Int64, totalBytes: Int64) {
         self.completedBytes = completedBytes
         self.totalBytes = totalBytes

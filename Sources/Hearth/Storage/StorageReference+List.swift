@@ -9,6 +9,7 @@ public struct StorageListResult: Sendable, Hashable {
     /// Pass to ``StorageReference/list(maxResults:pageToken:)`` for the next page; nil on the last.
     public var pageToken: String?
 
+    /// A page, for previews and tests; ``StorageReference/list(maxResults:pageToken:)`` makes its own.
     public init(items: [StorageReference], prefixes: [StorageReference], pageToken: String?) {
         self.items = items
         self.prefixes = prefixes

@@ -7,7 +7,9 @@
 /// let metadata = try await first.putData(bytes)
 /// ```
 public struct StorageReference: Sendable, Hashable, CustomStringConvertible {
+    /// The ``Storage`` whose server and credentials the operations use.
     public let storage: Storage
+    /// The bucket the path is in.
     public let bucket: String
     /// The path without leading or trailing slashes; `""` for the root.
     public let fullPath: String
@@ -43,10 +45,12 @@ public struct StorageReference: Sendable, Hashable, CustomStringConvertible {
     /// `gs://bucket/path`.
     public var description: String { "gs://\(bucket)/\(fullPath)" }
 
+    /// Equal when storage instance, bucket and path are the same.
     public static func == (lhs: StorageReference, rhs: StorageReference) -> Bool {
         lhs.storage === rhs.storage && lhs.bucket == rhs.bucket && lhs.fullPath == rhs.fullPath
     }
 
+    /// Hashes the storage's identity, the bucket and the path, matching `==`.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(storage))
         hasher.combine(bucket)

@@ -19,6 +19,7 @@ public actor InMemoryDatabaseServer {
     public struct Access: Sendable, Hashable {
         /// Reading (listen, get) or writing (set, update, onDisconnect).
         public enum Kind: Sendable, Hashable {
+            /// `read` is a listen or a one-time get; `write` is a set, an update, or an onDisconnect operation being registered.
             case read, write
         }
 
