@@ -173,7 +173,7 @@ public struct AdminStorage: Sendable {
         do {
             try await service.delete(bucket: bucket ?? service.defaultBucket, name: name)
             return true
-        } catch let error as StorageError where error.status == 404 {
+        } catch let error as StorageError where error.code == .notFound {
             return false
         }
     }

@@ -165,7 +165,7 @@ extension StorageController {
         if let failure = session.failure {
             // Refused for good (past the rules' size bound, or at finalize): every command but
             // cancel repeats the answer, so no later finalize stores what arrived before it.
-            var response = Self.firebaseError(StorageError(status: failure.status, message: failure.message, reason: failure.reason))
+            var response = Self.firebaseError(StorageError(stored: failure))
             response.headers[HTTPField.Name("X-Goog-Upload-Status")!] = "final"
             return response
         }
@@ -190,7 +190,7 @@ extension StorageController {
                 _ = try await service.blobs.append(to: upload, at: offset, contentsOf: body)
             } catch let error as BlobStoreError where error.code == .offsetGap {
                 throw StorageError.badRequest("The upload offset \(offset) is past the bytes received")
-            } catch let error as StorageError where error.status == 403 {
+            } catch let error as StorageError where error.code == .forbidden {
                 // Past what the rules could accept: the session ends refused.
                 var failed = session
                 failed.failure = UploadSession.Failure(status: error.status, message: error.message, reason: error.reason)
@@ -277,7 +277,7 @@ extension StorageController {
             try await service.delete(bucket: bucket, name: name) { existing in
                 try self.authorize(caller, .delete, bucket: bucket, name: name, existing: existing)
             }
-        } catch let error as StorageError where error.status == 404 {
+        } catch let error as StorageError where error.code == .notFound {
             throw missing(caller, .delete, bucket: bucket, name: name)
         }
         return Response(status: .noContent, headers: [.accessControlAllowOrigin: "*"])

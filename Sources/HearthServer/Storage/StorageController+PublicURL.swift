@@ -44,14 +44,14 @@ extension StorageController {
             }
             guard response.status == .rangeNotSatisfiable else { return response }
             var refused = Self.xmlError(
-                StorageError(status: 416, message: request.headers[.range] ?? "", reason: "requestedRangeNotSatisfiable"), head: request.method == .head)
+                StorageError(.requestedRangeNotSatisfiable, request.headers[.range] ?? ""), head: request.method == .head)
             refused.headers[.contentRange] = response.headers[.contentRange]
             return refused
         } catch let error as StorageError {
             return Self.xmlError(error, head: request.method == .head)
         } catch {
             logger.error("storage request failed", metadata: ["hearth.error": "\(error)"])
-            return Self.xmlError(StorageError(status: 500, message: "Internal error", reason: "backendError"), head: request.method == .head)
+            return Self.xmlError(StorageError.internalError, head: request.method == .head)
         }
     }
 

@@ -133,7 +133,7 @@ extension StorageController {
             return object
         }
         if let failure = session.failure {
-            throw StorageError(status: failure.status, message: failure.message, reason: failure.reason)
+            throw StorageError(stored: failure)
         }
         let fields = try session.fields()
         // Ask the rules before sealing the bytes, so a refusal leaves the session as it was (and
@@ -187,7 +187,7 @@ struct BoundedBody: AsyncSequence, Sendable {
             guard let chunk = try await base.next() else { return nil }
             position += Int64(chunk.readableBytes)
             guard position <= limit else {
-                throw refusal ?? StorageError(status: 400, message: "The upload is larger than its declared size (\(limit) bytes).", reason: "invalid")
+                throw refusal ?? StorageError(.invalid, "The upload is larger than its declared size (\(limit) bytes).")
             }
             return chunk
         }

@@ -47,13 +47,13 @@ struct StorageController: Sendable {
         } catch let error as StorageError {
             return firebase ? Self.firebaseError(error) : Self.cloudError(error)
         } catch let error as BlobStoreError where error.code == .uploadBusy {
-            let busy = StorageError(status: 409, message: "The upload is busy with another request; retry.", reason: "conflict")
+            let busy = StorageError(.conflict, "The upload is busy with another request; retry.")
             return firebase ? Self.firebaseError(busy) : Self.cloudError(busy)
         } catch let error as BlobStoreError where error.code == .notFound {
             return firebase ? Self.firebaseError(.notFound()) : Self.cloudError(.notFound())
         } catch {
             logger.error("storage request failed", metadata: ["hearth.error": "\(error)"])
-            let failure = StorageError(status: 500, message: "Internal error", reason: "backendError")
+            let failure = StorageError.internalError
             return firebase ? Self.firebaseError(failure) : Self.cloudError(failure)
         }
     }
@@ -70,7 +70,7 @@ struct StorageController: Sendable {
         do {
             return try authenticator.caller(Self.credential(request))
         } catch {
-            throw StorageError(status: 401, message: "Invalid auth token.", reason: "authError")
+            throw StorageError(.authError, "Invalid auth token.")
         }
     }
 

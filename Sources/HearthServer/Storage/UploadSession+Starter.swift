@@ -27,7 +27,7 @@ extension UploadSession {
         if case .admin = caller { return }
         if Starter(caller) == starter { return }
         if Starter(caller) == .signedOut {
-            throw StorageError(status: 401, message: "This upload belongs to a signed-in user; send their credential.", reason: "authError")
+            throw StorageError(.authError, "This upload belongs to a signed-in user; send their credential.")
         }
         throw StorageError.forbidden("Permission denied. This upload was started by another user.")
     }
