@@ -86,10 +86,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Buckets and objects: the storage service, object fields, resumable sessions, the storage rules in force;
+        // no HTTP (the server's StorageController is the edge of the Firebase v0 and Cloud Storage JSON APIs).
+        .target(
+            name: "HearthStorage",
+            dependencies: ["HearthCore", "HearthFiles", "HearthRules", "HearthStore"],
+            swiftSettings: strict
+        ),
         .target(
             name: "HearthServer",
             dependencies: [
-                "CZlib", "HearthCore", "HearthAuth", "HearthFiles", "HearthLinks", "HearthRules", "HearthWire", "HearthStore",
+                "CZlib", "HearthCore", "HearthAuth", "HearthFiles", "HearthLinks", "HearthRules", "HearthStorage", "HearthWire",
+                "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -112,7 +120,7 @@ let package = Package(
             name: "HearthCommand",
             dependencies: [
                 "HearthAuth", "HearthCore", "HearthFiles", "HearthLinks", "HearthRules", "HearthServer", "HearthSQLite",
-                "HearthStore",
+                "HearthStorage", "HearthStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -165,7 +173,7 @@ let package = Package(
         .target(
             name: "HearthTesting",
             dependencies: [
-                "HearthAuth", "HearthServer", "HearthSQLite", "HearthStore",
+                "HearthAuth", "HearthServer", "HearthSQLite", "HearthStorage", "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -189,8 +197,8 @@ let package = Package(
         .testTarget(
             name: "HearthSDKTests",
             dependencies: [
-                "Hearth", "HearthAuth", "HearthCore", "HearthFiles", "HearthWire", "HearthServer", "HearthStore", "HearthSQLite",
-                "HearthTesting",
+                "Hearth", "HearthAuth", "HearthCore", "HearthFiles", "HearthWire", "HearthServer", "HearthStorage", "HearthStore",
+                "HearthSQLite", "HearthTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -242,7 +250,7 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthAuth", "HearthCommand", "HearthCore", "HearthFiles", "HearthServer", "HearthStore", "HearthSQLite",
-                "HearthLinks", "HearthTestSupport", "HearthTesting", "HearthWire",
+                "HearthLinks", "HearthStorage", "HearthTestSupport", "HearthTesting", "HearthWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -4,6 +4,7 @@ import Foundation
 import HearthCore
 import HearthFiles
 import HearthLinks
+import HearthStorage
 import NIOPosix
 import HearthRules
 import HearthSQLite

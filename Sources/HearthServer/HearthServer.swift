@@ -3,6 +3,7 @@ import HTTPTypes
 import HearthAuth
 import HearthCore
 public import HearthLinks
+public import HearthStorage
 public import HearthStore
 public import Hummingbird
 import HummingbirdCore

@@ -1,5 +1,6 @@
 public import HearthAuth
 public import HearthServer
+public import HearthStorage
 public import HearthStore
 import Hummingbird
 public import Logging

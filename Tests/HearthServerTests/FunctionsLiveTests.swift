@@ -4,6 +4,7 @@ import HearthAuth
 import HearthCore
 @testable import HearthServer
 import HearthSQLite
+import HearthStorage
 import HearthStore
 import HearthWire
 import HearthTesting

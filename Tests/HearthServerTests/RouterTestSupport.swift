@@ -3,6 +3,7 @@ import HearthAuth
 import HearthCore
 import HearthLinks
 import HearthServer
+import HearthStorage
 import HearthStore
 import Hummingbird
 import HummingbirdTesting

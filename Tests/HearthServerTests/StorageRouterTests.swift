@@ -4,6 +4,7 @@ import HearthAuth
 import HearthCore
 import HearthFiles
 import HearthServer
+import HearthStorage
 import HearthStore
 import Hummingbird
 import HummingbirdTesting

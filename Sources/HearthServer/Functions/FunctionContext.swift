@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 public import HearthAuth
 public import HearthCore
+import HearthStorage
 import HearthStore
 public import Logging
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HearthAuth
 import HearthCore
+import HearthStorage
 import HearthStore
 import Logging
 import Synchronization

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthStorage
 import Logging
 import HearthRules
 import HearthStore

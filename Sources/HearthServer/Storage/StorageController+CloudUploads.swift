@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HearthCore
 import HearthFiles
+import HearthStorage
 import HearthStore
 import Hummingbird
 import NIOCore

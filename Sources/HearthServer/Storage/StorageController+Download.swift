@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthFiles
+import HearthStorage
 import HearthStore
 import Hummingbird
 import NIOCore

@@ -1,5 +1,6 @@
 import HearthCore
 import HearthFiles
+import HearthStorage
 import HearthStore
 import Hummingbird
 import NIOCore

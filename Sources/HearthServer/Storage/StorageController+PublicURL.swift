@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthCore
+import HearthStorage
 import HearthStore
 import Logging
 import Hummingbird

@@ -1,5 +1,6 @@
 import HearthCore
 import HearthRules
+import HearthStorage
 import Hummingbird
 import NIOCore
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import HearthCore
 import HearthFiles
 import HearthRules
+import HearthStorage
 import HearthStore
 import Hummingbird
 import NIOCore

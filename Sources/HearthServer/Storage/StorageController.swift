@@ -2,6 +2,7 @@ import HTTPTypes
 import HearthAuth
 import HearthCore
 import HearthFiles
+import HearthStorage
 import HearthStore
 import Hummingbird
 import Logging

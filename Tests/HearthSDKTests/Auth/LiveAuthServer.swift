@@ -3,6 +3,7 @@ import Foundation
 import HearthAuth
 import HearthFiles
 import HearthServer
+import class HearthStorage.StorageService
 import HearthStore
 import HearthTesting
 import Logging

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Hearth
+import class HearthStorage.StorageService
 import Synchronization
 import Testing
 #if canImport(FoundationNetworking)

@@ -1,4 +1,5 @@
 import Foundation
+import class HearthStorage.StorageService
 import Testing
 
 @testable import Hearth

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Hearth
+import class HearthStorage.StorageService
 import Testing
 
 /// Uploads, downloads, metadata, download URLs, listing and deletion against a live server.

@@ -2,14 +2,14 @@ import HearthCore
 
 extension UploadSession {
     /// The credential a resumable session was started with.
-    enum Starter: Codable, Sendable, Equatable {
+    package enum Starter: Codable, Sendable, Equatable {
         case admin
         /// A signed-in user, by uid.
         case user(String)
         /// No credential: the session URL alone lets a client go on (as it let it start).
         case signedOut
 
-        init(_ caller: Caller) {
+        package init(_ caller: Caller) {
             switch caller {
             case .admin: self = .admin
             case .user(let auth):
@@ -22,7 +22,7 @@ extension UploadSession {
     /// Refuses a caller other than the one who started the session (the admin may always go on):
     /// 401 without a credential, 403 with another one. Knowing a session's URL is not enough to
     /// write into someone else's upload.
-    func checkStarter(_ caller: Caller) throws {
+    package func checkStarter(_ caller: Caller) throws {
         guard let starter, starter != .signedOut else { return }
         if case .admin = caller { return }
         if Starter(caller) == starter { return }

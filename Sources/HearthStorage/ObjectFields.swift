@@ -5,30 +5,30 @@ import HearthStore
 
 /// The writable fields of an object resource as a client sends them (upload metadata, PATCH,
 /// PUT). `nil` = not sent; `.some(nil)` = sent as JSON null (clears the field on PATCH).
-struct ObjectFields: Sendable {
-    var contentType: String??
-    var contentEncoding: String??
-    var contentDisposition: String??
-    var contentLanguage: String??
-    var cacheControl: String??
-    var customTime: String??
+package struct ObjectFields: Sendable {
+    package var contentType: String??
+    package var contentEncoding: String??
+    package var contentDisposition: String??
+    package var contentLanguage: String??
+    package var cacheControl: String??
+    package var customTime: String??
     /// `nil` = not sent; `.some(nil)` = `"metadata": null` (clear all); inner nil values delete a key.
-    var metadata: [String: String?]??
+    package var metadata: [String: String?]??
     /// Client-computed checksums to verify against the bytes.
-    var md5Hash: String?
-    var crc32c: String?
+    package var md5Hash: String?
+    package var crc32c: String?
     /// Firebase v0: download tokens (comma-separated), lifted out of `metadata`.
-    var downloadTokens: String?
+    package var downloadTokens: String?
 
-    nonisolated(unsafe) static let stringFields: [(String, WritableKeyPath<ObjectFields, String??>)] = [
+    nonisolated(unsafe) package static let stringFields: [(String, WritableKeyPath<ObjectFields, String??>)] = [
         ("contentType", \.contentType), ("contentEncoding", \.contentEncoding), ("contentDisposition", \.contentDisposition),
         ("contentLanguage", \.contentLanguage), ("cacheControl", \.cacheControl), ("customTime", \.customTime),
     ]
 
-    init() {}
+    package init() {}
 
     /// Reads a metadata JSON object (camelCase or snake_case keys).
-    init(json: JSONValue) throws {
+    package init(json: JSONValue) throws {
         guard case .object(let members) = json else {
             if json == .null { return }
             throw StorageError.badRequest("Object metadata must be a JSON object")
@@ -67,7 +67,7 @@ struct ObjectFields: Sendable {
         }
     }
 
-    static func camelCase(_ key: String) -> String {
+    package static func camelCase(_ key: String) -> String {
         guard key.contains("_") else { return key }
         let parts = key.split(separator: "_")
         return String(parts[0]) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
@@ -77,7 +77,7 @@ struct ObjectFields: Sendable {
     /// metadata merges key by key). `keepTokens`: the Firebase view, where download tokens are
     /// not part of `metadata`, so clearing it keeps them.
     /// Refused (nothing changed) when it would leave more than `ObjectRecord.maxDownloadTokens` tokens.
-    func apply(to record: inout ObjectRecord, keepTokens: Bool) throws {
+    package func apply(to record: inout ObjectRecord, keepTokens: Bool) throws {
         var result = record
         for (_, path) in Self.stringFields {
             guard let value = self[keyPath: path] else { continue }
@@ -112,7 +112,7 @@ struct ObjectFields: Sendable {
 
     /// `tokens` plus the comma-separated `added` ones not already there, in order. Linear (a set, not a
     /// scan of the list per token), and refused when new tokens would take the list past the cap.
-    static func union(_ tokens: [String], _ added: String) throws -> [String] {
+    package static func union(_ tokens: [String], _ added: String) throws -> [String] {
         var seen = Set(tokens)
         var out = tokens
         for part in added.split(separator: ",") {
@@ -124,13 +124,13 @@ struct ObjectFields: Sendable {
     }
 
     /// A clear 400 when an object would keep more than `ObjectRecord.maxDownloadTokens` download tokens.
-    static func checkTokenCount(_ count: Int) throws {
+    package static func checkTokenCount(_ count: Int) throws {
         guard count > ObjectRecord.maxDownloadTokens else { return }
         throw StorageError.badRequest(
             "An object keeps at most \(ObjectRecord.maxDownloadTokens) download tokens; delete some (delete_token) before adding more")
     }
 
     /// The value of a string field as the object resource will show it.
-    func string(_ path: WritableKeyPath<ObjectFields, String??>) -> String? { self[keyPath: path] ?? nil }
+    package func string(_ path: WritableKeyPath<ObjectFields, String??>) -> String? { self[keyPath: path] ?? nil }
 }
 

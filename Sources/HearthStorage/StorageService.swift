@@ -11,18 +11,20 @@ public import HearthStore
 /// blob is deleted only after the metadata stopped pointing at it: a crash can leave an
 /// unreferenced blob behind, never an object without its bytes.
 public final class StorageService: Sendable {
+    /// Object metadata (names, generations, metadata, download tokens) and resumable sessions.
     public let catalog: any ObjectCatalog
+    /// The objects' bytes, addressed by blob id.
     public let blobs: any BlobStore
     /// The bucket Firebase apps use by default (`<project>.appspot.com`).
     public let defaultBucket: String
     /// Milliseconds since 1970.
-    let clock: @Sendable () -> Int64
+    package let clock: @Sendable () -> Int64
     private let lastSweep = Mutex<Int64>(0)
     /// Functions to run when objects are finalized or deleted (server functions install them).
     public let events = EventHook()
 
     /// True at most once an hour: time to drop abandoned upload sessions.
-    func sweepDue(now: Int64) -> Bool {
+    package func sweepDue(now: Int64) -> Bool {
         lastSweep.withLock { last in
             guard now - last >= 3_600_000 else { return false }
             last = now
@@ -30,6 +32,7 @@ public final class StorageService: Sendable {
         }
     }
 
+    /// A service over `catalog` and `blobs`; `clock` gives milliseconds since 1970 (object times, session expiry).
     public init(
         catalog: any ObjectCatalog, blobs: any BlobStore, defaultBucket: String,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -41,17 +44,17 @@ public final class StorageService: Sendable {
     }
 
     /// Generation / metageneration preconditions (`ifGenerationMatch=0` = only if absent).
-    struct Preconditions: Sendable {
-        var ifGenerationMatch: Int64?
-        var ifGenerationNotMatch: Int64?
-        var ifMetagenerationMatch: Int64?
-        var ifMetagenerationNotMatch: Int64?
+    package struct Preconditions: Sendable {
+        package var ifGenerationMatch: Int64?
+        package var ifGenerationNotMatch: Int64?
+        package var ifMetagenerationMatch: Int64?
+        package var ifMetagenerationNotMatch: Int64?
         /// A request that names one revision (`generation` on objects.get/patch/delete,
         /// `sourceGeneration` on copy): any other revision is a 404, as that revision is gone.
-        var generation: Int64?
+        package var generation: Int64?
 
         /// The `if…` parameters; `source` reads copy's and rewrite's `ifSource…` ones.
-        init(_ query: [String: String], source: Bool = false) throws {
+        package init(_ query: [String: String], source: Bool = false) throws {
             let prefix = source ? "ifSource" : "if"
             ifGenerationMatch = try Self.number(query, prefix + "GenerationMatch")
             ifGenerationNotMatch = try Self.number(query, prefix + "GenerationNotMatch")
@@ -60,20 +63,20 @@ public final class StorageService: Sendable {
         }
 
         /// The `if…` parameters and the revision named by `generationKey`.
-        init(_ query: [String: String], selecting generationKey: String, source: Bool = false) throws {
+        package init(_ query: [String: String], selecting generationKey: String, source: Bool = false) throws {
             try self.init(query, source: source)
             generation = try Self.number(query, generationKey)
         }
 
-        init() {}
+        package init() {}
 
-        static func number(_ query: [String: String], _ key: String) throws -> Int64? {
+        package static func number(_ query: [String: String], _ key: String) throws -> Int64? {
             guard let text = query[key] else { return nil }
             guard let n = Int64(text) else { throw StorageError.badRequest("Invalid argument: \(key) must be a number") }
             return n
         }
 
-        func check(_ current: ObjectRecord?) throws {
+        package func check(_ current: ObjectRecord?) throws {
             if let g = generation, g != current?.generation {
                 guard let current else { throw StorageError.notFound() }
                 throw StorageError.noSuchObject(current.bucket, current.name)
@@ -87,7 +90,7 @@ public final class StorageService: Sendable {
     }
 
     /// Names Cloud Storage accepts: 1–1024 bytes of UTF-8, no CR or LF, not `.` or `..`.
-    static func checkName(_ name: String) throws {
+    package static func checkName(_ name: String) throws {
         guard !name.isEmpty, name.utf8.count <= 1024 else { throw StorageError.badRequest("Object names must be 1-1024 bytes") }
         guard !name.contains("\r") && !name.contains("\n") else { throw StorageError.badRequest("Object names cannot contain CR or LF") }
         guard name != "." && name != ".." else { throw StorageError.badRequest("Object names cannot be . or ..") }
@@ -95,7 +98,7 @@ public final class StorageService: Sendable {
 
     /// Makes `blob` the bytes of `bucket/name`, replacing any previous object. `authorize` sees the
     /// object as it was and as it will be, inside the transaction, and may throw to refuse.
-    func store(
+    package func store(
         bucket: String, name: String, blob: BlobInfo, fields: ObjectFields, preconditions: Preconditions, firebase: Bool,
         authorize: @escaping @Sendable (ObjectRecord?, ObjectRecord) throws -> Void = { _, _ in }
     ) async throws -> ObjectRecord {
@@ -148,7 +151,7 @@ public final class StorageService: Sendable {
     }
 
     /// Refuses bytes whose digests differ from the ones the client sent.
-    func verify(_ digests: BlobDigests, against fields: ObjectFields) throws {
+    package func verify(_ digests: BlobDigests, against fields: ObjectFields) throws {
         if let md5 = fields.md5Hash, md5 != digests.md5Base64 {
             throw StorageError.badRequest("Provided MD5 hash \"\(md5)\" doesn't match calculated MD5 hash \"\(digests.md5Base64)\".")
         }
@@ -157,12 +160,12 @@ public final class StorageService: Sendable {
         }
     }
 
-    func object(bucket: String, name: String) async throws -> ObjectRecord? {
+    package func object(bucket: String, name: String) async throws -> ObjectRecord? {
         try await catalog.read { tx in try tx.object(bucket: bucket, name: name) }
     }
 
     /// Changes an object's metadata in place (bytes untouched); bumps metageneration.
-    func update(
+    package func update(
         bucket: String, name: String, preconditions: Preconditions = Preconditions(),
         authorize: @escaping @Sendable (ObjectRecord) throws -> Void = { _ in },
         _ change: @escaping @Sendable (inout ObjectRecord) throws -> Void
@@ -184,7 +187,7 @@ public final class StorageService: Sendable {
     }
 
     /// Removes an object; its bytes go after the metadata.
-    func delete(
+    package func delete(
         bucket: String, name: String, preconditions: Preconditions = Preconditions(),
         authorize: @escaping @Sendable (ObjectRecord) throws -> Void = { _ in }
     ) async throws {
@@ -203,7 +206,7 @@ public final class StorageService: Sendable {
     }
 
     /// Copies `source` to `bucket/name` (new blob, same bytes); `fields` override its metadata.
-    func copy(_ source: ObjectRecord, to bucket: String, name: String, fields: ObjectFields, preconditions: Preconditions) async throws
+    package func copy(_ source: ObjectRecord, to bucket: String, name: String, fields: ObjectFields, preconditions: Preconditions) async throws
         -> ObjectRecord
     {
         guard let id = BlobID(source.blob) else { throw StorageError.noSuchObject(source.bucket, source.name) }

@@ -5,7 +5,7 @@ import Synchronization
 /// The storage rules in force, replaced as a whole: a rules file that does not compile never
 /// replaces working rules. Kept in `<data>/storage.rules` when a path is given; a change to
 /// that file (`hearth storage rules set`) is picked up within a second.
-final class StorageRulesHolder: Sendable {
+package final class StorageRulesHolder: Sendable {
     private struct State {
         var rules: StorageRules
         var modified: Date?
@@ -13,12 +13,12 @@ final class StorageRulesHolder: Sendable {
     }
 
     private let state: Mutex<State>
-    let path: String?
+    package let path: String?
     /// Told when the file changed but does not compile (the old rules stay).
-    let onInvalidFile: @Sendable (String) -> Void
+    package let onInvalidFile: @Sendable (String) -> Void
 
     /// Rules from `path` if it holds valid ones, else the default (signed-in users read and write).
-    init(path: String?, onInvalidFile: @escaping @Sendable (String) -> Void = { _ in }) {
+    package init(path: String?, onInvalidFile: @escaping @Sendable (String) -> Void = { _ in }) {
         self.path = path
         self.onInvalidFile = onInvalidFile
         var initial = State(rules: try! StorageRules(source: StorageRules.defaultSource))
@@ -29,7 +29,7 @@ final class StorageRulesHolder: Sendable {
         state = Mutex(initial)
     }
 
-    var current: StorageRules {
+    package var current: StorageRules {
         guard let path else { return state.withLock { $0.rules } }
         let now = Date()
         let due = state.withLock { s in
@@ -59,7 +59,7 @@ final class StorageRulesHolder: Sendable {
     }
 
     /// Compiles and installs `source`; throws the compile error (with line and column) otherwise.
-    func replace(with source: String) throws {
+    package func replace(with source: String) throws {
         let compiled = try StorageRules(source: source)
         if let path { try Data(source.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) }
         let modified = path.flatMap(Self.modification)
