@@ -78,7 +78,7 @@ extension StorageController {
         // and so the folders they would make (`dir//` is the folder of `dir//x`).
         var items = listing.objects.filter { !Self.hasEmptySegment($0.name[...]) }
         let prefixes = listing.prefixes.filter { !Self.hasEmptySegment($0.hasSuffix("/") ? $0.dropLast() : $0[...]) }
-        if query["delimiter"] == nil, case .user = caller {
+        if query["delimiter"] == nil, caller != .admin {
             // A recursive listing shows an object only if listing its own folder is allowed, so no
             // name below a folder the rules keep closed comes out.
             var allowed: [Substring: Bool] = [:]
