@@ -194,8 +194,37 @@ extension AuthService {
         guard (0...Int64(Int32.max)).contains(offset) else { throw AuthError("INVALID_ARGUMENT", "offset must be between 0 and \(Int32.max)") }
         let (start, pageSize) = (Int(offset), Int(limit))
         let returnUserInfo = body.bool("returnUserInfo") ?? true
-        let (count, rows) = try await store.transaction { tx in
-            (try tx.accountCount(), returnUserInfo ? try tx.accounts(after: nil, limit: start + pageSize) : [])
+        // Each expression names one account by `email`, `userId` or `phoneNumber`; several match any of them.
+        var lookups: [(field: String, value: String)] = []
+        if case .array(let expressions)? = body["expression"] {
+            for expression in expressions {
+                let named = ["email", "userId", "phoneNumber"].compactMap { key in expression[key]?.stringValue.map { (key, $0) } }
+                guard named.count == 1 else {
+                    throw AuthError("INVALID_ARGUMENT", "each expression names exactly one of email, userId or phoneNumber")
+                }
+                lookups.append(named[0])
+            }
+        }
+        let (count, rows): (Int, [AccountRow])
+        if lookups.isEmpty {
+            (count, rows) = try await store.transaction { tx in
+                (try tx.accountCount(), returnUserInfo ? try tx.accounts(after: nil, limit: start + pageSize) : [])
+            }
+        } else {
+            let lookups = lookups
+            let matched = try await store.transaction { tx in
+                var found: [String: AccountRow] = [:]
+                for (field, value) in lookups {
+                    let row = switch field {
+                    case "email": try tx.account(email: value.lowercased())
+                    case "userId": try tx.account(uid: value)
+                    default: try tx.account(phoneNumber: value)
+                    }
+                    if let row { found[row.uid] = row }
+                }
+                return found.values.sorted { $0.uid < $1.uid }
+            }
+            (count, rows) = (matched.count, Array(matched.prefix(start + pageSize)))
         }
         var m = [JSONMember("recordsCount", .string(String(count)))]
         if returnUserInfo {

@@ -192,22 +192,8 @@ extension AuthService {
     /// The emailed link that opens the action page for `code`.
     func actionLink(mode: String, code: String, linkBase: String, continueUrl: String? = nil) -> String {
         var link = "\(linkBase)\(options.actionPath)?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key"
-        if let continueUrl { link += "&continueUrl=" + Self.queryEscaped(continueUrl) }
+        if let continueUrl { link += "&continueUrl=" + percentEncodeComponent(continueUrl) }
         return link
-    }
-
-    static func queryEscaped(_ s: String) -> String {
-        var out = ""
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(b))
-            default:
-                out += "%" + String(b, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return out
     }
 
     // MARK: accounts:resetPassword
@@ -497,8 +483,4 @@ extension AuthService {
     public func deleteAllAccounts() async throws {
         try await store.transaction { tx in try tx.deleteAllAccounts() }
     }
-}
-
-extension String {
-    func leftPadded(to n: Int) -> String { String(repeating: "0", count: max(0, n - count)) + self }
 }

@@ -140,6 +140,28 @@ extension AuthRouterTests {
         }
     }
 
+    @Test("accounts:query with expressions returns only the accounts they name, by email, uid or phone")
+    func queryExpressionsFilter() async throws {
+        try await withRouterClient(auth: Self.service()) { client in
+            let query = "/identitytoolkit.googleapis.com/v1/projects/demo/accounts:query"
+            let users = [#"{"localId":"a","email":"Ann@B.c"}"#, #"{"localId":"b","phoneNumber":"+15550001111"}"#, #"{"localId":"c"}"#]
+            for user in users { #expect(try await call(client, Self.adminBase, user, headers: admin).0 == .ok) }
+            let (status, found) = try await call(
+                client, query, #"{"expression":[{"email":"ann@b.c"},{"phoneNumber":"+15550001111"},{"userId":"nobody"}]}"#, headers: admin)
+            #expect(status == .ok)
+            #expect(found["recordsCount"] == .string("2"))
+            #expect(found["userInfo"]?[0]?["localId"] == .string("a"))
+            #expect(found["userInfo"]?[1]?["localId"] == .string("b"))
+            #expect(found["userInfo"]?[2] == nil)
+            let (_, byUID) = try await call(client, query, #"{"expression":[{"userId":"c"}],"returnUserInfo":false}"#, headers: admin)
+            #expect(byUID["recordsCount"] == .string("1"))
+            #expect(byUID["userInfo"] == nil)
+            let (refused, json) = try await call(client, query, #"{"expression":[{"email":"ann@b.c","userId":"a"}]}"#, headers: admin)
+            #expect(refused == .badRequest)
+            #expect(errorMessage(json)?.hasPrefix("INVALID_ARGUMENT") == true)
+        }
+    }
+
     @Test("an import refuses duplicate uids, bad scrypt parameters and empty lists whole, and bad users one by one")
     func importChecks() async throws {
         try await withRouterClient(auth: Self.service()) { client in
