@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func aSlowJobDoesNotHoldUpAnother() async throws {
-        let clock = FakeClock(try CronTests.date("2026-01-01T00:50:00Z"), horizon: try CronTests.date("2026-01-01T01:45:00Z"))
+        let clock = FakeClock(try CronTests.date("2026-01-01T00:50:00Z"), horizon: try CronTests.date("2026-01-01T01:45:00Z"), loops: 2)
         let fastRan = Locked(false)
         let runs = Runs(clock) { event in
             if event.jobName == "fast" { fastRan.value = true }
@@ -256,18 +256,25 @@ extension SchedulerTests {
     /// Virtual time: `sleep` moves the clock forward at once instead of waiting, so a schedule runs
     /// in the same order every time. A sleep that would pass `horizon` parks instead (suspends until
     /// cancelled): that is where a test stops the scheduler and looks.
+    ///
+    /// With several job loops (`loops`), no sleep moves the clock until every loop has begun its first one,
+    /// so each loop starts from the same time: a loop that started late (a busy machine) would otherwise
+    /// begin after a time another loop's sleep had already passed, and skip it.
     final class FakeClock: Sendable {
         private struct State {
             var now: Date
             let horizon: Date
             var parked = 0
             var suspend: TimeInterval = 0
+            var sleepsBegun = 0
         }
 
         private let state: Mutex<State>
+        private let loops: Int
 
-        init(_ start: Date, horizon: Date) {
+        init(_ start: Date, horizon: Date, loops: Int = 1) {
             state = Mutex(State(now: start, horizon: horizon))
+            self.loops = loops
         }
 
         var parked: Int { state.withLock { $0.parked } }
@@ -282,6 +289,8 @@ extension SchedulerTests {
 
         @Sendable func sleep(_ duration: Duration) async throws {
             try Task.checkCancellation()
+            state.withLock { $0.sleepsBegun += 1 }
+            while state.withLock({ $0.sleepsBegun < loops }) { try await Task.sleep(for: .milliseconds(1)) }
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
             let parks = state.withLock { s in
                 let target = s.now + seconds + s.suspend
