@@ -191,8 +191,7 @@ public actor Database {
             named.path = request.path.child(id)
             named.operation = .set(parsed)
             let (_, change) = try apply(named, tx: tx, now: now, push: push, sequence: sequence)
-            let echo = JSONValue.object([JSONMember("name", .string(id.string))])
-            return (.committed(body: echo.jsonBytes, etag: nil), change)
+            return (.committed(.pushed(id), etag: nil), change)
         }
         let path = request.path
         /// A failed `if-match` answers with the current value and its ETag. Checked after the write
@@ -218,7 +217,7 @@ public actor Database {
             let echo = try echoed(parsed, at: path, resolved: node, request: request, tx: tx, now: now)
             try tx.set(path, node)
             let etag = request.wantsETag ? node.etag : nil
-            return (.committed(body: echo.jsonBytes(), etag: etag), Change(sequence: sequence, path: path, kind: .put(node)))
+            return (.committed(.value(echo), etag: etag), Change(sequence: sequence, path: path, kind: .put(node)))
         case .update(let entries, let priorities):
             var resolved: [PatchEntry] = []
             var echoes: [Node] = []
@@ -238,24 +237,17 @@ public actor Database {
             }
             if let failed = try failedPrecondition() { return (failed, nil) }
             for entry in resolved { try tx.set(path.appending(entry.path), entry.node) }
-            var w = JSONWriter()
-            w.beginObject()
-            for (i, entry) in resolved.enumerated() {
-                w.separator(first: i == 0)
-                w.key(entry.path.keys.map(\.string).joined(separator: "/"))
-                w.write(echoes[i], format: .plain)
-            }
-            for (i, p) in priorities.enumerated() {
+            let shown = zip(resolved, echoes).map { PatchEntry(path: $0.path, node: $1) }
+            var shownPriorities: [PriorityEntry] = []
+            for p in priorities {
                 let target = path.appending(p.path)
                 try tx.setPriority(target, p.priority)
-                w.separator(first: i == 0 && resolved.isEmpty)
-                w.key((p.path.keys.map(\.string) + [".priority"]).joined(separator: "/"))
-                if let value = p.priority { w.write(value) } else { w.writeNull() }
+                shownPriorities.append(PriorityEntry(path: p.path, priority: p.priority))
                 resolved.append(PatchEntry(path: p.path, node: try tx.read(target)))
             }
-            w.endObject(empty: resolved.isEmpty)
-            if resolved.isEmpty { return (.committed(body: w.bytes, etag: nil), nil) }
-            return (.committed(body: w.bytes, etag: nil), Change(sequence: sequence, path: path, kind: .patch(resolved)))
+            let echo = WriteEcho.update(entries: shown, priorities: shownPriorities)
+            if resolved.isEmpty { return (.committed(echo, etag: nil), nil) }
+            return (.committed(echo, etag: nil), Change(sequence: sequence, path: path, kind: .patch(resolved)))
         case .push:
             preconditionFailure("handled above")
         case .setPriority(let priority, let placeholder):
@@ -267,8 +259,7 @@ public actor Database {
             if let failed = try failedPrecondition() { return (failed, nil) }
             try tx.setPriority(path, p)
             let node = try tx.read(path)
-            let echo: JSONValue = p?.json ?? .null
-            return (.committed(body: echo.jsonBytes, etag: request.wantsETag ? node.etag : nil), Change(sequence: sequence, path: path, kind: .put(node)))
+            return (.committed(.priority(p), etag: request.wantsETag ? node.etag : nil), Change(sequence: sequence, path: path, kind: .put(node)))
         }
     }
 }

@@ -78,11 +78,38 @@ public struct PermissionDenied: Error, Sendable {
 
 /// What happened to a `WriteRequest`.
 public enum WriteOutcome: Sendable, Hashable {
-    /// Committed. `body` is the resolved written value as JSON (for PATCH, an object keyed by the
-    /// relative paths), ready to echo.
-    case committed(body: [UInt8], etag: String?)
+    /// Committed: what was written (the protocol edges encode it for their wire) and, when asked
+    /// for, the location's new ETag.
+    case committed(WriteEcho, etag: String?)
     /// `if-match` did not match: the current value and its ETag.
     case preconditionFailed(current: Node, etag: String)
+}
+
+/// What a committed write wrote, server values resolved: nodes and keys, never response bytes.
+public enum WriteEcho: Sendable, Hashable {
+    /// A set: the value now at the location. An increment the writer may not read is left out
+    /// (the value shown is as if it were absent), so a write never reveals what only a reader may see.
+    case value(Node)
+    /// A push: the key the writer gave the new child.
+    case pushed(Key)
+    /// A multi-path update: each entry's value as above, then each priority set, in request order.
+    case update(entries: [PatchEntry], priorities: [PriorityEntry])
+    /// A priority set alone (nil: cleared).
+    case priority(Leaf?)
+}
+
+/// A priority set by a multi-path update.
+public struct PriorityEntry: Sendable, Hashable {
+    /// The location, relative to the updated one.
+    public var path: Path
+    /// The new priority (nil: cleared).
+    public var priority: Leaf?
+
+    /// An entry setting the priority at `path`.
+    public init(path: Path, priority: Leaf?) {
+        self.path = path
+        self.priority = priority
+    }
 }
 
 extension Node {

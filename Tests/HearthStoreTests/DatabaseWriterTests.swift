@@ -52,10 +52,8 @@ struct DatabaseWriterTests {
                 group.addTask {
                     let op = try WriteRequest.Operation.push(Node.parseWrite(JSONValue.parse("\(i)")))
                     let outcome = try await db.write(WriteRequest(path: Path("q"), operation: op))
-                    guard case .committed(let body, _) = outcome, case .object(let m) = try JSONValue.parse(body),
-                        case .string(let name)? = m.first?.value
-                    else { throw ValidationError("unexpected outcome \(outcome)") }
-                    return name
+                    guard case .committed(.pushed(let name), _) = outcome else { throw ValidationError("unexpected outcome \(outcome)") }
+                    return name.string
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -91,11 +89,11 @@ struct DatabaseWriterTests {
         let stale = try await db.write(WriteRequest(path: Path("x"), operation: parsed("2"), ifMatch: "null_etag"))
         #expect(stale == .preconditionFailed(current: .leaf(.int(1)), etag: etag))
         let ok = try await db.write(WriteRequest(path: Path("x"), operation: parsed("3"), ifMatch: etag, wantsETag: true))
-        guard case .committed(let body, let newTag?) = ok else {
+        guard case .committed(let echo, let newTag?) = ok else {
             Issue.record("expected a commit, got \(ok)")
             return
         }
-        #expect(body == Array("3".utf8))
+        #expect(echo == .value(.leaf(.int(3))))
         #expect(newTag != etag)
     }
 

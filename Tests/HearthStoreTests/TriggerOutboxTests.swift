@@ -349,10 +349,11 @@ struct TriggerOutboxTests {
         try await drain(db)
         let outcome = try await db.write(
             WriteRequest(path: Path("reservations"), operation: .push(try Node.parseWrite(JSONValue.parse(#"{"guest":"Dee"}"#)))))
-        guard case .committed(let body, _) = outcome, case .string(let name)? = try JSONValue.parse(body)["name"] else {
+        guard case .committed(.pushed(let key), _) = outcome else {
             Issue.record("unexpected outcome \(outcome)")
             return
         }
+        let name = key.string
         let fired = try await events(db)
         #expect(fired.map(\.summary) == ["onCreated /reservations/\(name)", "onWritten /reservations/\(name)"])
         #expect(fired.allSatisfy { $0.before == .empty && $0.after == json(#"{"guest":"Dee"}"#) })
@@ -365,10 +366,11 @@ struct TriggerOutboxTests {
         try await drain(db)
         let outcome = try await db.write(
             WriteRequest(path: Path("reservations/r1/notes"), operation: .push(try Node.parseWrite(JSONValue.parse(#""hi""#)))))
-        guard case .committed(let body, _) = outcome, case .string(let name)? = try JSONValue.parse(body)["name"] else {
+        guard case .committed(.pushed(let key), _) = outcome else {
             Issue.record("unexpected outcome \(outcome)")
             return
         }
+        let name = key.string
         let fired = try await events(db)
         #expect(fired.map(\.summary) == ["onUpdated /reservations/r1", "onWritten /reservations/r1"])
         #expect(fired.allSatisfy { $0.before == json(#"{"n":1}"#) })
@@ -553,10 +555,11 @@ struct TriggerOutboxTests {
         let db = try await makeDatabase(backend, triggers: Self.triggers("/chats/{chat}/messages/{msg}"))
         let outcome = try await db.write(
             WriteRequest(path: Path("chats"), operation: .push(try Node.parseWrite(JSONValue.parse(#"{"messages":{"m1":"a"}}"#)))))
-        guard case .committed(let body, _) = outcome, case .string(let name)? = try JSONValue.parse(body)["name"] else {
+        guard case .committed(.pushed(let key), _) = outcome else {
             Issue.record("unexpected outcome \(outcome)")
             return
         }
+        let name = key.string
         #expect(try await summaries(db) == ["onCreated /chats/\(name)/messages/m1", "onWritten /chats/\(name)/messages/m1"])
     }
 

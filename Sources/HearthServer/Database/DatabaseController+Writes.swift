@@ -46,10 +46,10 @@ extension DatabaseController {
 
     func respondToWrite(_ call: RestCall, _ outcome: WriteOutcome) -> Response {
         switch outcome {
-        case .committed(let body, let etag):
+        case .committed(let echo, let etag):
             var headers = HTTPFields()
             if let etag { headers[.eTag] = etag }
-            return render(call, body, headers: headers)
+            return render(call, echo.restBody, headers: headers)
         case .preconditionFailed(let current, let etag):
             var headers = HTTPFields()
             headers[.eTag] = etag

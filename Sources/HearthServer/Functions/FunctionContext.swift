@@ -108,10 +108,8 @@ public struct AdminDatabase: Sendable {
         let parsed = try Node.parseWrite(value, depth: p.count + 1)
         let request = stamped(WriteRequest(path: p, operation: .push(parsed)))
         let outcome = try await withDatabase(namespace) { db in try await db.write(request) }
-        guard case .committed(let body, _) = outcome, let name = try JSONValue.parse(body)["name"]?.stringValue else {
-            throw FunctionsError("The push did not commit")
-        }
-        return name
+        guard case .committed(.pushed(let key), _) = outcome else { throw FunctionsError("The push did not commit") }
+        return key.string
     }
 
     /// Reads the value at `path`, computes a new one and writes it only if nothing changed it in
@@ -131,7 +129,8 @@ public struct AdminDatabase: Sendable {
             guard let next = try update(try JSONValue.parse(current.jsonBytes())) else { return nil }
             let parsed = try Node.parseWrite(next, depth: p.count)
             switch try await db.write(stamped(WriteRequest(path: p, operation: .set(parsed), ifMatch: current.etag))) {
-            case .committed(let body, _): return try JSONValue.parse(body)
+            case .committed(.value(let node), _): return try JSONValue.parse(node.jsonBytes())
+            case .committed: throw FunctionsError("The transaction at \(p) committed something other than a value")
             case .preconditionFailed: continue
             }
         }
