@@ -223,7 +223,7 @@ import Testing
             let parked = await Self.eventually { clock.parked == jobs }
             group.cancelAll()
             try await group.waitForAll()
-            try #require(parked, "the job loops did not reach the clock's horizon")
+            try #require(parked, "the job loops did not reach the clock's horizon (\(clock.parked) of \(jobs) parked at \(clock.now()))")
         }
         #expect(clock.parked == 0)
     }
@@ -259,7 +259,11 @@ extension SchedulerTests {
     ///
     /// With several job loops (`loops`), no sleep moves the clock until every loop has begun its first one,
     /// so each loop starts from the same time: a loop that started late (a busy machine) would otherwise
-    /// begin after a time another loop's sleep had already passed, and skip it.
+    /// begin after a time another loop's sleep had already passed, and skip it. A sleep ends at the time it
+    /// began plus its duration, or at the clock's time if another loop has already moved it further: sleeps
+    /// never return instantly in real time, so one loop can run many steps while another waits to be resumed
+    /// (seen: the fast loop of `aSlowJobDoesNotHoldUpAnother` reached the horizon before the slow loop's first
+    /// sleep had ended, and the slow loop's "from now" step then parked it without its 01:00 run).
     final class FakeClock: Sendable {
         private struct State {
             var now: Date
@@ -289,16 +293,19 @@ extension SchedulerTests {
 
         @Sendable func sleep(_ duration: Duration) async throws {
             try Task.checkCancellation()
-            state.withLock { $0.sleepsBegun += 1 }
+            let began = state.withLock { s in
+                s.sleepsBegun += 1
+                return s.now
+            }
             while state.withLock({ $0.sleepsBegun < loops }) { try await Task.sleep(for: .milliseconds(1)) }
             let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
             let parks = state.withLock { s in
-                let target = s.now + seconds + s.suspend
+                let target = began + seconds + s.suspend
                 if target > s.horizon {
                     s.parked += 1
                     return true
                 }
-                (s.now, s.suspend) = (target, 0)
+                (s.now, s.suspend) = (max(s.now, target), 0)
                 return false
             }
             guard parks else { return }
