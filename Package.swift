@@ -93,10 +93,22 @@ let package = Package(
             dependencies: ["HearthCore", "HearthFiles", "HearthRules", "HearthStore"],
             swiftSettings: strict
         ),
+        // The database service: namespaces, parsing and committing writes under the rules, checked reads and
+        // queries, listens and the realtime hub; domain errors, no HTTP (REST, SSE and the realtime protocol are
+        // the server's edges).
+        .target(
+            name: "HearthDatabase",
+            dependencies: [
+                "HearthCore", "HearthRules", "HearthStore", "HearthWire",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "HearthServer",
             dependencies: [
-                "CZlib", "HearthCore", "HearthAuth", "HearthFiles", "HearthLinks", "HearthRules", "HearthStorage", "HearthWire",
+                "CZlib", "HearthCore", "HearthAuth", "HearthDatabase", "HearthFiles", "HearthLinks", "HearthRules", "HearthStorage", "HearthWire",
                 "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -119,7 +131,8 @@ let package = Package(
         .target(
             name: "HearthCommand",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthFiles", "HearthLinks", "HearthRules", "HearthServer", "HearthSQLite",
+                "HearthAuth", "HearthCore", "HearthDatabase", "HearthFiles", "HearthLinks", "HearthRules", "HearthServer",
+                "HearthSQLite",
                 "HearthStorage", "HearthStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -173,7 +186,7 @@ let package = Package(
         .target(
             name: "HearthTesting",
             dependencies: [
-                "HearthAuth", "HearthServer", "HearthSQLite", "HearthStorage", "HearthStore",
+                "HearthAuth", "HearthDatabase", "HearthServer", "HearthSQLite", "HearthStorage", "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -249,7 +262,7 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "HearthAuth", "HearthCommand", "HearthCore", "HearthFiles", "HearthServer", "HearthStore", "HearthSQLite",
+                "HearthAuth", "HearthCommand", "HearthCore", "HearthDatabase", "HearthFiles", "HearthServer", "HearthStore", "HearthSQLite",
                 "HearthLinks", "HearthStorage", "HearthTestSupport", "HearthTesting", "HearthWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

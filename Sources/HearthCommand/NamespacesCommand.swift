@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthDatabase
 import HearthSQLite
 import HearthServer
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import HearthAuth
 import Foundation
 import HearthCore
+import HearthDatabase
 import HearthFiles
 import HearthLinks
 import HearthStorage

@@ -1,6 +1,7 @@
 import Foundation
 import HearthAuth
 import HearthCore
+import HearthDatabase
 import HearthLinks
 import HearthServer
 

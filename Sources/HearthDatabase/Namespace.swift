@@ -3,10 +3,10 @@ import HearthStore
 import Synchronization
 
 /// One open database: its writer, its listeners and its rules.
-final class Namespace: Sendable {
-    let name: String
-    let database: Database
-    let hub: RealtimeHub
+package final class Namespace: Sendable {
+    package let name: String
+    package let database: Database
+    package let hub: RealtimeHub
     private let rulesBox: Mutex<RulesDocument>
 
     init(name: String, database: Database, hub: RealtimeHub, rules: RulesDocument) {
@@ -16,9 +16,9 @@ final class Namespace: Sendable {
         self.rulesBox = Mutex(rules)
     }
 
-    var rules: RulesDocument { rulesBox.withLock { $0 } }
+    package var rules: RulesDocument { rulesBox.withLock { $0 } }
 
-    func replaceRules(_ rules: RulesDocument) { rulesBox.withLock { $0 = rules } }
+    package func replaceRules(_ rules: RulesDocument) { rulesBox.withLock { $0 = rules } }
 }
 
 /// Why a namespace (a database) could not be had, created or deleted.
@@ -43,7 +43,7 @@ public struct NamespaceError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A message safe to show a client.
     public var message: String
 
-    init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
@@ -53,12 +53,12 @@ public struct NamespaceError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// What Firebase answers for a database that does not exist.
     static let notFoundMessage = "Firebase error. Please ensure that you spelled the name of your Firebase correctly"
-    static let notFound = NamespaceError(.notFound, notFoundMessage)
+    package static let notFound = NamespaceError(.notFound, notFoundMessage)
 }
 
 /// A namespace held by a request or a connection: it is not closed as idle while held. Give it back
 /// with ``NamespaceRegistry/release(_:)``.
-struct NamespaceLease: Sendable {
-    let namespace: Namespace
+package struct NamespaceLease: Sendable {
+    package let namespace: Namespace
     let id: UInt64
 }

@@ -15,17 +15,25 @@ import Synchronization
 /// `idleMillis` is closed by ``closeIdle()``; at most `maxOpen` are open at once, and opening one
 /// more closes the least recently used idle one, or fails with ``NamespaceError/Code/busy``.
 /// Open namespaces are found under a lock without a suspension (every request asks).
-final class NamespaceRegistry: Sendable {
-    struct Limits: Sendable {
+package final class NamespaceRegistry: Sendable {
+    package struct Limits: Sendable {
         /// Create any valid name on first use (`--dev`).
-        var createOnFirstUse = false
+        package var createOnFirstUse = false
         /// Most namespaces open at once.
-        var maxOpen = 64
+        package var maxOpen = 64
         /// Unheld for this long, a namespace is closed by ``NamespaceRegistry/closeIdle()``.
-        var idleMillis: Int64 = 120_000
+        package var idleMillis: Int64 = 120_000
         /// A name missing from memory makes the registry look at the backend again (for
         /// namespaces created by `hearth namespaces create` while the server runs) at most this often.
-        var rescanMillis: Int64 = 2_000
+        package var rescanMillis: Int64 = 2_000
+
+        /// The limits, each defaulting as above.
+        package init(createOnFirstUse: Bool = false, maxOpen: Int = 64, idleMillis: Int64 = 120_000, rescanMillis: Int64 = 2_000) {
+            self.createOnFirstUse = createOnFirstUse
+            self.maxOpen = maxOpen
+            self.idleMillis = idleMillis
+            self.rescanMillis = rescanMillis
+        }
     }
 
     private struct Entry {
@@ -55,19 +63,19 @@ final class NamespaceRegistry: Sendable {
     private let factory: any StoreFactory
     private let clock: @Sendable () -> Int64
     private let initialRules: RulesDocument
-    private let functions: FunctionsRuntime?
+    private let triggers: (any NamespaceTriggers)?
     private let logger: Logger
     let defaultNamespace: String
     let limits: Limits
 
-    init(
+    package init(
         factory: any StoreFactory, clock: @escaping @Sendable () -> Int64, initialRules: RulesDocument, defaultNamespace: String,
-        limits: Limits = Limits(), functions: FunctionsRuntime? = nil, logger: Logger = Logger(label: "hearth")
+        limits: Limits = Limits(), triggers: (any NamespaceTriggers)? = nil, logger: Logger = Logger(label: "hearth")
     ) {
         self.factory = factory
         self.clock = clock
         self.initialRules = initialRules
-        self.functions = functions
+        self.triggers = triggers
         self.logger = logger
         self.defaultNamespace = defaultNamespace
         self.limits = limits
@@ -77,7 +85,7 @@ final class NamespaceRegistry: Sendable {
     }
 
     /// A namespace name: 1–63 characters of letters, digits, `-` and `_`.
-    static func isValid(_ name: String) -> Bool {
+    package static func isValid(_ name: String) -> Bool {
         guard !name.isEmpty, name.utf8.count <= 63 else { return false }
         return name.utf8.allSatisfy { c in
             (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D || c == 0x5F
@@ -105,7 +113,7 @@ final class NamespaceRegistry: Sendable {
 
     /// Holds `name`, opening it when it exists (or, with `createOnFirstUse`, creating it).
     /// - Parameter onDelete: called if the namespace is deleted while held (to end a connection).
-    func lease(_ name: String, onDelete: (@Sendable () -> Void)? = nil) async throws(NamespaceError) -> NamespaceLease {
+    package func lease(_ name: String, onDelete: (@Sendable () -> Void)? = nil) async throws(NamespaceError) -> NamespaceLease {
         if let lease = leaseIfOpen(name, onDelete: onDelete) { return lease }
         guard Self.isValid(name) else { throw NamespaceError.notFound }
         var rescanned = false
@@ -148,7 +156,7 @@ final class NamespaceRegistry: Sendable {
     }
 
     /// A lease on `name` if it is open now (nil: it would have to be opened, or it does not exist).
-    func leaseIfOpen(_ name: String, onDelete: (@Sendable () -> Void)? = nil) -> NamespaceLease? {
+    package func leaseIfOpen(_ name: String, onDelete: (@Sendable () -> Void)? = nil) -> NamespaceLease? {
         state.withLock { Self.take(&$0, name, onDelete: onDelete) }
     }
 
@@ -163,7 +171,7 @@ final class NamespaceRegistry: Sendable {
     }
 
     /// Gives a lease back.
-    func release(_ lease: NamespaceLease) {
+    package func release(_ lease: NamespaceLease) {
         let now = clock()
         state.withLock { s in
             let name = lease.namespace.name
@@ -175,7 +183,7 @@ final class NamespaceRegistry: Sendable {
     }
 
     /// Runs `body` with `name` held.
-    func withNamespace<R: Sendable>(_ name: String, _ body: (Namespace) async throws -> R) async throws -> R {
+    package func withNamespace<R: Sendable>(_ name: String, _ body: (Namespace) async throws -> R) async throws -> R {
         let lease = try await lease(name)
         defer { release(lease) }
         return try await body(lease.namespace)
@@ -184,7 +192,7 @@ final class NamespaceRegistry: Sendable {
     /// Opens `name` and keeps it open for the server's lifetime (a namespace whose outbox a
     /// function's database trigger reads). The app's code declares it, so it is created when
     /// absent, locked like one the admin creates (in `--dev`, on first use with open rules).
-    func pin(_ name: String) async throws(NamespaceError) -> Namespace {
+    package func pin(_ name: String) async throws(NamespaceError) -> Namespace {
         if !limits.createOnFirstUse && !state.withLock({ $0.known.contains(name) }) {
             do {
                 try await create(name, rules: nil)
@@ -265,9 +273,9 @@ final class NamespaceRegistry: Sendable {
         let hub = RealtimeHub()
         // Database triggers: their events are enqueued in the writer's transactions, and the
         // namespace's outbox dispatcher is woken after each commit that enqueued some.
-        let wake = functions?.databaseOpened(name, store: store)
+        let wake = triggers?.opened(name, store: store)
         let database = try await Database(
-            name: name, store: store, observer: hub, clock: clock, triggers: functions?.triggers(for: name) ?? [],
+            name: name, store: store, observer: hub, clock: clock, triggers: triggers?.triggers(for: name) ?? [],
             onEventsQueued: wake ?? {})
         let source = try await store.snapshot { try $0.setting("rules") }
         // A stored document that no longer compiles denies everything until an admin replaces it.
@@ -277,7 +285,7 @@ final class NamespaceRegistry: Sendable {
 
     /// Closes the namespaces nobody has held for `idleMillis` (none with listeners); returns their names.
     @discardableResult
-    func closeIdle() async -> [String] {
+    package func closeIdle() async -> [String] {
         let now = clock()
         let idleMillis = limits.idleMillis
         let closed = state.withLock { s -> [(String, Task<Void, Never>)] in
@@ -293,7 +301,7 @@ final class NamespaceRegistry: Sendable {
     // MARK: Administration
 
     /// Creates `name` with `rules` (locked, `.read`/`.write` false, when nil).
-    func create(_ name: String, rules: RulesDocument?) async throws(NamespaceError) {
+    package func create(_ name: String, rules: RulesDocument?) async throws(NamespaceError) {
         guard Self.isValid(name) else {
             throw NamespaceError(.invalid, "A database name is 1-63 letters, digits, - or _")
         }
@@ -328,7 +336,7 @@ final class NamespaceRegistry: Sendable {
 
     /// Deletes `name` and its data: new requests get 404 at once, streams and connections on it
     /// end, and its store is closed and removed once the requests in flight finished.
-    func delete(_ name: String) async throws(NamespaceError) {
+    package func delete(_ name: String) async throws(NamespaceError) {
         guard name != defaultNamespace else { throw NamespaceError(.invalid, "The project's default database cannot be deleted") }
         guard Self.isValid(name) else { throw NamespaceError.notFound }
         if !state.withLock({ $0.known.contains(name) }) {
@@ -373,23 +381,23 @@ final class NamespaceRegistry: Sendable {
     // MARK: Listing and shutdown
 
     /// Every namespace that exists, sorted.
-    var names: [String] { state.withLock { $0.known.sorted() } }
+    package var names: [String] { state.withLock { $0.known.sorted() } }
 
     /// The namespaces open now.
-    var openNamespaces: [Namespace] { state.withLock { $0.open.values.map(\.namespace) } }
+    package var openNamespaces: [Namespace] { state.withLock { $0.open.values.map(\.namespace) } }
 
     /// How many are open now (or being opened).
     var openCount: Int { state.withLock { $0.open.count + $0.opening.count } }
 
     /// Open stream listeners across all namespaces.
-    var listenerCount: Int { openNamespaces.reduce(0) { $0 + $1.hub.listenerCount } }
+    package var listenerCount: Int { openNamespaces.reduce(0) { $0 + $1.hub.listenerCount } }
 
     /// Ends every stream (graceful shutdown), so in-flight streaming responses can finish.
-    func closeStreams() {
+    package func closeStreams() {
         for ns in openNamespaces { ns.hub.closeAll() }
     }
 
-    func closeAll() async {
+    package func closeAll() async {
         let (opening, closing) = state.withLock { s in (Array(s.opening.values), Array(s.closing.values)) }
         for task in opening { _ = try? await task.value }
         for task in closing { await task.value }

@@ -6,7 +6,7 @@ import NIOCore
 import Synchronization
 
 /// Something a stream listener must act on, tagged with the commit sequence it reflects.
-enum Delivery: Sendable {
+package enum Delivery: Sendable {
     /// Pre-encoded SSE bytes, shared by every listener at the same location and format.
     case event(sequence: UInt64, ByteBuffer)
     /// A change touched a query listener's location: re-run the query.
@@ -27,9 +27,9 @@ enum Delivery: Sendable {
 /// other write, and its own acknowledgement) for the whole fan-out. Whoever must not answer before its change
 /// reached the listeners (a realtime client's own write: its listen sees the data before the `ok`) awaits
 /// ``published()``.
-final class RealtimeHub: ChangeObserver, Sendable {
+package final class RealtimeHub: ChangeObserver, Sendable {
     /// How a listener's events are encoded.
-    enum Encoding: Sendable, Hashable {
+    package enum Encoding: Sendable, Hashable {
         /// SSE `put`/`patch` events, paths relative to the listener.
         case serverSentEvents(RenderFormat)
         /// Realtime protocol `d`/`m` pushes, absolute paths, export format.
@@ -37,12 +37,12 @@ final class RealtimeHub: ChangeObserver, Sendable {
     }
 
     /// Where a listener's deliveries go.
-    struct Sink: Sendable {
+    package struct Sink: Sendable {
         /// Returns false when the delivery was dropped because the consumer is too slow.
         var yield: @Sendable (Delivery) -> Bool
         var finish: @Sendable () -> Void
 
-        init(yield: @escaping @Sendable (Delivery) -> Bool, finish: @escaping @Sendable () -> Void) {
+        package init(yield: @escaping @Sendable (Delivery) -> Bool, finish: @escaping @Sendable () -> Void) {
             self.yield = yield
             self.finish = finish
         }
@@ -102,17 +102,17 @@ final class RealtimeHub: ChangeObserver, Sendable {
     /// (~15 ms of work) would otherwise hold away from request handling.
     private let publisher = DispatchQueue(label: "hearth.realtime-hub")
 
-    init(bufferLimit: Int = 4096) {
+    package init(bufferLimit: Int = 4096) {
         self.bufferLimit = bufferLimit
     }
 
     /// Registered listeners.
-    var listenerCount: Int { listeners.load(ordering: .sequentiallyConsistent) }
+    package var listenerCount: Int { listeners.load(ordering: .sequentiallyConsistent) }
 
     /// Registers a listener; its stream buffers every change committed from now on (at most
     /// `bufferLimit` deliveries, and with a `budget` at most its bytes of events: the consumer gives
     /// each event's bytes back once it has written it).
-    func register(
+    package func register(
         location: Path, format: RenderFormat, isQuery: Bool, checksRules: Bool = false, dataDependent: Bool = false,
         budget: StreamBudget? = nil
     ) -> (id: Int, stream: AsyncStream<Delivery>) {
@@ -124,7 +124,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
     }
 
     /// Registers a listener that delivers into `sink` (a realtime connection multiplexes many).
-    func register(
+    package func register(
         location: Path, encoding: Encoding, isQuery: Bool, checksRules: Bool, dataDependent: Bool, sink: Sink
     ) -> Int {
         state.withLock { s -> Int in
@@ -149,7 +149,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
         }
     }
 
-    func unregister(id: Int, location: Path) {
+    package func unregister(id: Int, location: Path) {
         let removed = state.withLock { s -> Listener? in
             var chain = [s.root]
             for k in location.keys {
@@ -171,7 +171,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
     }
 
     /// Queues `changes` for the fan-out (called by the writer, in commit order).
-    func didCommit(_ changes: [Change]) {
+    package func didCommit(_ changes: [Change]) {
         // Nobody to tell: a listener registered from now on reads a snapshot that already has these changes
         // (the writer calls this after the commit is visible to new snapshots, which both stores order with
         // their reads). Not `state`'s lock: the fan-out holds it while it runs, and the writer must not wait.
@@ -187,12 +187,12 @@ final class RealtimeHub: ChangeObserver, Sendable {
     }
 
     /// Returns once every change committed before the call has been handed to the listeners.
-    func published() async {
+    package func published() async {
         await waitUntilPublished(publishing.withLock { $0.queued })
     }
 
     /// Callers waiting in ``published()`` or ``backpressure()``.
-    var waiting: Int { publishing.withLock { $0.waiters.count } }
+    package var waiting: Int { publishing.withLock { $0.waiters.count } }
 
     /// Returns once `target` batches have been fanned out.
     private func waitUntilPublished(_ target: UInt64) async {
@@ -209,11 +209,11 @@ final class RealtimeHub: ChangeObserver, Sendable {
 
     /// Commit batches the fan-out may fall behind before the writer waits for it: without a bound, writes
     /// that come faster than a large fan-out can go out would queue up in memory.
-    static let maxBacklog: UInt64 = 64
+    package static let maxBacklog: UInt64 = 64
 
     /// More than ``maxBacklog`` batches behind: waits until the fan-out is back to half of that, so writes
     /// slow down to its pace instead of stopping until it is idle.
-    func backpressure() async {
+    package func backpressure() async {
         let target = publishing.withLock { p -> UInt64? in
             p.queued - p.published > Self.maxBacklog ? p.queued - Self.maxBacklog / 2 : nil
         }
@@ -307,7 +307,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
 
     /// The rules changed: every listener under rules checks again, and which ones depend on data
     /// is recomputed.
-    func rulesChanged(dataDependent: (Path) -> Bool) {
+    package func rulesChanged(dataDependent: (Path) -> Bool) {
         state.withLock { s in
             s.dataDependent = [:]
             var stack = [s.root]
@@ -322,7 +322,7 @@ final class RealtimeHub: ChangeObserver, Sendable {
     }
 
     /// Sends a keep-alive to every listener.
-    func keepAlive() {
+    package func keepAlive() {
         state.withLock { s in
             var stack = [s.root]
             while let n = stack.popLast() {

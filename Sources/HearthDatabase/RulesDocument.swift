@@ -4,27 +4,27 @@ import HearthStore
 
 /// The stored rules document of a namespace: its source text, the compiled rules and the
 /// `.indexOn` declarations.
-struct RulesDocument: Sendable {
+package struct RulesDocument: Sendable {
     /// Source as uploaded (comments included).
-    var source: String
-    var json: JSONValue
+    package var source: String
+    package var json: JSONValue
     /// The compiled `.read`/`.write`/`.validate` rules.
-    var ruleSet: RuleSet
+    package var ruleSet: RuleSet
 
     /// New namespaces in `--dev` are open, as in the Firebase emulator.
-    static let openSource = "{\n  \"rules\": {\n    \".read\": true,\n    \".write\": true\n  }\n}\n"
+    package static let openSource = "{\n  \"rules\": {\n    \".read\": true,\n    \".write\": true\n  }\n}\n"
 
-    static let open = try! RulesDocument(source: openSource)
+    package static let open = try! RulesDocument(source: openSource)
     /// Locked: only the admin reads and writes, as a Firebase database created in locked mode.
-    static let denyAll = try! RulesDocument(source: "{\"rules\": {\".read\": false, \".write\": false}}\n")
+    package static let denyAll = try! RulesDocument(source: "{\"rules\": {\".read\": false, \".write\": false}}\n")
 
     /// The rules a namespace has until an admin sets some: open in `--dev`, locked otherwise (the
     /// project's default namespace included; deny by default, so a fresh production server gives no
     /// anonymous sign-up free storage before the rules are deployed).
-    static func initial(dev: Bool) -> RulesDocument { dev ? .open : .denyAll }
+    package static func initial(dev: Bool) -> RulesDocument { dev ? .open : .denyAll }
 
     /// Compiles a document; errors name the line and column.
-    init(source: String) throws(ValidationError) {
+    package init(source: String) throws(ValidationError) {
         do {
             ruleSet = try RuleSet(source: source)
         } catch {
@@ -36,7 +36,7 @@ struct RulesDocument: Sendable {
     }
 
     /// Whether `.indexOn` at a rules node matching `location` lists `index` (a child path or `.value`).
-    func hasIndex(_ index: String, at location: Path) -> Bool {
+    package func hasIndex(_ index: String, at location: Path) -> Bool {
         var frontier: [JSONValue] = [json["rules"] ?? .null]
         for key in location.keys {
             var next: [JSONValue] = []
@@ -60,7 +60,7 @@ struct RulesDocument: Sendable {
     }
 
     /// Every `.indexOn` declaration, as index specs for the store.
-    var indexSpecs: [IndexSpec] {
+    package var indexSpecs: [IndexSpec] {
         var out: [IndexSpec] = []
         func walk(_ node: JSONValue, _ pattern: [String]) {
             guard case .object(let members) = node else { return }

@@ -6,14 +6,14 @@ import Synchronization
 /// the event is written. A client that does not read (or reads too slowly) stops the stream's
 /// writes, so its events pile up; past `limit` bytes the stream is dropped, as Firebase drops a
 /// consumer that cannot keep up, instead of the server holding every change for it.
-final class StreamBudget: Sendable {
+package final class StreamBudget: Sendable {
     /// The most bytes waiting at once.
     let limit: Int
     private let held = Atomic(0)
     /// Called when an event would pass the limit (closes the client's connection).
     private let exceeded: @Sendable () -> Void
 
-    init(limit: Int, exceeded: @escaping @Sendable () -> Void) {
+    package init(limit: Int, exceeded: @escaping @Sendable () -> Void) {
         self.limit = limit
         self.exceeded = exceeded
     }
@@ -29,7 +29,7 @@ final class StreamBudget: Sendable {
     }
 
     /// `count` bytes were written (or skipped).
-    func give(_ count: Int) {
+    package func give(_ count: Int) {
         held.wrappingSubtract(count, ordering: .relaxed)
     }
 }

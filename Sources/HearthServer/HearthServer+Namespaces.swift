@@ -1,4 +1,6 @@
+import Foundation
 import HearthCore
+public import HearthDatabase
 public import HearthStore
 
 extension HearthServer {
@@ -19,7 +21,7 @@ extension HearthServer {
     public static func createNamespace(_ name: String, rules: String? = nil, in stores: any StoreFactory) async throws(NamespaceError) {
         let document = try rulesDocument(rules)
         // "-" is no namespace name: the offline registry has no default namespace of its own.
-        let registry = NamespaceRegistry(factory: stores, clock: { wallClockMillis() }, initialRules: .denyAll, defaultNamespace: "-")
+        let registry = NamespaceRegistry(factory: stores, clock: { Int64(Date().timeIntervalSince1970 * 1000) }, initialRules: .denyAll, defaultNamespace: "-")
         do {
             try await registry.create(name, rules: document)
         } catch {
@@ -31,7 +33,7 @@ extension HearthServer {
 
     /// Deletes a namespace and its data in a backend without a server (`hearth namespaces delete`).
     public static func deleteNamespace(_ name: String, in stores: any StoreFactory) async throws(NamespaceError) {
-        let registry = NamespaceRegistry(factory: stores, clock: { wallClockMillis() }, initialRules: .denyAll, defaultNamespace: "-")
+        let registry = NamespaceRegistry(factory: stores, clock: { Int64(Date().timeIntervalSince1970 * 1000) }, initialRules: .denyAll, defaultNamespace: "-")
         try await registry.delete(name)
     }
 

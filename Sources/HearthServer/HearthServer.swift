@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HearthAuth
 import HearthCore
+import HearthDatabase
 public import HearthLinks
 public import HearthStorage
 public import HearthStore
@@ -48,7 +49,8 @@ public struct HearthServer: Sendable {
     ) {
         let runtime = functions.isEmpty
             ? nil
-            : FunctionsRuntime(functions: functions, defaultNamespace: configuration.defaultNamespace, auth: auth, storage: storage, logger: logger)
+            : FunctionsRuntime(
+                functions: functions, defaultNamespace: configuration.defaultNamespace, auth: auth, storage: storage, logger: logger, clock: clock)
         self.functions = runtime
         // One policy for every product's credentials, and one cache of checked tokens.
         let authenticator = Authenticator(configuration, verifier: auth, clock: clock)
@@ -69,10 +71,9 @@ public struct HearthServer: Sendable {
             limits: NamespaceRegistry.Limits(
                 createOnFirstUse: configuration.dev, maxOpen: max(1, configuration.maxOpenNamespaces),
                 idleMillis: Int64(configuration.namespaceIdleSeconds) * 1000),
-            functions: runtime, logger: logger)
+            triggers: runtime, logger: logger)
         self.controller = DatabaseController(
-            configuration: configuration, registry: registry, logger: logger, auth: auth, authenticator: authenticator)
-        runtime?.attach(controller)
+            configuration: configuration, registry: registry, logger: logger, auth: auth, authenticator: authenticator, clock: clock)
         self.realtime = RealtimeController(
             database: controller, logger: logger, partialMessages: PartialMessageBudget(limit: configuration.realtimePartialBytes))
     }
@@ -141,7 +142,7 @@ public struct HearthServer: Sendable {
         // Writes buffered link clicks every second and once more after the server stopped.
         if let links { services.insert(LinkClickFlusher(recorder: links.service.clicks, store: links.service.store, logger: logger), at: 0) }
         // Last, so that on shutdown it stops first: no new function runs while requests finish.
-        if let functions { services.append(FunctionsService(runtime: functions, registry: registry, logger: logger)) }
+        if let functions { services.append(FunctionsService(runtime: functions, database: controller.service, logger: logger)) }
         return ServiceGroup(
             configuration: .init(
                 services: services,

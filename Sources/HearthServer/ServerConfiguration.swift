@@ -1,11 +1,4 @@
-/// What to do with a query that orders by a child or value without a matching `.indexOn`.
-public enum IndexPolicy: String, Sendable, CaseIterable {
-    /// Answer 400 `Index not defined…`, as Firebase does over REST.
-    case enforce
-    /// Answer by scanning and log the index to add (the `--dev` default).
-    case scan
-}
-
+import HearthDatabase
 /// Everything the HTTP server needs to know; built by the executable from flags, environment and file.
 public struct ServerConfiguration: Sendable {
     public var host: String

@@ -1,4 +1,5 @@
 public import HearthAuth
+public import HearthDatabase
 public import HearthServer
 public import HearthStorage
 public import HearthStore

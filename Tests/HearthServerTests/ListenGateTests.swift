@@ -1,3 +1,4 @@
+import HearthDatabase
 @testable import HearthServer
 import NIOCore
 import Testing

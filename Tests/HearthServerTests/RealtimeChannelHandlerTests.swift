@@ -1,5 +1,7 @@
+import HearthDatabase
 @testable import HearthServer
 import HearthStore
+import HearthTestSupport
 import Logging
 import NIOCore
 import NIOEmbedded

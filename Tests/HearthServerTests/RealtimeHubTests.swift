@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthDatabase
 @testable import HearthServer
 import NIOCore
 import Synchronization

@@ -1,6 +1,8 @@
 import HearthCore
+import HearthDatabase
 @testable import HearthServer
 import HearthStore
+import HearthTestSupport
 import HearthWire
 import Logging
 import NIOCore

@@ -1,7 +1,9 @@
 import Foundation
 import HearthCore
+import HearthDatabase
 @testable import HearthServer
 import HearthStore
+import HearthTestSupport
 import HearthWire
 import Logging
 import NIOCore
@@ -27,7 +29,7 @@ struct RealtimeSessionTests {
             namespace = try await registry.lease("t").namespace
             if let rules { namespace.replaceRules(try RulesDocument(source: rules)) }
             outbox = RealtimeOutbox(byteLimit: outboxLimit) { _ in }
-            session = RealtimeSession(controller: controller, namespace: namespace, outbox: outbox, logger: logger, deliveryLimit: deliveryLimit)
+            session = RealtimeSession(database: controller.service, authenticator: controller.authenticator, namespace: namespace, outbox: outbox, logger: logger, deliveryLimit: deliveryLimit)
             reader = MessageReader(outbox.messages)
         }
 

@@ -1,4 +1,5 @@
 import HTTPTypes
+import HearthDatabase
 import HearthServer
 import HummingbirdTesting
 import Testing

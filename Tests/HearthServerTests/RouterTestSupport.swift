@@ -1,6 +1,7 @@
 import HTTPTypes
 import HearthAuth
 import HearthCore
+import HearthDatabase
 import HearthLinks
 import HearthServer
 import HearthStorage

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthDatabase
 @testable import HearthServer
 import HearthStore
 import HearthTestSupport
@@ -25,10 +26,11 @@ struct UpdateOperationTests {
     /// The message of the 400 an update gets, or nil when it is accepted.
     static func refusal(_ json: String, at path: Path = .root) throws -> String? {
         do {
-            _ = try controller().updateOperation(try members(json), at: path)
+            _ = try controller().service.updateOperation(try members(json), at: path)
             return nil
-        } catch let error as RestError {
-            return error.message
+        } catch let error as DatabaseError {
+            guard case .invalid(let message) = error else { throw error }
+            return message
         }
     }
 
@@ -52,7 +54,7 @@ struct UpdateOperationTests {
         }
         let controller = Self.controller()
         var operation: WriteRequest.Operation?
-        let elapsed = try threadCPUSeconds { operation = try controller.updateOperation(members, at: Path("root")) }
+        let elapsed = try threadCPUSeconds { operation = try controller.service.updateOperation(members, at: Path("root")) }
         guard case .update(let entries, let priorities)? = operation else { Issue.record("not an update"); return }
         #expect(entries.count == count && priorities.count == count)
         #expect(elapsed < 20, "checking \(members.count) entries took \(elapsed) s of CPU")

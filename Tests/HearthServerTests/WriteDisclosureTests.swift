@@ -1,5 +1,6 @@
 import HTTPTypes
 import HearthCore
+import HearthDatabase
 @testable import HearthServer
 import HearthStore
 import Hummingbird

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthCore
+import HearthDatabase
 import Hummingbird
 import NIOCore
 

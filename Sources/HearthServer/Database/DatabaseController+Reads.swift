@@ -1,5 +1,6 @@
 import HTTPTypes
 import HearthCore
+import HearthDatabase
 import HearthStore
 import HearthWire
 import Logging
@@ -89,11 +90,11 @@ extension DatabaseController {
             } catch {
                 throw RestError.badRequest(error.message)
             }
-            if let query { try checkIndex(query, call: call) }
+            if let query { try service.checkIndex(query, in: call.namespace, at: call.path) }
         }
         return ReadPlan(
             call: call, format: format, shallow: shallow, query: query, ifNoneMatch: ifNoneMatch, wantsETag: wantsETag,
-            check: call.readCheck(query: query))
+            check: readCheck(call, query: query))
     }
 
     /// The largest read answered on an event loop: a bigger one goes the asynchronous way, so one
@@ -135,7 +136,7 @@ extension DatabaseController {
             throw RestError.badRequest("\(name) cannot be used on a .priority path")
         }
         let path = call.path
-        let check = call.readCheck(query: nil)
+        let check = readCheck(call, query: nil)
         let priority = try await call.namespace.database.store.snapshot { reader -> Leaf? in
             try check?(reader)
             return try reader.read(path).priority
@@ -163,32 +164,6 @@ extension DatabaseController {
             q.limit = .first(n)
         }
         return q.isUnfiltered ? nil : q
-    }
-
-    func checkIndex(_ query: Query, call: RestCall) throws {
-        try checkIndex(query, namespace: call.namespace, path: call.path)
-    }
-
-    /// Refuses (or, with `--index-policy scan`, logs) a query whose ordering has no `.indexOn`.
-    func checkIndex(_ query: Query, namespace: Namespace, path: Path) throws {
-        guard let name = DatabaseController.indexName(query), !namespace.rules.hasIndex(name, at: path) else { return }
-        switch configuration.indexPolicy {
-        case .enforce:
-            throw RestError.badRequest(ErrorMessage.indexNotDefined(name, path: path))
-        case .scan:
-            logger.notice(
-                "query answered by scanning; add an index",
-                metadata: ["hearth.ns": "\(namespace.name)", "hearth.path": "\(path)", "hearth.index": "\(name)"])
-        }
-    }
-
-    /// The `.indexOn` entry a query's ordering needs; nil for key and priority order.
-    static func indexName(_ query: Query) -> String? {
-        switch query.order {
-        case .key, .priority: return nil
-        case .value: return ".value"
-        case .child(let p): return p.keys.map(\.string).joined(separator: "/")
-        }
     }
 
     func checkTimeout(_ p: [String: String]) throws {

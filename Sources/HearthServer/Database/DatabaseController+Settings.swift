@@ -1,5 +1,6 @@
 import HTTPTypes
 import HearthCore
+import HearthDatabase
 import HearthRules
 import HearthStore
 import HearthWire

@@ -1,5 +1,6 @@
 import HTTPTypes
 import HearthCore
+import HearthDatabase
 import HearthRules
 import HearthStore
 import HearthWire
@@ -14,20 +15,20 @@ extension DatabaseController {
     /// snapshot's sequence are dropped, so nothing is lost or repeated between snapshot and stream.
     func stream(_ call: RestCall, channel: (any Channel)?) async throws -> Response {
         let format: RenderFormat = call.parameters["format"] == "export" ? .export : .plain
+        let path = call.path
         let query: Query?
         do {
             query = try Query(parameters: call.parameters)
         } catch {
             throw RestError.badRequest(error.message)
         }
-        if let query { try checkIndex(query, call: call) }
+        if let query { try service.checkIndex(query, in: call.namespace, at: path) }
         let hub = call.namespace.hub
         let store = call.namespace.database.store
         // A stream opened with an ID token ends with `auth_revoked` once the token expires, checked
         // at every delivery and keep-alive (so at most one keep-alive interval late).
         let expiresAt = Self.credentialExpiry(call)
-        let path = call.path
-        let check = call.readCheck(query: query)
+        let check = readCheck(call, query: query)
         // A client that stops reading is dropped once its unwritten events pass the budget; closing
         // the connection ends the stalled write, and with it what the stream holds.
         let budget = StreamBudget(limit: configuration.streamBufferBytes) { [logger] in
@@ -39,11 +40,7 @@ extension DatabaseController {
             dataDependent: call.namespace.rules.ruleSet.readDependsOnData(path), budget: budget)
         let initial: (Node, UInt64)
         do {
-            initial = try await store.snapshot { reader in
-                try check?(reader)
-                let node = try query.map { try reader.query(path, $0) } ?? reader.read(path)
-                return (node, try reader.sequence())
-            }
+            initial = try await service.checkedRead(path, in: call.namespace, access: call.access, query: query, rulesQuery: query)
         } catch {
             hub.unregister(id: id, location: path)
             throw error
@@ -70,19 +67,15 @@ extension DatabaseController {
             var lastPut = ServerSentEvent.put(path: .root, node: initial.0, format: format)
             try await writer.write(ByteBuffer(bytes: lastPut))
             deliveryLoop: for await delivery in deliveries {
-                if let expiresAt, wallClockMillis() >= expiresAt {
+                if let expiresAt, service.clock() >= expiresAt {
                     try await writer.write(ByteBuffer(bytes: ServerSentEvent.authRevoked))
                     break deliveryLoop
                 }
                 switch delivery {
                 case .recheck(let sequence):
-                    guard sequence > checkedAt, case .user(let auth) = call.access else { continue }
-                    // The namespace's current rules, which may have just changed.
-                    let rules = call.namespace.rules.ruleSet
-                    let (allowed, at) = try await store.snapshot { reader in
-                        let decision = rules.canRead(path, auth: auth, query: query, now: wallClockMillis(), data: StoreRuleData(reader: reader))
-                        return (decision.allowed, try reader.sequence())
-                    }
+                    guard sequence > checkedAt, case .user = call.access else { continue }
+                    // Under the namespace's current rules, which may have just changed.
+                    let (allowed, at) = try await service.readDecision(path, in: call.namespace, access: call.access, query: query)
                     checkedAt = at
                     if !allowed {
                         try await writer.write(ByteBuffer(bytes: ServerSentEvent.cancel("Permission denied")))

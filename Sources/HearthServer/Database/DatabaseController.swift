@@ -1,6 +1,8 @@
+import Foundation
 import HTTPTypes
 import HearthAuth
 import HearthCore
+import HearthDatabase
 import HearthStore
 import HearthWire
 import Hummingbird
@@ -33,19 +35,22 @@ struct RestCall: Sendable {
 /// Serves the Realtime Database REST and streaming API (`/<path>.json`).
 struct DatabaseController: Sendable {
     let configuration: ServerConfiguration
-    let registry: NamespaceRegistry
+    /// The database itself; this controller maps its results and errors to REST.
+    let service: DatabaseService
     let logger: Logger
     /// Verifies ID tokens Hearth signed (nil: only `--dev` unsigned tokens are understood).
     let auth: AuthService?
     /// Credentials → caller, shared with the other products.
     let authenticator: Authenticator
 
+    var registry: NamespaceRegistry { service.registry }
+
     init(
         configuration: ServerConfiguration, registry: NamespaceRegistry, logger: Logger, auth: AuthService?,
-        authenticator: Authenticator? = nil
+        authenticator: Authenticator? = nil, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         self.configuration = configuration
-        self.registry = registry
+        self.service = DatabaseService(registry: registry, indexPolicy: configuration.indexPolicy, logger: logger, clock: clock)
         self.logger = logger
         self.auth = auth
         self.authenticator = authenticator ?? Authenticator(configuration, verifier: auth)
@@ -61,10 +66,11 @@ struct DatabaseController: Sendable {
         }
     }
 
-    /// The answer to a request that failed: a `RestError` as Firebase words it, anything else a
-    /// logged 500.
+    /// The answer to a request that failed: a `RestError` (or a database error, mapped to one) as
+    /// Firebase words it, anything else a logged 500.
     func errorReply(_ error: any Error, pretty: Bool) -> InlineReply {
         if let e = error as? RestError { return Responses.errorReply(e, pretty: pretty, diagnostics: configuration.dev) }
+        if let e = error as? DatabaseError { return Responses.errorReply(RestError(e), pretty: pretty, diagnostics: configuration.dev) }
         logger.error("request failed", metadata: ["hearth.error": "\(error)"])
         return Responses.errorReply(RestError(.internalServerError, "Internal error"), pretty: pretty)
     }
@@ -215,17 +221,10 @@ struct DatabaseController: Sendable {
     /// one is 404 with Firebase's words, all open ones busy 503.
     func lease(_ name: String, onDelete: (@Sendable () -> Void)? = nil) async throws(RestError) -> NamespaceLease {
         do {
-            return try await registry.lease(name, onDelete: onDelete)
+            return try await service.lease(name, onDelete: onDelete)
         } catch {
             throw RestError(error)
         }
-    }
-
-    /// Runs `body` with the namespace `name` held (for server code: functions).
-    func withNamespace<R: Sendable>(_ name: String, _ body: (Namespace) async throws -> R) async throws -> R {
-        let lease = try await lease(name)
-        defer { registry.release(lease) }
-        return try await body(lease.namespace)
     }
 
     private func identify(_ headers: HTTPFields, parameters: [String: String]) -> Identity {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 public import HearthAuth
 public import HearthCore
+import HearthDatabase
 import HearthStorage
 import HearthStore
 public import Logging
@@ -30,7 +31,7 @@ public struct FunctionContext: Sendable {
 /// same transaction; a later write with the same key writes nothing and returns false. Pass a
 /// trigger event's `id` and a retried trigger cannot apply its effect twice.
 public struct AdminDatabase: Sendable {
-    let controller: DatabaseController
+    let service: DatabaseService
     let defaultNamespace: String
     /// Given to every write (``WriteRequest/triggerDepth``): the depth of the trigger event being handled.
     var triggerDepth = 0
@@ -41,8 +42,8 @@ public struct AdminDatabase: Sendable {
         let name = namespace ?? defaultNamespace
         guard NamespaceRegistry.isValid(name) else { throw FunctionsError("Invalid namespace \"\(name)\"") }
         do {
-            return try await controller.withNamespace(name) { try await body($0.database) }
-        } catch let error as RestError where error.status == .notFound {
+            return try await service.withNamespace(name) { try await body($0.database) }
+        } catch DatabaseError.namespace(let error) where error.code == .notFound {
             throw FunctionsError("There is no database \"\(name)\"")
         }
     }
@@ -92,7 +93,7 @@ public struct AdminDatabase: Sendable {
     {
         let p = try Self.path(path)
         let members = values.sorted { $0.key < $1.key }.map { JSONMember($0.key, $0.value) }
-        let operation = try controller.updateOperation(members, at: p)
+        let operation = try service.updateOperation(members, at: p)
         return try await write(WriteRequest(path: p, operation: operation, idempotencyKey: idempotencyKey), namespace)
     }
 

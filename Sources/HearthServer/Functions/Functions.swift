@@ -1,5 +1,6 @@
 public import Foundation
 public import HearthCore
+import HearthDatabase
 import HearthStore
 import HearthWire
 public import Hummingbird

@@ -37,7 +37,7 @@ extension FunctionsRuntime {
             guard route.method == request.method, let params = route.pattern.match(keys) else { continue }
             let context = HTTPFunctionContext(
                 params: params, auth: verifiedCaller(request, controller: controller), isAdmin: isAdmin(request, controller: controller),
-                function: context(for: "\(route.method.rawValue) \(route.pattern)"))
+                function: context(for: "\(route.method.rawValue) \(route.pattern)", database: controller.service))
             do {
                 return try await route.handler(request, context)
             } catch let error as HTTPError {
@@ -121,7 +121,7 @@ extension FunctionsRuntime {
             }
             auth = caller
         }
-        let context = context(for: entry.name)
+        let context = context(for: entry.name, database: controller.service)
         do {
             let result = try await entry.handler(data, CallableRequest(auth: auth, headers: request.headers), context)
             return Self.json(.object([JSONMember("result", result)]), status: .ok)
@@ -173,7 +173,7 @@ extension FunctionsRuntime {
                 guard let slash = spec.lastIndex(of: "/"), let id = Int64(spec[spec.index(after: slash)...]),
                     let dispatcher = dispatcher(String(spec[..<slash]))
                 else { return Self.json(.object([JSONMember("error", .string("No such queue or event id"))]), status: .notFound) }
-                guard try await dispatcher.queue.revive(id, wallClockMillis()) else {
+                guard try await dispatcher.queue.revive(id, clock()) else {
                     return Self.json(.object([JSONMember("error", .string("No dead letter \(id) in \(dispatcher.queue.name)"))]), status: .notFound)
                 }
                 dispatcher.wake()

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HearthAuth
 import HearthCore
+import HearthDatabase
 import HearthStorage
 import HearthStore
 import Logging
@@ -9,14 +10,15 @@ import Synchronization
 
 /// Runs an app's registered functions inside the server: delivers trigger events from the outboxes,
 /// answers callable and HTTP functions, and drives scheduled jobs.
-final class FunctionsRuntime: Sendable {
+final class FunctionsRuntime: NamespaceTriggers, Sendable {
     let functions: Functions
     let logger: Logger
     let defaultNamespace: String
     let httpClient: HTTPClient
     let auth: AuthService?
     let storage: StorageService?
-    private let controller = Mutex<DatabaseController?>(nil)
+    /// Milliseconds since 1970.
+    let clock: @Sendable () -> Int64
     private let dispatchers = Mutex<[String: OutboxDispatcher]>([:])
     /// Dispatchers created after start (a namespace with triggers opened), for the service to run.
     let started: AsyncStream<OutboxDispatcher>
@@ -30,8 +32,12 @@ final class FunctionsRuntime: Sendable {
         case object(RetryPolicy, Functions.ObjectHandler)
     }
 
-    init(functions: Functions, defaultNamespace: String, auth: AuthService?, storage: StorageService?, logger: Logger) {
+    init(
+        functions: Functions, defaultNamespace: String, auth: AuthService?, storage: StorageService?, logger: Logger,
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    ) {
         self.functions = functions
+        self.clock = clock
         self.defaultNamespace = defaultNamespace
         self.auth = auth
         self.storage = storage
@@ -62,25 +68,20 @@ final class FunctionsRuntime: Sendable {
         }
     }
 
-    func attach(_ controller: DatabaseController) { self.controller.withLock { $0 = controller } }
-
     /// Namespaces that have database triggers (opened at start so pending events are delivered).
     var triggerNamespaces: [String] { triggersByNamespace.keys.sorted() }
 
     func triggers(for namespace: String) -> [DatabaseTrigger] { triggersByNamespace[namespace] ?? [] }
 
     /// The dispatcher for a namespace's outbox, created when the namespace opens.
-    func databaseOpened(_ namespace: String, store: any DatabaseStore) -> (@Sendable () -> Void)? {
+    func opened(_ namespace: String, store: any DatabaseStore) -> (@Sendable () -> Void)? {
         guard triggersByNamespace[namespace] != nil else { return nil }
         let dispatcher = makeDispatcher(EventQueue(database: store, namespace: namespace), poll: nil)
         return { dispatcher.wake() }
     }
 
     private func makeDispatcher(_ queue: EventQueue, poll: Duration?) -> OutboxDispatcher {
-        let dispatcher = OutboxDispatcher(queue: queue, poll: poll, logger: logger) { [weak self] event in
-            guard let self else { return .interrupted }
-            return await self.run(event, from: queue.name)
-        }
+        let dispatcher = OutboxDispatcher(queue: queue, poll: poll, logger: logger, clock: clock)
         dispatchers.withLock { $0[queue.name] = dispatcher }
         startContinuation.yield(dispatcher)
         return dispatcher
@@ -96,14 +97,13 @@ final class FunctionsRuntime: Sendable {
         try? await httpClient.shutdown()
     }
 
-    /// The context a function runs with; its database writes carry `triggerDepth` (see
+    /// The context a function runs with, on `database`; its database writes carry `triggerDepth` (see
     /// ``WriteRequest/triggerDepth``): the depth of the database event it handles, else 0.
-    func context(for function: String, triggerDepth: Int = 0) -> FunctionContext {
+    func context(for function: String, database: DatabaseService, triggerDepth: Int = 0) -> FunctionContext {
         var log = logger
         log[metadataKey: "hearth.function"] = "\(function)"
-        guard let controller = controller.withLock({ $0 }) else { preconditionFailure("functions run only after the server is built") }
         return FunctionContext(
-            logger: log, database: AdminDatabase(controller: controller, defaultNamespace: defaultNamespace, triggerDepth: triggerDepth),
+            logger: log, database: AdminDatabase(service: database, defaultNamespace: defaultNamespace, triggerDepth: triggerDepth),
             auth: auth, storage: storage.map { AdminStorage(service: $0) }, httpClient: httpClient, functionName: function)
     }
 
@@ -112,13 +112,13 @@ final class FunctionsRuntime: Sendable {
     /// and a trigger that keeps changing the location it watches would otherwise run forever.
     static let maxTriggerDepth = 16
 
-    /// Runs one outbox event's function.
-    private func run(_ event: OutboxEvent, from queue: String) async -> OutboxDispatcher.RunResult {
+    /// Runs one outbox event's function, with `database` as its context's database.
+    func run(_ event: OutboxEvent, from queue: String, database: DatabaseService) async -> OutboxDispatcher.RunResult {
         guard let handler = handlers[event.function] else {
             return .failure("No function named \"\(event.function)\" is registered in this server", .never)
         }
         let id = "\(queue)/\(event.id)"
-        var context = context(for: event.function)
+        var context = context(for: event.function, database: database)
         let attempt = event.attempts + 1
         do {
             switch handler {
@@ -132,7 +132,7 @@ final class FunctionsRuntime: Sendable {
                     context.logger.error("trigger chain stopped", metadata: ["hearth.event": "\(id)", "hearth.error": "\(message)"])
                     return .failure(message, .never)
                 }
-                context = self.context(for: event.function, triggerDepth: depth)
+                context = self.context(for: event.function, database: database, triggerDepth: depth)
                 let pathText = payload["path"]?.stringValue ?? "/"
                 let path = Path(pathText)
                 let time = Date(timeIntervalSince1970: Double(payload["time"].flatMap { if case .int(let t) = $0 { t } else { nil } } ?? event.createdAt) / 1000)

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthDatabase
 import HearthStore
 import Logging
 import ServiceLifecycle
@@ -7,7 +8,8 @@ import ServiceLifecycle
 /// Runs the outbox dispatchers and the scheduled jobs for the server's lifetime.
 struct FunctionsService: Service {
     let runtime: FunctionsRuntime
-    let registry: NamespaceRegistry
+    /// What the functions' contexts read and write.
+    let database: DatabaseService
     let logger: Logger
 
     /// How long a claimed idempotency key is remembered.
@@ -18,9 +20,9 @@ struct FunctionsService: Service {
         // absent) and stay open, so events left from before a restart are delivered.
         for name in runtime.triggerNamespaces {
             do {
-                let store = try await registry.pin(name).database.store
+                let store = try await database.registry.pin(name).database.store
                 // Idempotency keys are kept for 30 days: far longer than any retry schedule.
-                let cutoff = wallClockMillis() - Self.keyRetentionMillis
+                let cutoff = runtime.clock() - Self.keyRetentionMillis
                 try await store.write { try $0.forgetKeys(claimedBefore: cutoff) }
             } catch {
                 logger.error("cannot open a namespace with triggers", metadata: ["hearth.ns": "\(name)", "hearth.error": "\(error)"])
@@ -28,6 +30,7 @@ struct FunctionsService: Service {
         }
         let scheduler = runtime.functions.schedules.isEmpty ? nil : makeScheduler()
         let runtime = self.runtime
+        let database = self.database
         await withDiscardingTaskGroup { services in
             // The scheduler stops by itself on graceful shutdown and lets a running job finish (cancelling it here
             // cut every deploy's running job short, and its time is never run again).
@@ -41,7 +44,8 @@ struct FunctionsService: Service {
                         runtime.finish()
                     }
                     for await dispatcher in runtime.started {
-                        group.addTask { await dispatcher.run() }
+                        let queue = dispatcher.queue.name
+                        group.addTask { await dispatcher.run { event in await runtime.run(event, from: queue, database: database) } }
                     }
                     group.cancelAll()
                 }
@@ -52,11 +56,12 @@ struct FunctionsService: Service {
 
     private func makeScheduler() -> Scheduler {
         let runtime = self.runtime
+        let database = self.database
         let entries = Dictionary(uniqueKeysWithValues: runtime.functions.schedules.map { ($0.name, $0) })
-        let state = NamespaceScheduleState(registry: registry, namespace: runtime.defaultNamespace)
+        let state = NamespaceScheduleState(registry: database.registry, namespace: runtime.defaultNamespace)
         return Scheduler(jobs: runtime.functions.schedules.map { ($0.name, $0.schedule) }, state: state, logger: logger) { event in
             guard let entry = entries[event.jobName] else { return }
-            let context = runtime.context(for: entry.name)
+            let context = runtime.context(for: entry.name, database: database)
             do {
                 try await entry.handler(event, context)
             } catch {

@@ -148,7 +148,6 @@ final class OutboxDispatcher: Sendable {
     }
 
     let queue: EventQueue
-    private let runner: Runner
     private let logger: Logger
     private let concurrency: Int
     /// Checks the outbox at least this often even without a wake-up (for outboxes whose writers
@@ -160,10 +159,9 @@ final class OutboxDispatcher: Sendable {
 
     init(
         queue: EventQueue, concurrency: Int = 32, poll: Duration? = nil, logger: Logger,
-        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }, runner: @escaping Runner
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         self.queue = queue
-        self.runner = runner
         self.logger = logger
         self.concurrency = concurrency
         self.poll = poll
@@ -173,8 +171,9 @@ final class OutboxDispatcher: Sendable {
     /// New events were committed.
     func wake() { wakeup.signal() }
 
-    /// Delivers until cancelled; running functions then finish (or see the cancellation) first.
-    func run() async {
+    /// Delivers until cancelled, running each event with `runner`; running functions then finish
+    /// (or see the cancellation) first.
+    func run(_ runner: @escaping Runner) async {
         await withDiscardingTaskGroup { group in
             var inFlight: Set<Int64> = []
             var failures = 0
@@ -188,7 +187,7 @@ final class OutboxDispatcher: Sendable {
                             guard inFlight.count < concurrency else { break }
                             inFlight.insert(event.id)
                             group.addTask {
-                                let result = await self.runner(event)
+                                let result = await runner(event)
                                 self.finished.withLock { $0.append((event, result)) }
                                 self.wakeup.signal()
                             }

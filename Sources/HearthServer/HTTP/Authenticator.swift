@@ -1,3 +1,4 @@
+import Foundation
 import HearthAuth
 import HearthCore
 import Synchronization
@@ -15,7 +16,7 @@ import Synchronization
 ///   bounded cache shared by every product.
 ///
 /// ```swift
-/// let authenticator = Authenticator(adminToken: "s3cret", dev: false, verifier: auth, clock: { wallClockMillis() })
+/// let authenticator = Authenticator(adminToken: "s3cret", dev: false, verifier: auth, clock: { Int64(Date().timeIntervalSince1970 * 1000) })
 /// switch try authenticator.caller(request.authorizationToken()) {
 /// case .admin: …
 /// case .user(let auth): …   // auth["uid"]
@@ -111,7 +112,7 @@ final class Authenticator: Sendable {
 
 extension Authenticator {
     /// The server's policy: its admin credential and `--dev`, with ID tokens verified by `verifier`.
-    convenience init(_ configuration: ServerConfiguration, verifier: AuthService?, clock: @escaping @Sendable () -> Int64 = { wallClockMillis() }) {
+    convenience init(_ configuration: ServerConfiguration, verifier: AuthService?, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }) {
         self.init(adminToken: configuration.adminToken, dev: configuration.dev, verifier: verifier, clock: clock)
     }
 }

@@ -1,4 +1,5 @@
 import HTTPTypes
+import HearthDatabase
 
 /// An error that leaves the server as `{"error": message}` with a status (mapping happens only here).
 struct RestError: Error, Sendable {
@@ -29,6 +30,19 @@ extension RestError {
         case .exists: self.init(.conflict, error.message)
         case .busy, .unavailable: self.init(.serviceUnavailable, error.message)
         case .invalid: self.init(.badRequest, error.message)
+        }
+    }
+}
+
+extension RestError {
+    /// How REST answers a database error: 400 with the message, 401 `Permission denied` (the
+    /// deciding rule kept for `--dev` diagnostics), or the namespace's own status.
+    init(_ error: DatabaseError) {
+        switch error {
+        case .invalid(let message): self.init(.badRequest, message)
+        case .permissionDenied(let reason?): self = .permissionDenied(reason)
+        case .permissionDenied(nil): self = .permissionDenied
+        case .namespace(let e): self.init(e)
         }
     }
 }

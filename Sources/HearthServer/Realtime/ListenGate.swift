@@ -1,3 +1,4 @@
+import HearthDatabase
 import NIOCore
 import Synchronization
 

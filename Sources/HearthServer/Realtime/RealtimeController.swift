@@ -1,4 +1,5 @@
 import HearthCore
+import HearthDatabase
 import HearthWire
 import Hummingbird
 import HummingbirdCore
@@ -71,11 +72,11 @@ struct RealtimeController: Sendable {
         do throws(NamespaceError) {
             let lease = try await database.registry.lease(connection.namespaceName, onDelete: { outbox.close() })
             let session = RealtimeSession(
-                controller: database, namespace: lease.namespace, outbox: connection.outbox, logger: logger,
+                database: database.service, authenticator: database.authenticator, namespace: lease.namespace, outbox: connection.outbox, logger: logger,
                 signedIn: { [weak connection] in connection?.signedIn.store($0, ordering: .relaxed) })
             connection.started(session, registration: connections.add(connection.outbox), lease: lease)
             connection.outbox.send(
-                RealtimeMessage.handshake(timestamp: wallClockMillis(), host: connection.host, session: RealtimeConnections.sessionID()))
+                RealtimeMessage.handshake(timestamp: database.service.clock(), host: connection.host, session: RealtimeConnections.sessionID()))
         } catch where error.code == .notFound {
             connection.outbox.send(RealtimeMessage.control(type: "s", payload: .string(error.message)))
             connection.outbox.close()

@@ -1,5 +1,5 @@
-import HTTPTypes
 import HearthCore
+import HearthDatabase
 import HearthRules
 import HearthStore
 import HearthWire
@@ -40,7 +40,10 @@ actor RealtimeSession {
         case update(WriteRequest.Operation)
     }
 
-    let controller: DatabaseController
+    /// The database this session is an adapter of (results and errors mapped to the realtime protocol).
+    let database: DatabaseService
+    /// Turns an `auth` credential into a caller.
+    let authenticator: Authenticator
     let namespace: Namespace
     let outbox: RealtimeOutbox
     let logger: Logger
@@ -64,11 +67,12 @@ actor RealtimeSession {
     ///   - signedIn: told whether the connection's credential is accepted, after each `auth`,
     ///     `gauth`, `unauth` and token expiry.
     init(
-        controller: DatabaseController, namespace: Namespace, outbox: RealtimeOutbox, logger: Logger, deliveryLimit: Int = 4096,
+        database: DatabaseService, authenticator: Authenticator, namespace: Namespace, outbox: RealtimeOutbox, logger: Logger, deliveryLimit: Int = 4096,
         signedIn: @escaping @Sendable (Bool) -> Void = { _ in }
     ) {
         reportSignedIn = signedIn
-        self.controller = controller
+        self.database = database
+        self.authenticator = authenticator
         self.namespace = namespace
         self.outbox = outbox
         self.logger = logger
@@ -133,11 +137,10 @@ actor RealtimeSession {
             default:
                 respond(id, RealtimeStatus.failed, .string("Unknown action \(action)"))
             }
-        } catch let e as RestError {
-            if e.status == .unauthorized || e.status == .forbidden {
-                respond(id, RealtimeStatus.permissionDenied, .string("Permission denied"))
-            } else {
-                respond(id, RealtimeStatus.failed, .string(e.message))
+        } catch let e as DatabaseError {
+            switch e {
+            case .permissionDenied: respond(id, RealtimeStatus.permissionDenied, .string("Permission denied"))
+            case .invalid, .namespace: respond(id, RealtimeStatus.failed, .string(e.description))
             }
         } catch {
             logger.error("realtime request failed", metadata: ["hearth.action": "\(action)", "hearth.error": "\(error)"])
@@ -145,13 +148,9 @@ actor RealtimeSession {
         }
     }
 
-    private func requestPath(_ body: JSONValue) throws -> Path {
-        guard case .string(let raw)? = body["p"] else { throw RestError.badRequest("Request lacks a path") }
-        do {
-            return try Path.validated(raw)
-        } catch {
-            throw RestError.badRequest(error.message)
-        }
+    private func requestPath(_ body: JSONValue) throws(DatabaseError) -> Path {
+        guard case .string(let raw)? = body["p"] else { throw .invalid("Request lacks a path") }
+        return try database.path(raw)
     }
 
     // MARK: Auth
@@ -161,7 +160,7 @@ actor RealtimeSession {
             respond(id, RealtimeStatus.invalidToken, .string("Missing credential"))
             return
         }
-        if controller.authenticator.isAdmin(credential) {
+        if authenticator.isAdmin(credential) {
             if case .object? = body["authvar"], let authvar = body["authvar"] {
                 enter(.admin(actingAs: .user(authvar)))
                 respond(id, RealtimeStatus.ok, .object([JSONMember("auth", authvar), JSONMember("admin", .bool(false))]))
@@ -175,7 +174,7 @@ actor RealtimeSession {
         } else {
             // ID tokens Hearth signed, and in `--dev` unsigned ones too; the session honours `exp` for both (tests rely
             // on watching an unsigned token expire).
-            let checked = Result { () throws(Authenticator.Refusal) in try controller.authenticator.user(credential) }
+            let checked = Result { () throws(Authenticator.Refusal) in try authenticator.user(credential) }
             if case .success(let auth) = checked {
                 let claims = auth["token"] ?? .null
                 var expires: Int64?
@@ -229,7 +228,7 @@ actor RealtimeSession {
 
     /// A task that checks the token's expiry once `expires` (seconds since 1970) has come.
     private func expiryTimer(_ expires: Int64) -> Task<Void, Never> {
-        let delay = max(0, expires * 1000 - wallClockMillis())
+        let delay = max(0, expires * 1000 - database.clock())
         return Task { [weak self] in
             try? await Task.sleep(for: .milliseconds(delay))
             guard !Task.isCancelled else { return }
@@ -240,7 +239,7 @@ actor RealtimeSession {
     /// An ID token that expired while the connection stayed open stops counting: the client is
     /// told (`ac`) and continues signed out.
     private func expireAuthIfNeeded() async {
-        guard case .user(_, let expires?, _) = auth, wallClockMillis() / 1000 >= expires else { return }
+        guard case .user(_, let expires?, _) = auth, database.clock() / 1000 >= expires else { return }
         enter(.signedOut)
         outbox.send(.push(action: "ac", body: .object([
             JSONMember("s", .string(RealtimeStatus.expiredToken)), JSONMember("d", .string("Auth token is expired.")),
@@ -269,7 +268,7 @@ actor RealtimeSession {
         keysByHubID[hubID] = key
         let snapshot: (Node, UInt64)
         do {
-            snapshot = try await checkedRead(path, query: query, rulesQuery: query)
+            snapshot = try await database.checkedRead(path, in: namespace, access: access, query: query, rulesQuery: query)
         } catch {
             drop(key)
             throw error
@@ -307,7 +306,7 @@ actor RealtimeSession {
     }
 
     private func isIndexed(_ query: Query, at path: Path) -> Bool {
-        DatabaseController.indexName(query).map { namespace.rules.hasIndex($0, at: path) } ?? true
+        DatabaseService.indexName(query).map { namespace.rules.hasIndex($0, at: path) } ?? true
     }
 
     /// The request's wire query (`q`) parsed, and as sent; nil when absent or empty.
@@ -316,25 +315,7 @@ actor RealtimeSession {
         do {
             return (try Query(wireObject: q), q)
         } catch {
-            throw RestError.badRequest(error.message)
-        }
-    }
-
-    /// The data at `path` (or the query's result) with its commit sequence, after the read rules
-    /// allowed it, in one snapshot.
-    /// - Parameters:
-    ///   - query: what is read (nil: the whole location).
-    ///   - rulesQuery: what the rules see as `query` (an order-only `g` reads everything but still has an order).
-    private func checkedRead(_ path: Path, query: Query?, rulesQuery asked: Query?) async throws -> (Node, UInt64) {
-        let auth = access.userAuth
-        let rules = namespace.rules.ruleSet
-        return try await namespace.database.store.snapshot { reader in
-            if let auth {
-                let decision = rules.canRead(path, auth: auth, query: asked, now: wallClockMillis(), data: StoreRuleData(reader: reader))
-                if !decision.allowed { throw RestError.permissionDenied(decision.reason) }
-            }
-            let node = try query.map { try reader.query(path, $0) } ?? reader.read(path)
-            return (node, try reader.sequence())
+            throw DatabaseError.invalid(error.message)
         }
     }
 
@@ -416,13 +397,7 @@ actor RealtimeSession {
     }
 
     private func mayRead(_ key: ListenKey, query: Query?) async -> Bool {
-        guard case .user(let auth) = access else { return true }
-        let rules = namespace.rules.ruleSet
-        let path = key.path
-        let allowed = try? await namespace.database.store.snapshot { reader in
-            rules.canRead(path, auth: auth, query: query, now: wallClockMillis(), data: StoreRuleData(reader: reader)).allowed
-        }
-        return allowed ?? false
+        await database.mayRead(key.path, in: namespace, access: access, query: query)
     }
 
     /// Ends a listen the client may no longer read (`c` push).
@@ -471,13 +446,13 @@ actor RealtimeSession {
         // An order-only query reads like a plain get, but the rules still see its order (`query.orderByChild`),
         // as they do for the same REST read.
         let query = asked.flatMap { $0.isUnfiltered ? nil : $0 }
-        if let query { try controller.checkIndex(query, namespace: namespace, path: path) }
-        let (node, _) = try await checkedRead(path, query: query, rulesQuery: asked)
+        if let query { try database.checkIndex(query, in: namespace, at: path) }
+        let (node, _) = try await database.checkedRead(path, in: namespace, access: access, query: query, rulesQuery: asked)
         outbox.send(RealtimeMessage.dataResponse(id: id, node: node))
     }
 
     private func put(_ id: Int, _ body: JSONValue) async throws {
-        guard case .string(let raw)? = body["p"] else { throw RestError.badRequest("Request lacks a path") }
+        guard case .string(let raw)? = body["p"] else { throw DatabaseError.invalid("Request lacks a path") }
         let data = body["d"] ?? .null
         var ifMatch: String?
         if case .string(let hash)? = body["h"] { ifMatch = hash.isEmpty ? Node.empty.etag : hash }
@@ -485,10 +460,10 @@ actor RealtimeSession {
         let segments = raw.split(separator: "/")
         if segments.last == ".priority" {
             let path = try requestPath(.object([JSONMember("p", .string(segments.dropLast().joined(separator: "/")))]))
-            request = WriteRequest(path: path, operation: try controller.priorityOperation(data), ifMatch: ifMatch)
+            request = WriteRequest(path: path, operation: try database.priorityOperation(data), ifMatch: ifMatch)
         } else {
             let path = try requestPath(body)
-            request = WriteRequest(path: path, operation: .set(try controller.parseWrite(data, at: path)), ifMatch: ifMatch)
+            request = WriteRequest(path: path, operation: .set(try database.parseWrite(data, at: path)), ifMatch: ifMatch)
         }
         // With `h` (a transaction) the write needs read access too: `ok` or `datastale` would answer whether the
         // hash, and so the caller's guess of the value, was right. The writer refuses it as `permission_denied`.
@@ -497,12 +472,12 @@ actor RealtimeSession {
 
     private func merge(_ id: Int, _ body: JSONValue) async throws {
         let path = try requestPath(body)
-        guard case .object(let members)? = body["d"] else { throw RestError.badRequest(ErrorMessage.invalidPatch) }
-        try await write(id, WriteRequest(path: path, operation: try controller.updateOperation(members, at: path)))
+        guard case .object(let members)? = body["d"] else { throw DatabaseError.invalid(ErrorMessage.invalidPatch) }
+        try await write(id, WriteRequest(path: path, operation: try database.updateOperation(members, at: path)))
     }
 
     private func write(_ id: Int, _ request: WriteRequest) async throws {
-        let outcome = try await controller.commit(request, namespace: namespace, access: access)
+        let outcome = try await database.commit(request, namespace: namespace, access: access)
         // The client's own listens (and, after a stale hash, its next attempt) must see this write and
         // everything committed before it before the answer: the hub has handed the changes to every listen,
         // and the queries they made re-run (and the rules re-checks) have been done. The client drops its
@@ -528,32 +503,21 @@ actor RealtimeSession {
         var writes: [(Path, ParsedWrite)] = []
         var priorities: [(path: Path, priority: Leaf?)] = []
         if merge {
-            guard case .object(let members) = data else { throw RestError.badRequest(ErrorMessage.invalidPatch) }
-            let update = try controller.updateOperation(members, at: path)
+            guard case .object(let members) = data else { throw DatabaseError.invalid(ErrorMessage.invalidPatch) }
+            let update = try database.updateOperation(members, at: path)
             if case .update(let entries, let changes) = update {
                 writes = entries.map { (path.appending($0.path), $0.value) }
                 priorities = changes.map { (path.appending($0.path), $0.priority) }
             }
             operation = .update(update)
         } else {
-            let parsed = try controller.parseWrite(data, at: path)
+            let parsed = try database.parseWrite(data, at: path)
             writes = [(path, parsed)]
             operation = .set(parsed)
         }
         // The permission is checked now (as Firebase does) and again when the operation runs.
-        if case .user(let auth) = access {
-            let rules = namespace.rules.ruleSet
-            let now = wallClockMillis()
-            let (writes, priorities) = (writes, priorities)
-            let allowed = try await namespace.database.store.snapshot { reader in
-                var resolved = try writes.map { (path, parsed) in
-                    (path: path, node: try parsed.resolved(now: now) { try reader.read(path.appending($0)) })
-                }
-                // Priority entries are writes too, checked as the commit will check them.
-                for (target, priority) in priorities { resolved.append((target, try reader.read(target).withPriority(priority))) }
-                return rules.canWrite(resolved, auth: auth, now: now, data: StoreRuleData(reader: reader)).allowed
-            }
-            guard allowed else { throw RestError.permissionDenied }
+        guard try await database.mayWrite(writes, priorities: priorities, in: namespace, access: access) else {
+            throw DatabaseError.permissionDenied(reason: nil)
         }
         onDisconnect.append((path, operation))
         respond(id)
@@ -576,7 +540,7 @@ actor RealtimeSession {
             case .update(let update): request = WriteRequest(path: path, operation: update)
             }
             do {
-                _ = try await controller.commit(request, namespace: namespace, access: access)
+                _ = try await database.commit(request, namespace: namespace, access: access)
             } catch {
                 logger.debug("onDisconnect write not applied", metadata: ["hearth.path": "\(path)", "hearth.error": "\(error)"])
             }
@@ -584,12 +548,4 @@ actor RealtimeSession {
     }
 
     var listenCount: Int { listens.count }
-}
-
-extension Access {
-    /// nil for admin; `.some(auth)` (auth possibly nil) when rules apply.
-    var userAuth: JSONValue?? {
-        if case .user(let auth) = self { return .some(auth) }
-        return nil
-    }
 }
