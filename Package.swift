@@ -13,7 +13,7 @@ let package = Package(
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-bench", targets: ["hearth-bench"]),
         .library(name: "HearthCore", targets: ["HearthCore"]),
-        .library(name: "HearthServer", targets: ["HearthServer", "HearthCommand"]),
+        .library(name: "HearthServer", targets: ["HearthServer", "HearthCommand", "HearthFunctions"]),
         .library(name: "HearthTesting", targets: ["HearthTesting"]),
         .library(name: "Hearth", targets: ["Hearth"]),
     ],
@@ -105,10 +105,26 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Server functions: the registry an app fills (triggers, callables, HTTP functions, cron jobs), the contexts
+        // functions run with, the outbox dispatchers and the scheduler. A team's functions import this and
+        // HearthCommand, never Hummingbird or NIO (the server's FunctionsHTTP is the HTTP edge).
+        .target(
+            name: "HearthFunctions",
+            dependencies: [
+                "HearthAuth", "HearthCore", "HearthDatabase", "HearthStorage", "HearthStore", "HearthWire",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "HearthServer",
             dependencies: [
-                "CZlib", "HearthCore", "HearthAuth", "HearthDatabase", "HearthFiles", "HearthLinks", "HearthRules", "HearthStorage", "HearthWire",
+                "CZlib", "HearthCore", "HearthAuth", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthLinks", "HearthRules", "HearthStorage", "HearthWire",
                 "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -131,7 +147,7 @@ let package = Package(
         .target(
             name: "HearthCommand",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthDatabase", "HearthFiles", "HearthLinks", "HearthRules", "HearthServer",
+                "HearthAuth", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthLinks", "HearthRules", "HearthServer",
                 "HearthSQLite",
                 "HearthStorage", "HearthStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -148,12 +164,10 @@ let package = Package(
         .executableTarget(
             name: "hearth-functions-example",
             dependencies: [
-                "HearthCommand", "HearthCore", "HearthServer", "HearthStore", "HearthWire",
+                "HearthCommand", "HearthCore", "HearthFunctions", "HearthStore", "HearthWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Examples/Functions",
             exclude: ["README.md"],
@@ -162,11 +176,7 @@ let package = Package(
         // A server with functions made to be crashed and measured (process tests, trigger benchmark).
         .executableTarget(
             name: "hearth-functions-fixture",
-            dependencies: [
-                "HearthCommand", "HearthCore", "HearthServer",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-            ],
+            dependencies: ["HearthCommand", "HearthCore", "HearthFunctions", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Tests/Fixtures/FunctionsFixture",
             swiftSettings: strict
         ),
@@ -186,7 +196,7 @@ let package = Package(
         .target(
             name: "HearthTesting",
             dependencies: [
-                "HearthAuth", "HearthDatabase", "HearthServer", "HearthSQLite", "HearthStorage", "HearthStore",
+                "HearthAuth", "HearthDatabase", "HearthFunctions", "HearthServer", "HearthSQLite", "HearthStorage", "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -210,7 +220,7 @@ let package = Package(
         .testTarget(
             name: "HearthSDKTests",
             dependencies: [
-                "Hearth", "HearthAuth", "HearthCore", "HearthFiles", "HearthWire", "HearthServer", "HearthStorage", "HearthStore",
+                "Hearth", "HearthAuth", "HearthCore", "HearthFiles", "HearthFunctions", "HearthWire", "HearthServer", "HearthStorage", "HearthStore",
                 "HearthSQLite", "HearthTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -262,7 +272,7 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "HearthAuth", "HearthCommand", "HearthCore", "HearthDatabase", "HearthFiles", "HearthServer", "HearthStore", "HearthSQLite",
+                "HearthAuth", "HearthCommand", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthServer", "HearthStore", "HearthSQLite",
                 "HearthLinks", "HearthStorage", "HearthTestSupport", "HearthTesting", "HearthWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,11 +1,9 @@
 import Foundation
 import HearthCore
-import HearthServer
+import HearthFunctions
 import HearthWire
 import HearthStore
-import Hummingbird
 import Logging
-import NIOCore
 
 /// The loyalty app: users earn coins by shaking their phone in a context; the server mints the
 /// coins (clients cannot write wallets, see the rules in README), and an invite rewards both sides

@@ -1,12 +1,10 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import HearthCore
-import HearthServer
+import HearthFunctions
 import HearthStore
-import Hummingbird
 import Logging
-import NIOCore
-import NIOHTTP1
 
 /// The couchsurfing app: a reservation opens a chat between guest and host, ratings keep a
 /// listing's average, listing photos are indexed when uploaded, and an hourly job switches each
@@ -86,9 +84,8 @@ enum Stays {
                 else { continue }
                 let url = template.replacingOccurrences(of: "{lat}", with: "\(lat)").replacingOccurrences(of: "{lng}", with: "\(lng)")
                 do {
-                    let response = try await context.httpClient.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
-                    let body = try await response.body.collect(upTo: 64 * 1024)
-                    guard response.status.code == 200, let temperature = try JSONValue.parse(Array(body.readableBytesView))["temperature"]?.doubleValue
+                    let response = try await context.fetch(HTTPClientRequest(url: url), timeout: .seconds(10), maxBytes: 64 * 1024)
+                    guard response.status == 200, let temperature = try response.json()["temperature"]?.doubleValue
                     else { throw FunctionsError("weather service answered \(response.status)") }
                     try await context.database.update(
                         "/listings/\(listing.key)/smartHome",
@@ -105,9 +102,8 @@ enum Stays {
         try functions.http(.get, "/hooks/listings/{id}/heating") { request, context in
             let id = context.params["id"]!
             let heating = try await context.function.database.get("/listings/\(id)/smartHome/heating")
-            guard heating != .null else { return Response(status: .notFound) }
-            let body = JSONValue.object([JSONMember("heating", heating)]).jsonBytes
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(bytes: body)))
+            guard heating != .null else { return HTTPFunctionResponse(status: .notFound) }
+            return .json(.object([JSONMember("heating", heating)]))
         }
     }
 

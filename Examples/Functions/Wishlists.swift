@@ -1,9 +1,7 @@
 import HearthCore
-import HearthServer
+import HearthFunctions
 import HearthStore
-import Hummingbird
 import Logging
-import NIOCore
 
 /// The gift wishlist app: `/topGifts/{gift}` counts how many wishlists hold each gift, so the
 /// ranking is one ordered query (`orderByChild("count")`, `limitToLast(10)`).

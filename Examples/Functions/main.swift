@@ -1,5 +1,5 @@
 import HearthCommand
-import HearthServer
+import HearthFunctions
 
 // An app team's own server: the stock `hearth` plus its functions. It takes exactly the flags,
 // environment variables and data folder of `hearth serve`:

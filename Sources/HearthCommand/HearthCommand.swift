@@ -4,6 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+public import HearthFunctions
 public import HearthServer
 import Synchronization
 
@@ -15,7 +16,7 @@ import Synchronization
 ///
 /// ```swift
 /// import HearthCommand
-/// import HearthServer
+/// import HearthFunctions
 ///
 /// var functions = Functions()
 /// functions.onValueCreated("/reservations/{id}") { event, context in … }

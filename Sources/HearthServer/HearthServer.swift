@@ -3,6 +3,7 @@ import HTTPTypes
 import HearthAuth
 import HearthCore
 import HearthDatabase
+public import HearthFunctions
 public import HearthLinks
 public import HearthStorage
 public import HearthStore

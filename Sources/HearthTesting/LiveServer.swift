@@ -1,5 +1,6 @@
 public import HearthAuth
 public import HearthDatabase
+public import HearthFunctions
 public import HearthServer
 public import HearthStorage
 public import HearthStore

@@ -1,4 +1,5 @@
 import Foundation
+import HearthFunctions
 import Testing
 
 @testable import HearthServer

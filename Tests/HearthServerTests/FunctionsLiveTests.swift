@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HearthAuth
 import HearthCore
+import HearthFunctions
 @testable import HearthServer
 import HearthSQLite
 import HearthStorage
@@ -196,11 +197,10 @@ struct FunctionsLiveTests {
         var functions = Functions()
         try functions.http(.get, "/hooks/{kind}/status") { request, context in
             let admin = context.isAdmin ? "admin" : "guest"
-            return Hummingbird.Response(
-                status: .ok, headers: [.contentType: "text/plain"],
-                body: .init(byteBuffer: ByteBuffer(string: "\(context.params["kind"]!) \(admin) \(context.auth?.uid ?? "-")")))
+            return HTTPFunctionResponse(
+                status: .ok, headers: [.contentType: "text/plain"], body: Array("\(context.params["kind"]!) \(admin) \(context.auth?.uid ?? "-")".utf8))
         }
-        try functions.http(.post, "/hooks/fail") { _, _ in throw HTTPError(.init(code: 402), message: "pay first") }
+        try functions.http(.post, "/hooks/fail") { _, _ in throw HTTPFunctionError(.init(code: 402), message: "pay first") }
         try await withServer(functions) { port in
             var r = try await Self.send(port, .GET, "/hooks/lamp/status")
             #expect(r.status == 200)
@@ -500,7 +500,7 @@ struct FunctionsLiveTests {
         #expect(throws: FunctionsError.self) { try functions.onValueCreated("/a.b/{id}") { _, _ in } }
         #expect(throws: FunctionsError.self) { try functions.onValueCreated("/a/{id}", namespace: "no/pe") { _, _ in } }
         #expect(throws: FunctionsError.self) { try functions.callable("bad name") { (_: JSONValue, _, _) in .null } }
-        #expect(throws: FunctionsError.self) { try functions.http(.get, "/") { _, _ in Hummingbird.Response(status: .ok) } }
+        #expect(throws: FunctionsError.self) { try functions.http(.get, "/") { _, _ in HTTPFunctionResponse(status: .ok) } }
         #expect(throws: FunctionsError.self) { try functions.onUserCreated(name: "second") { _, _ in } }
     }
 

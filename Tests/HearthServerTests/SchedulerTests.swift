@@ -1,4 +1,5 @@
 import Foundation
+import HearthFunctions
 import Logging
 import ServiceLifecycle
 import Synchronization

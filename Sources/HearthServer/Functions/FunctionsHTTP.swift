@@ -1,21 +1,12 @@
 import Foundation
 import HearthCore
+import HearthFunctions
+import HearthDatabase
 import HearthStore
 import HearthWire
 import Hummingbird
 import Logging
 import NIOCore
-
-/// What a plain HTTP function gets besides the request.
-public struct HTTPFunctionContext: Sendable {
-    /// The route's `{name}` segments: `["station": "berlin"]` for `/hooks/weather/{station}`.
-    public let params: [String: String]
-    /// The caller, when the request carries a valid ID token (`Authorization: Bearer …`).
-    public let auth: CallableAuth?
-    /// Whether the request carries the admin credential.
-    public let isAdmin: Bool
-    public let function: FunctionContext
-}
 
 extension FunctionsRuntime {
     static let adminPrefix = "/.hearth/functions"
@@ -38,10 +29,20 @@ extension FunctionsRuntime {
             let context = HTTPFunctionContext(
                 params: params, auth: verifiedCaller(request, controller: controller), isAdmin: isAdmin(request, controller: controller),
                 function: context(for: "\(route.method.rawValue) \(route.pattern)", database: controller.service))
+            let body: ByteBuffer
             do {
-                return try await route.handler(request, context)
-            } catch let error as HTTPError {
-                return Self.plain(error.status, error.body ?? error.status.reasonPhrase)
+                body = try await request.body.collect(upTo: controller.configuration.maxBodyBytes)
+            } catch {
+                return Self.plain(.contentTooLarge, "The request body is over \(controller.configuration.maxBodyBytes) bytes")
+            }
+            let input = HTTPFunctionRequest(
+                method: request.method, path: path, query: parseQueryString(request.uri.query), headers: request.headers,
+                body: Array(body.readableBytesView))
+            do {
+                let output = try await route.handler(input, context)
+                return Response(status: output.status, headers: output.headers, body: .init(byteBuffer: ByteBuffer(bytes: output.body)))
+            } catch let error as HTTPFunctionError {
+                return Self.plain(error.status, error.message ?? error.status.reasonPhrase)
             } catch {
                 context.function.logger.error("HTTP function failed", metadata: ["hearth.error": "\(error)"])
                 return Self.plain(.internalServerError, "Internal Server Error")

@@ -1,9 +1,8 @@
 import Foundation
+import HTTPTypes
 import HearthCommand
 import HearthCore
-import HearthServer
-import Hummingbird
-import NIOCore
+import HearthFunctions
 import Synchronization
 
 // A server with functions built to be crashed and measured, for the process tests
@@ -58,11 +57,11 @@ do {
         let sorted = latencies.withLock { $0.sorted() }
         func pct(_ p: Double) -> Int64 { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
         let body = "{\"count\":\(sorted.count),\"p50\":\(pct(0.5)),\"p99\":\(pct(0.99)),\"max\":\(sorted.last ?? 0)}"
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        return HTTPFunctionResponse(status: .ok, headers: [.contentType: "application/json"], body: Array(body.utf8))
     }
     try functions.http(.delete, "/fixture/latency") { _, _ in
         latencies.withLock { $0.removeAll() }
-        return Response(status: .noContent)
+        return HTTPFunctionResponse(status: .noContent)
     }
 } catch {
     fatalError("\(error)")

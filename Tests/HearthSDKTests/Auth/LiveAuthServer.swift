@@ -2,6 +2,7 @@ import Foundation
 @testable import Hearth
 import HearthAuth
 import HearthFiles
+import HearthFunctions
 import HearthServer
 import class HearthStorage.StorageService
 import HearthStore

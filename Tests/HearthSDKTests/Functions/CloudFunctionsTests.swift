@@ -1,6 +1,7 @@
 import Foundation
 import Hearth
 import HearthCore
+import HearthFunctions
 import HearthWire
 import HearthServer
 import Testing

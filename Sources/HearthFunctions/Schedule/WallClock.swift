@@ -4,7 +4,7 @@ import HearthCore
 /// seconds since 1970-01-01 00:00 of a clock on the wall, with no time zone. Pure integer
 /// arithmetic, so matching cron fields never goes through a time zone (which is only consulted
 /// to turn a wall time into an instant).
-enum WallClock {
+package enum WallClock {
     static let secondsPerDay = 86_400
 
     /// Days since 1970-01-01 of a civil date.

@@ -10,15 +10,15 @@ import Synchronization
 
 /// Runs an app's registered functions inside the server: delivers trigger events from the outboxes,
 /// answers callable and HTTP functions, and drives scheduled jobs.
-final class FunctionsRuntime: NamespaceTriggers, Sendable {
-    let functions: Functions
-    let logger: Logger
-    let defaultNamespace: String
+package final class FunctionsRuntime: NamespaceTriggers, Sendable {
+    package let functions: Functions
+    package let logger: Logger
+    package let defaultNamespace: String
     let httpClient: HTTPClient
     let auth: AuthService?
     let storage: StorageService?
     /// Milliseconds since 1970.
-    let clock: @Sendable () -> Int64
+    package let clock: @Sendable () -> Int64
     private let dispatchers = Mutex<[String: OutboxDispatcher]>([:])
     /// Dispatchers created after start (a namespace with triggers opened), for the service to run.
     let started: AsyncStream<OutboxDispatcher>
@@ -32,7 +32,7 @@ final class FunctionsRuntime: NamespaceTriggers, Sendable {
         case object(RetryPolicy, Functions.ObjectHandler)
     }
 
-    init(
+    package init(
         functions: Functions, defaultNamespace: String, auth: AuthService?, storage: StorageService?, logger: Logger,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
@@ -71,10 +71,10 @@ final class FunctionsRuntime: NamespaceTriggers, Sendable {
     /// Namespaces that have database triggers (opened at start so pending events are delivered).
     var triggerNamespaces: [String] { triggersByNamespace.keys.sorted() }
 
-    func triggers(for namespace: String) -> [DatabaseTrigger] { triggersByNamespace[namespace] ?? [] }
+    package func triggers(for namespace: String) -> [DatabaseTrigger] { triggersByNamespace[namespace] ?? [] }
 
     /// The dispatcher for a namespace's outbox, created when the namespace opens.
-    func opened(_ namespace: String, store: any DatabaseStore) -> (@Sendable () -> Void)? {
+    package func opened(_ namespace: String, store: any DatabaseStore) -> (@Sendable () -> Void)? {
         guard triggersByNamespace[namespace] != nil else { return nil }
         let dispatcher = makeDispatcher(EventQueue(database: store, namespace: namespace), poll: nil)
         return { dispatcher.wake() }
@@ -87,19 +87,19 @@ final class FunctionsRuntime: NamespaceTriggers, Sendable {
         return dispatcher
     }
 
-    var allDispatchers: [OutboxDispatcher] { dispatchers.withLock { $0.values.sorted { $0.queue.name < $1.queue.name } } }
+    package var allDispatchers: [OutboxDispatcher] { dispatchers.withLock { $0.values.sorted { $0.queue.name < $1.queue.name } } }
 
-    func dispatcher(_ queue: String) -> OutboxDispatcher? { dispatchers.withLock { $0[queue] } }
+    package func dispatcher(_ queue: String) -> OutboxDispatcher? { dispatchers.withLock { $0[queue] } }
 
     func finish() { startContinuation.finish() }
 
-    func shutdown() async {
+    package func shutdown() async {
         try? await httpClient.shutdown()
     }
 
     /// The context a function runs with, on `database`; its database writes carry `triggerDepth` (see
     /// ``WriteRequest/triggerDepth``): the depth of the database event it handles, else 0.
-    func context(for function: String, database: DatabaseService, triggerDepth: Int = 0) -> FunctionContext {
+    package func context(for function: String, database: DatabaseService, triggerDepth: Int = 0) -> FunctionContext {
         var log = logger
         log[metadataKey: "hearth.function"] = "\(function)"
         return FunctionContext(
@@ -113,7 +113,7 @@ final class FunctionsRuntime: NamespaceTriggers, Sendable {
     static let maxTriggerDepth = 16
 
     /// Runs one outbox event's function, with `database` as its context's database.
-    func run(_ event: OutboxEvent, from queue: String, database: DatabaseService) async -> OutboxDispatcher.RunResult {
+    package func run(_ event: OutboxEvent, from queue: String, database: DatabaseService) async -> OutboxDispatcher.RunResult {
         guard let handler = handlers[event.function] else {
             return .failure("No function named \"\(event.function)\" is registered in this server", .never)
         }

@@ -4,15 +4,15 @@ import Logging
 import Synchronization
 
 /// One durable outbox (a namespace's, the accounts', the object catalog's) as the dispatcher uses it.
-struct EventQueue: Sendable {
+package struct EventQueue: Sendable {
     /// `db:<namespace>`, `auth` or `storage`: names the queue in event ids and the dead-letter API.
-    let name: String
+    package let name: String
     let due: @Sendable (_ now: Int64, _ limit: Int) async throws -> [OutboxEvent]
     let nextTime: @Sendable () async throws -> Int64?
     /// Applies finished runs in one transaction.
     let settle: @Sendable ([Settlement]) async throws -> Void
-    let dead: @Sendable (_ after: Int64, _ limit: Int) async throws -> [OutboxEvent]
-    let revive: @Sendable (_ id: Int64, _ at: Int64) async throws -> Bool
+    package let dead: @Sendable (_ after: Int64, _ limit: Int) async throws -> [OutboxEvent]
+    package let revive: @Sendable (_ id: Int64, _ at: Int64) async throws -> Bool
 
     /// What became of one run.
     enum Settlement: Sendable {
@@ -62,7 +62,7 @@ struct EventQueue: Sendable {
 }
 
 /// A wake-up flag a loop can wait on with a deadline; `signal()` before the wait is not lost.
-final class Wakeup: Sendable {
+package final class Wakeup: Sendable {
     private struct State {
         var signalled = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -136,10 +136,10 @@ final class Wakeup: Sendable {
 ///
 /// At least once: an event leaves the outbox only after its function returned, so a crash in between
 /// runs it again on restart. A run interrupted by shutdown is not counted as a failure.
-final class OutboxDispatcher: Sendable {
-    typealias Runner = @Sendable (OutboxEvent) async -> RunResult
+package final class OutboxDispatcher: Sendable {
+    package typealias Runner = @Sendable (OutboxEvent) async -> RunResult
 
-    enum RunResult: Sendable {
+    package enum RunResult: Sendable {
         case success
         /// `maxAttempts`/backoff come from the function's retry policy.
         case failure(String, RetryPolicy)
@@ -147,7 +147,7 @@ final class OutboxDispatcher: Sendable {
         case interrupted
     }
 
-    let queue: EventQueue
+    package let queue: EventQueue
     private let logger: Logger
     private let concurrency: Int
     /// Checks the outbox at least this often even without a wake-up (for outboxes whose writers
@@ -169,7 +169,7 @@ final class OutboxDispatcher: Sendable {
     }
 
     /// New events were committed.
-    func wake() { wakeup.signal() }
+    package func wake() { wakeup.signal() }
 
     /// Delivers until cancelled, running each event with `runner`; running functions then finish
     /// (or see the cancellation) first.

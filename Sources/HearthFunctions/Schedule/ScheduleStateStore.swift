@@ -21,18 +21,18 @@ public protocol ScheduleStateStore: Sendable {
 
 /// A `ScheduleStateStore` that forgets everything when the process ends: for tests, and for
 /// servers without a data folder (every start is then a first start: nothing is caught up).
-actor MemoryScheduleState: ScheduleStateStore {
+package actor MemoryScheduleState: ScheduleStateStore {
     private var last: [String: Date]
 
-    init(_ last: [String: Date] = [:]) {
+    package init(_ last: [String: Date] = [:]) {
         self.last = last
     }
 
-    func lastScheduledTime(job: String) -> Date? {
+    package func lastScheduledTime(job: String) -> Date? {
         last[job]
     }
 
-    func recordStart(job: String, scheduled: Date) {
+    package func recordStart(job: String, scheduled: Date) {
         last[job] = scheduled
     }
 }

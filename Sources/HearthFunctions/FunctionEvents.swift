@@ -9,6 +9,7 @@ public struct DatabaseEvent: Sendable {
     /// Unique per event and the same on every retry: use it as the idempotency key of the function's
     /// writes (``AdminDatabase/set(_:_:namespace:idempotencyKey:)``) to make them happen once.
     public let id: String
+    /// The database (namespace) the change happened in.
     public let namespace: String
     /// The location that changed, e.g. `/reservations/r1`.
     public let path: String
@@ -16,6 +17,7 @@ public struct DatabaseEvent: Sendable {
     public let params: [String: String]
     /// The value before and after the change (`.null` when absent), with priorities as `.priority`.
     public let before: JSONValue
+    /// The value after the change (`.null` when deleted).
     public let after: JSONValue
     /// When the change committed.
     public let time: Date
@@ -34,9 +36,12 @@ public struct UserEvent: Sendable {
     public let id: String
     /// The account as it was stored (for a deletion: just before). Password hashes are removed.
     public let user: UserRecord
+    /// When the account changed.
     public let time: Date
+    /// 1 on the first run, then 2, 3, … on retries.
     public let attempt: Int
 
+    /// The account's user id.
     public var uid: String { user.localId }
 }
 
@@ -44,17 +49,22 @@ public struct UserEvent: Sendable {
 public struct ObjectEvent: Sendable {
     /// Unique per event, the same on retries (an idempotency key).
     public let id: String
+    /// The object's metadata (for a deletion: as it was).
     public let object: ObjectRecord
+    /// When the object changed.
     public let time: Date
+    /// 1 on the first run, then 2, 3, … on retries.
     public let attempt: Int
 
+    /// The object's bucket.
     public var bucket: String { object.bucket }
+    /// The object's name (its path in the bucket).
     public var name: String { object.name }
 }
 
 /// Converts between `Codable` values and database JSON, as the SDK does: dates are milliseconds
 /// since 1970, `Data` is base64.
-enum FunctionCoding {
+package enum FunctionCoding {
     static func encode(_ value: some Encodable) throws -> JSONValue {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .millisecondsSince1970

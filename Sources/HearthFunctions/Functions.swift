@@ -3,7 +3,7 @@ public import HearthCore
 import HearthDatabase
 import HearthStore
 import HearthWire
-public import Hummingbird
+public import HTTPTypes
 
 /// The server functions an app registers: database, auth and storage triggers, callable and plain
 /// HTTP functions, and scheduled jobs. Run them with `HearthCommand.main(functions:)`, which takes
@@ -25,11 +25,16 @@ public import Hummingbird
 /// the event's ``DatabaseEvent/id`` as the idempotency key of the function's own writes to make its
 /// effect happen exactly once.
 public struct Functions: Sendable {
+    /// Handles a database change.
     public typealias DatabaseHandler = @Sendable (DatabaseEvent, FunctionContext) async throws -> Void
+    /// Handles an account created or deleted.
     public typealias UserHandler = @Sendable (UserEvent, FunctionContext) async throws -> Void
+    /// Handles an object finalized or deleted.
     public typealias ObjectHandler = @Sendable (ObjectEvent, FunctionContext) async throws -> Void
+    /// Runs a scheduled job.
     public typealias ScheduleHandler = @Sendable (ScheduledEvent, FunctionContext) async throws -> Void
-    public typealias HTTPHandler = @Sendable (Request, HTTPFunctionContext) async throws -> Response
+    /// Answers a plain HTTP request.
+    public typealias HTTPHandler = @Sendable (HTTPFunctionRequest, HTTPFunctionContext) async throws -> HTTPFunctionResponse
 
     struct DatabaseEntry: Sendable {
         var trigger: DatabaseTrigger
@@ -44,15 +49,15 @@ public struct Functions: Sendable {
         var handler: Handler
     }
 
-    struct CallableEntry: Sendable {
-        var name: String
-        var handler: @Sendable (JSONValue, CallableRequest, FunctionContext) async throws -> JSONValue
+    package struct CallableEntry: Sendable {
+        package var name: String
+        package var handler: @Sendable (JSONValue, CallableRequest, FunctionContext) async throws -> JSONValue
     }
 
-    struct RouteEntry: Sendable {
-        var method: HTTPRequest.Method
-        var pattern: PathPattern
-        var handler: HTTPHandler
+    package struct RouteEntry: Sendable {
+        package var method: HTTPRequest.Method
+        package var pattern: PathPattern
+        package var handler: HTTPHandler
     }
 
     struct ScheduleEntry: Sendable {
@@ -66,11 +71,12 @@ public struct Functions: Sendable {
     var userDeleted: [EventEntry<UserHandler>] = []
     var objectFinalized: [EventEntry<ObjectHandler>] = []
     var objectDeleted: [EventEntry<ObjectHandler>] = []
-    var callables: [String: CallableEntry] = [:]
-    var routes: [RouteEntry] = []
+    package var callables: [String: CallableEntry] = [:]
+    package var routes: [RouteEntry] = []
     var schedules: [ScheduleEntry] = []
     private var names: Set<String> = []
 
+    /// No functions yet; register them with the methods below.
     public init() {}
 
     /// Whether anything is registered.
@@ -261,10 +267,13 @@ public struct Functions: Sendable {
 
 /// A function registration that cannot work (bad pattern, duplicate name, bad cron expression).
 public struct FunctionsError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, for the developer.
     public var message: String
 
+    /// An error with `message`.
     public init(_ message: String) { self.message = message }
 
+    /// The message.
     public var description: String { message }
 }
 
@@ -274,8 +283,10 @@ public struct RetryPolicy: Sendable, Hashable {
     public var maxAttempts: Int
     /// The wait after the first failure; it doubles after each further one.
     public var initialBackoff: Duration
+    /// The longest wait between two attempts.
     public var maxBackoff: Duration
 
+    /// A policy; `maxAttempts` is at least 1.
     public init(maxAttempts: Int, initialBackoff: Duration = .seconds(1), maxBackoff: Duration = .seconds(600)) {
         self.maxAttempts = max(1, maxAttempts)
         self.initialBackoff = initialBackoff
@@ -289,7 +300,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// Milliseconds to wait after `attempts` failed runs (1 = the first failure), with ±20 % jitter
     /// so that many failing events do not retry in lockstep.
-    func backoffMillis(afterAttempts attempts: Int) -> Int64 {
+    package func backoffMillis(afterAttempts attempts: Int) -> Int64 {
         let base = Double(initialBackoff.components.seconds) * 1000 + Double(initialBackoff.components.attoseconds) / 1e15
         let cap = Double(maxBackoff.components.seconds) * 1000 + Double(maxBackoff.components.attoseconds) / 1e15
         let wait = min(cap, base * pow(2, Double(min(attempts - 1, 40))))

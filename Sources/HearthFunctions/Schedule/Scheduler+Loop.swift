@@ -95,7 +95,7 @@ extension Scheduler {
     }
 
     /// The scheduled times in (`start`, `end`]: how many (up to `missedCountLimit`) and the latest.
-    static func passedTimes(_ schedule: Schedule, after start: Date, through end: Date) -> (count: Int, latest: Date)? {
+    package static func passedTimes(_ schedule: Schedule, after start: Date, through end: Date) -> (count: Int, latest: Date)? {
         var count = 0
         var latest: Date?
         var cursor = start

@@ -18,10 +18,10 @@
 /// See `docs/scheduling.md` for time zones and daylight-saving time.
 public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
     /// One bit per accepted value (bit n = value n).
-    let minutes: UInt64
-    let hours: UInt64
+    package let minutes: UInt64
+    package let hours: UInt64
     let daysOfMonth: UInt64
-    let months: UInt64
+    package let months: UInt64
     /// Bit 0 = Sunday ... bit 6 = Saturday (7 is folded into 0 when parsing).
     let daysOfWeek: UInt64
     /// Whether both day fields are restricted (neither starts with `*`), so that a day matching
@@ -37,17 +37,19 @@ public struct CronExpression: Sendable, Hashable, CustomStringConvertible {
     static let allHours: UInt64 = (1 << 24) - 1
 
     /// Whether the calendar day matches the day fields, with the classic either-day rule.
-    func matchesDay(_ day: Int, weekday: Int) -> Bool {
+    package func matchesDay(_ day: Int, weekday: Int) -> Bool {
         let dom = daysOfMonth & (1 << UInt64(day)) != 0
         let dow = daysOfWeek & (1 << UInt64(weekday)) != 0
         return matchesEitherDay ? dom || dow : dom && dow
     }
 
+    /// Two expressions are equal when they match the same times.
     public static func == (a: CronExpression, b: CronExpression) -> Bool {
         a.minutes == b.minutes && a.hours == b.hours && a.daysOfMonth == b.daysOfMonth && a.months == b.months
             && a.daysOfWeek == b.daysOfWeek && a.matchesEitherDay == b.matchesEitherDay
     }
 
+    /// Hashes the times the expression matches.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(minutes)
         hasher.combine(hours)

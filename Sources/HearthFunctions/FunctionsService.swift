@@ -6,16 +6,22 @@ import Logging
 import ServiceLifecycle
 
 /// Runs the outbox dispatchers and the scheduled jobs for the server's lifetime.
-struct FunctionsService: Service {
+package struct FunctionsService: Service {
     let runtime: FunctionsRuntime
     /// What the functions' contexts read and write.
     let database: DatabaseService
     let logger: Logger
 
+    package init(runtime: FunctionsRuntime, database: DatabaseService, logger: Logger) {
+        self.runtime = runtime
+        self.database = database
+        self.logger = logger
+    }
+
     /// How long a claimed idempotency key is remembered.
     static let keyRetentionMillis: Int64 = 30 * 24 * 3_600_000
 
-    func run() async throws {
+    package func run() async throws {
         // Namespaces with triggers open now (the app's code declares them: they are created if
         // absent) and stay open, so events left from before a restart are delivered.
         for name in runtime.triggerNamespaces {
@@ -74,19 +80,19 @@ struct FunctionsService: Service {
 
 /// Scheduled jobs' last run times, kept as settings of the project's database (so they survive a
 /// restart with the data folder).
-struct NamespaceScheduleState: ScheduleStateStore {
+package struct NamespaceScheduleState: ScheduleStateStore {
     let registry: NamespaceRegistry
     let namespace: String
 
     private func key(_ job: String) -> String { "schedule:" + job }
 
-    func lastScheduledTime(job: String) async throws -> Date? {
+    package func lastScheduledTime(job: String) async throws -> Date? {
         let key = key(job)
         let text = try await registry.withNamespace(namespace) { ns in try await ns.database.store.snapshot { try $0.setting(key) } }
         return text.flatMap(Int64.init).map { Date(timeIntervalSince1970: Double($0) / 1000) }
     }
 
-    func recordStart(job: String, scheduled: Date) async throws {
+    package func recordStart(job: String, scheduled: Date) async throws {
         let key = key(job)
         let millis = String(Int64((scheduled.timeIntervalSince1970 * 1000).rounded()))
         try await registry.withNamespace(namespace) { ns in try await ns.database.store.write { try $0.setSetting(key, millis) } }

@@ -28,12 +28,12 @@ public import ServiceLifecycle
 /// - `state` failing to read counts as "never ran" (no catch-up); failing to record a start
 ///   skips that run, to keep the at-most-once promise. Both are logged as errors.
 public struct Scheduler: Service {
-    struct Job: Sendable {
-        let name: String
-        let schedule: Schedule
+    package struct Job: Sendable {
+        package let name: String
+        package let schedule: Schedule
     }
 
-    let jobs: [Job]
+    package let jobs: [Job]
     let state: any ScheduleStateStore
     let logger: Logger
     let now: @Sendable () -> Date
@@ -41,7 +41,7 @@ public struct Scheduler: Service {
     let handler: @Sendable (ScheduledEvent) async -> Void
 
     /// Missed times are counted up to this many; a longer outage reports this number.
-    static let missedCountLimit = 10_000
+    package static let missedCountLimit = 10_000
     /// The longest single sleep: waking at least this often re-reads `now`, so a wall clock set
     /// forward or back moves the runs with it.
     static let longestSleep: Duration = .seconds(60)
@@ -87,9 +87,9 @@ public struct Scheduler: Service {
 }
 
 /// The scheduler's log metadata keys.
-enum SchedulerLogKey {
-    static let job = "hearth.job"
+package enum SchedulerLogKey {
+    package static let job = "hearth.job"
     static let scheduled = "hearth.scheduled"
-    static let missed = "hearth.missed"
+    package static let missed = "hearth.missed"
     static let error = "hearth.error"
 }
