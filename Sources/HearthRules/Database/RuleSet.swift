@@ -48,20 +48,6 @@ public struct RuleSet: Sendable {
         walk(root)
         return out
     }
-
-    /// Whether any `.read` rule from the root to `path` reads `root`, `data` (so a data change can
-    /// change the answer).
-    public func readDependsOnData(_ path: Path) -> Bool {
-        var node: RuleNode? = root
-        var i = 0
-        while let n = node {
-            if n.read?.readsData == true { return true }
-            guard i < path.count else { return false }
-            node = n.child(path.keys[i].string)?.node
-            i += 1
-        }
-        return false
-    }
 }
 
 /// One compiled rule.
