@@ -26,6 +26,9 @@ struct StorageEvalError: Error, Sendable {
 
     init(_ kind: Kind) { self.kind = kind }
 
+    /// A regex that ran out of the request's work budget: the same error as any other work.
+    init(_ exhausted: LinearRegex.BudgetExceeded) { self.kind = .budgetExceeded }
+
     static func type(_ operation: String, _ values: StorageValue...) -> StorageEvalError {
         StorageEvalError(.typeMismatch(operation: operation, types: values.map(\.typeName).joined(separator: ", ")))
     }

@@ -65,7 +65,7 @@ extension StorageEvaluator {
 
     /// Dispatches `receiver.name(args)` on the receiver's type.
     mutating func method(
-        _ receiver: StorageValue, _ name: StorageMethodName, _ args: [StorageValue], regex: StorageRegex?
+        _ receiver: StorageValue, _ name: StorageMethodName, _ args: [StorageValue], regex: LinearRegex?
     ) throws(StorageEvalError) -> StorageValue {
         let result: StorageValue?
         switch receiver {
@@ -87,13 +87,13 @@ extension StorageEvaluator {
     }
 
     /// A compiled regex for a pattern argument (compiled once per request when not literal).
-    mutating func regex(_ precompiled: StorageRegex?, _ pattern: StorageValue) throws(StorageEvalError) -> StorageRegex {
+    mutating func regex(_ precompiled: LinearRegex?, _ pattern: StorageValue) throws(StorageEvalError) -> LinearRegex {
         if let precompiled { return precompiled }
         guard case .string(let p) = pattern else { throw StorageEvalError.type("a regular expression", pattern) }
         if let cached = regexCache[p] { return cached }
         try charge(p.utf8.count * 4 + 1)
         do {
-            let compiled = try StorageRegex(p)
+            let compiled = try LinearRegex(p)
             regexCache[p] = compiled
             return compiled
         } catch {

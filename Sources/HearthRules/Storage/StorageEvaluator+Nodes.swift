@@ -45,7 +45,7 @@ extension StorageEvaluator {
 
     @inline(never)
     mutating func evalMethod(
-        _ base: StorageExpr, _ name: StorageMethodName, _ args: [StorageExpr], _ regex: StorageRegex?
+        _ base: StorageExpr, _ name: StorageMethodName, _ args: [StorageExpr], _ regex: LinearRegex?
     ) throws(StorageEvalError) -> StorageValue {
         let receiver = try eval(base)
         var values: [StorageValue] = []

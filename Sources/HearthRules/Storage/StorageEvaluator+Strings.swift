@@ -2,7 +2,7 @@ extension StorageEvaluator {
     /// String methods: `lower upper matches replace size split toUtf8 trim`. Regex arguments use
     /// RE2 syntax; `matches` tests the whole string.
     mutating func stringMethod(
-        _ s: String, _ name: StorageMethodName, _ args: [StorageValue], regex precompiled: StorageRegex?
+        _ s: String, _ name: StorageMethodName, _ args: [StorageValue], regex precompiled: LinearRegex?
     ) throws(StorageEvalError) -> StorageValue? {
         switch name {
         case .lower:
@@ -19,16 +19,17 @@ extension StorageEvaluator {
             return .string(String(s.unicodeScalars.trimmed(by: \.properties.isWhitespace)))
         case .matches:
             let re = try regex(precompiled, args[0])
-            return .bool(try re.matchesWhole(s, budget: &budget))
+            do { return .bool(try re.matchesWhole(s, budget: &budget)) } catch { throw StorageEvalError(error) }
         case .replace:
             let re = try regex(precompiled, args[0])
             guard case .string(let sub) = args[1] else { throw StorageEvalError.type("replace(re, sub)", args[1]) }
-            let out = try re.replacingAll(in: s, with: sub, budget: &budget)
+            let out: String
+            do { out = try re.replacingAll(in: s, with: sub, budget: &budget) } catch { throw StorageEvalError(error) }
             try checkSize(out.utf8.count, limit: StorageLimits.maxStringLength)
             return .string(out)
         case .split:
             let re = try regex(precompiled, args[0])
-            return .list(try re.split(s, budget: &budget).map(StorageValue.string))
+            do { return .list(try re.split(s, budget: &budget).map(StorageValue.string)) } catch { throw StorageEvalError(error) }
         default:
             return nil
         }

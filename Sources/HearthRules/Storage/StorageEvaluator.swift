@@ -16,7 +16,7 @@ struct StorageEvaluator {
     private var locals: [Slot] = []
     /// Lazily built pieces of `request` and `resource` (see `StorageEvaluator+Request.swift`).
     var cache = RequestCache()
-    var regexCache: [String: StorageRegex] = [:]
+    var regexCache: [String: LinearRegex] = [:]
 
     /// A function argument or `let` value; a failure only matters if it is read.
     enum Slot {

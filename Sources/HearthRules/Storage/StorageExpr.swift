@@ -14,7 +14,7 @@ indirect enum StorageExpr: Sendable {
     case slice(StorageExpr, StorageExpr?, StorageExpr?)
     /// A checked method call; `regex` is the pattern argument compiled ahead of time when it is a
     /// string literal.
-    case method(StorageExpr, StorageMethodName, [StorageExpr], regex: StorageRegex?)
+    case method(StorageExpr, StorageMethodName, [StorageExpr], regex: LinearRegex?)
     case builtin(StorageBuiltin, [StorageExpr])
     /// A user function, by index in `StorageRules.functions`.
     case call(Int, [StorageExpr])

@@ -80,10 +80,10 @@ extension StorageResolver {
             guard let method = StorageMethodName(rawValue: name) else { throw error("Unknown method \(name)()", at: offset) }
             try checkArity(name, expected: method.arity, got: args.count, at: offset)
             let resolvedArgs = try all(args)
-            var regex: StorageRegex?
+            var regex: LinearRegex?
             if method.takesRegex, case .literal(.string(let pattern)) = resolvedArgs[0] {
                 do {
-                    regex = try StorageRegex(pattern)
+                    regex = try LinearRegex(pattern)
                 } catch {
                     throw self.error("Invalid regular expression: \(error.message)", at: argumentOffsets[0])
                 }

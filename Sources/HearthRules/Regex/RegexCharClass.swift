@@ -1,6 +1,6 @@
 /// A regex character class: scalar ranges and Unicode general categories, possibly negated and
 /// case-insensitive.
-struct StorageCharClass: Sendable {
+struct RegexCharClass: Sendable {
     struct Category: Sendable {
         /// nil = any scalar (`\p{Any}`).
         var members: Set<Unicode.GeneralCategory>?
@@ -34,7 +34,7 @@ struct StorageCharClass: Sendable {
     }
 
     /// Adds `other`'s members (complemented when `other` is negated); used for `[\d\S]`.
-    mutating func add(_ other: StorageCharClass) {
+    mutating func add(_ other: RegexCharClass) {
         if other.negated {
             ranges += Self.complement(other.ranges)
             categories += other.categories.map { Category(members: $0.members, negated: !$0.negated) }
@@ -82,8 +82,8 @@ struct StorageCharClass: Sendable {
 
     // MARK: Named classes
 
-    static func ascii(_ spec: String, negated: Bool = false) -> StorageCharClass {
-        var cls = StorageCharClass()
+    static func ascii(_ spec: String, negated: Bool = false) -> RegexCharClass {
+        var cls = RegexCharClass()
         let scalars = Array(spec.unicodeScalars)
         var i = 0
         while i < scalars.count {
@@ -104,7 +104,7 @@ struct StorageCharClass: Sendable {
     static let word = ascii("0-9A-Za-z_")
 
     /// `[:name:]` POSIX classes (ASCII only, as RE2).
-    static func posix(_ name: String) -> StorageCharClass? {
+    static func posix(_ name: String) -> RegexCharClass? {
         switch name {
         case "alnum": ascii("0-9A-Za-z")
         case "alpha": ascii("A-Za-z")

@@ -1,13 +1,13 @@
 /// A `matches()` pattern: the subset of regular expressions Firebase accepts, checked at compile
 /// time and matched with search semantics (unanchored unless `^`/`$` are given).
 ///
-/// Matched by the same linear-time Pike VM as storage rules (`StorageRegex`), never by Swift's
+/// Matched by `LinearRegex`, the linear-time Pike VM the storage rules use too, never by Swift's
 /// `Regex`: that one backtracks (`/^(a+)+$/` against 24 `a`s and a `!` ran for minutes and held
 /// every write behind it), works on whole `Character`s (`.` swallowed a letter with any number of
 /// combining marks, so `/^.{1,10}$/` let through thousands of code units) and gives `\d`/`\w`
 /// Unicode meanings. Here `.` is one Unicode scalar and `\d \w \s` are ASCII, as in JavaScript.
 struct RuleRegex: Sendable {
-    let regex: StorageRegex
+    let regex: LinearRegex
     let pattern: String
 
     struct Failure: Error {
@@ -19,7 +19,7 @@ struct RuleRegex: Sendable {
     init(pattern: String, ignoreCase: Bool) throws(Failure) {
         try RuleRegex.checkSubset(Array(pattern.unicodeScalars))
         do {
-            regex = try StorageRegex(ignoreCase ? "(?i)" + pattern : pattern)
+            regex = try LinearRegex(ignoreCase ? "(?i)" + pattern : pattern)
         } catch {
             throw Failure(message: error.message, offset: max(0, error.offset - (ignoreCase ? 4 : 0)))
         }
@@ -29,8 +29,7 @@ struct RuleRegex: Sendable {
     func matches(_ s: String) -> Bool {
         // Linear in the input, so no budget is needed; an unlimited one never runs out.
         var budget = Int.max
-        var vm = StorageRegexVM(regex: regex, input: s.unicodeScalars.map(\.value))
-        return (try? vm.firstMatch(from: 0, budget: &budget)) != nil
+        return (try? regex.containsMatch(s, budget: &budget)) ?? false
     }
 
     /// Literals, `.`, `* + ?`, `{n}` `{n,}` `{n,m}`, groups, `|`, classes, `\d \D \w \W \s \S`,

@@ -1,8 +1,8 @@
 /// The Pike VM: simulates every thread of the program in lock-step over the input, so the work
 /// is at most (input length + 1) × program size. Threads are kept in priority order, which gives
 /// RE2's leftmost-first match boundaries.
-struct StorageRegexVM {
-    let regex: StorageRegex
+struct LinearRegexVM {
+    let regex: LinearRegex
     let input: [UInt32]
     /// `mark[pc] == generation` when pc is already in the list being built.
     private var mark: [Int]
@@ -19,14 +19,14 @@ struct StorageRegexVM {
         }
     }
 
-    init(regex: StorageRegex, input: [UInt32]) {
+    init(regex: LinearRegex, input: [UInt32]) {
         self.regex = regex
         self.input = input
         mark = Array(repeating: -1, count: regex.program.count)
     }
 
     /// Whether a path of the program consumes exactly the whole input.
-    mutating func matchesWhole(budget: inout Int) throws(StorageEvalError) -> Bool {
+    mutating func matchesWhole(budget: inout Int) throws(LinearRegex.BudgetExceeded) -> Bool {
         var current = Threads()
         var next = Threads()
         generation += 1
@@ -49,7 +49,7 @@ struct StorageRegexVM {
     }
 
     /// The leftmost-first match starting at or after `from`.
-    mutating func firstMatch(from: Int, budget: inout Int) throws(StorageEvalError) -> Range<Int>? {
+    mutating func firstMatch(from: Int, budget: inout Int) throws(LinearRegex.BudgetExceeded) -> Range<Int>? {
         var current = Threads()
         var next = Threads()
         var matched: Range<Int>?
@@ -80,15 +80,15 @@ struct StorageRegexVM {
         return matched
     }
 
-    private func charge(_ units: Int, _ budget: inout Int) throws(StorageEvalError) {
+    private func charge(_ units: Int, _ budget: inout Int) throws(LinearRegex.BudgetExceeded) {
         budget -= units
-        if budget < 0 { throw StorageEvalError(.budgetExceeded) }
+        if budget < 0 { throw LinearRegex.BudgetExceeded() }
     }
 
-    private func accepts(_ instruction: StorageRegex.Instruction, _ c: UInt32) -> Bool {
+    private func accepts(_ instruction: LinearRegex.Instruction, _ c: UInt32) -> Bool {
         switch instruction {
         case .char(let x): c == x
-        case .charFold(let x): StorageCharClass.fold(c) == x
+        case .charFold(let x): RegexCharClass.fold(c) == x
         case .any: true
         case .anyButNewline: c != 0x0A
         case .charClass(let k): regex.classes[k].matches(c)
@@ -118,7 +118,7 @@ struct StorageRegexVM {
         }
     }
 
-    private func holds(_ a: StorageRegex.Assertion, at pos: Int) -> Bool {
+    private func holds(_ a: LinearRegex.Assertion, at pos: Int) -> Bool {
         switch a {
         case .beginText: return pos == 0
         case .endText: return pos == input.count

@@ -10,7 +10,7 @@
 public struct WholeMatchPattern: Sendable {
     /// The pattern as written.
     public let pattern: String
-    let regex: StorageRegex
+    let regex: LinearRegex
 
     /// A pattern that does not compile: what is wrong, and where (in Unicode scalars).
     public struct SyntaxError: Error, Sendable, CustomStringConvertible {
@@ -25,7 +25,7 @@ public struct WholeMatchPattern: Sendable {
     /// Compiles `pattern` (RE2 syntax); a syntax error names its offset.
     public init(_ pattern: String) throws(SyntaxError) {
         do {
-            regex = try StorageRegex(pattern)
+            regex = try LinearRegex(pattern)
         } catch {
             throw SyntaxError(message: error.message, offset: error.offset)
         }

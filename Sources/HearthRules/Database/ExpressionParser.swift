@@ -1,45 +1,5 @@
 import HearthCore
 
-/// A compiled rule expression. Names are resolved and methods are chosen at compile time, so
-/// evaluation only walks this tree.
-indirect enum Expr: Sendable {
-    case literal(RuleValue)
-    case auth, root, data, newData, now
-    case capture(Int)
-    case queryField(QueryField)
-    /// `a.b` on a map or a string (`length`); null-safe on null.
-    case member(Expr, String)
-    /// `a[b]` on a map.
-    case index(Expr, Expr)
-    case snapshot(Expr, SnapshotMethod, [Expr])
-    case string(Expr, StringMethod, [Expr])
-    case matches(Expr, RuleRegex)
-    case not(Expr)
-    case negate(Expr)
-    case arithmetic(ArithmeticOperator, Expr, Expr)
-    case compare(CompareOperator, Expr, Expr)
-    case equal(Expr, Expr, negated: Bool)
-    case and(Expr, Expr)
-    case or(Expr, Expr)
-    case conditional(Expr, Expr, Expr)
-    case stringList([Expr])
-}
-
-enum SnapshotMethod: String, Sendable, CaseIterable {
-    case val, child, parent, hasChild, hasChildren, exists, getPriority, isNumber, isString, isBoolean
-}
-
-enum StringMethod: String, Sendable, CaseIterable {
-    case contains, beginsWith, endsWith, replace, toLowerCase, toUpperCase
-}
-
-enum QueryField: String, Sendable, CaseIterable {
-    case orderByKey, orderByChild, orderByValue, orderByPriority, startAt, endAt, equalTo, limitToFirst, limitToLast
-}
-
-enum ArithmeticOperator: Sendable { case add, subtract, multiply, divide, remainder }
-enum CompareOperator: Sendable { case less, lessOrEqual, greater, greaterOrEqual }
-
 /// What the compiler knows about an expression's type.
 enum StaticType: Equatable {
     case boolean, number, string, null, snapshot, map, any, query, regex, list
@@ -110,11 +70,11 @@ struct ExpressionParser {
 
     // MARK: Lexing helpers
 
-    private mutating func skipSpace() {
+    mutating func skipSpace() {
         while i < scalars.count, scalars[i] == " " || scalars[i] == "\t" || scalars[i] == "\n" || scalars[i] == "\r" { i += 1 }
     }
 
-    private mutating func take(_ op: String) -> Bool {
+    mutating func take(_ op: String) -> Bool {
         skipSpace()
         let s = Array(op.unicodeScalars)
         guard scalars.count - i >= s.count, Array(scalars[i..<i + s.count]) == s else { return false }
@@ -124,7 +84,7 @@ struct ExpressionParser {
         return true
     }
 
-    private mutating func expect(_ op: String) throws(RulesError) {
+    mutating func expect(_ op: String) throws(RulesError) {
         guard take(op) else {
             skipSpace()
             throw fail(i < scalars.count ? "Expected '\(op)' but found '\(scalars[i])'" : "Expected '\(op)' before the end")
@@ -140,7 +100,7 @@ struct ExpressionParser {
         return try body(&self)
     }
 
-    private mutating func parseConditional() throws(RulesError) -> (Expr, StaticType) {
+    mutating func parseConditional() throws(RulesError) -> (Expr, StaticType) {
         try nested { (p: inout ExpressionParser) throws(RulesError) in
             let start = p.i
             let (condition, ct) = try p.parseOr()
@@ -321,181 +281,7 @@ struct ExpressionParser {
         return try parsePostfix()
     }
 
-    private mutating func parsePostfix() throws(RulesError) -> (Expr, StaticType) {
-        var (e, t) = try parsePrimary()
-        while true {
-            skipSpace()
-            let here = i
-            if take(".") {
-                skipSpace()
-                let nameAt = i
-                guard let name = identifier() else { throw fail("Expected a name after '.'") }
-                if scalarsAhead("(") {
-                    (e, t) = try call(e, t, name, at: nameAt)
-                } else {
-                    (e, t) = try property(e, t, name, at: nameAt)
-                }
-            } else if take("[") {
-                skipSpace()
-                let argAt = i
-                let (index, it) = try parseConditional()
-                try expect("]")
-                if t == .snapshot {
-                    // `root['exists']()`: a literal method name in brackets is a call.
-                    if case .literal(.string(let name)) = index, scalarsAhead("(") {
-                        (e, t) = try call(e, t, name, at: argAt)
-                        continue
-                    }
-                    throw fail("No such method/property: snapshots have no [] access (use child())", at: here)
-                }
-                guard t == .map || t == .any else { throw fail("[] access needs an object, not a \(t.name)", at: here) }
-                if Self.isSnapshotValue(e) {
-                    throw fail("No such method/property: a snapshot's value has no [] access (use child(...).val())", at: here)
-                }
-                guard [.string, .number, .any].contains(it) else { throw fail("A \(it.name) cannot index an object", at: argAt) }
-                (e, t) = (.index(e, index), .any)
-            } else {
-                return (e, t)
-            }
-        }
-    }
-
-    /// Whether `e` is `<snapshot>.val()` or `.getPriority()`.
-    private static func isSnapshotValue(_ e: Expr) -> Bool {
-        if case .snapshot(_, let method, _) = e, method == .val || method == .getPriority { return true }
-        return false
-    }
-
-    private mutating func scalarsAhead(_ s: Unicode.Scalar) -> Bool {
-        skipSpace()
-        return i < scalars.count && scalars[i] == s
-    }
-
-    private mutating func property(_ e: Expr, _ t: StaticType, _ name: String, at position: Int) throws(RulesError) -> (Expr, StaticType) {
-        switch t {
-        case .query:
-            guard let field = QueryField(rawValue: name) else { throw fail("No such property: query.\(name)", at: position) }
-            let type: StaticType
-            switch field {
-            case .orderByKey, .orderByValue, .orderByPriority: type = .boolean
-            case .orderByChild: type = .any
-            case .limitToFirst, .limitToLast: type = .any
-            case .startAt, .endAt, .equalTo: type = .any
-            }
-            return (.queryField(field), type)
-        case .string:
-            guard name == "length" else { throw fail("No such property: strings have length, not \(name)", at: position) }
-            return (.member(e, name), .number)
-        case .map, .any:
-            // `data.val().a` is a compile error in Firebase (children are read with child()); a
-            // string value's `length` is the one property.
-            if Self.isSnapshotValue(e) && name != "length" {
-                throw fail("No such method/property: \(name) (a snapshot's value has no properties; use child('\(name)').val())", at: position)
-            }
-            return (.member(e, name), .any)
-        case .snapshot:
-            throw fail("No such method/property: \(name) (snapshot methods are called, e.g. \(name)())", at: position)
-        default:
-            throw fail("No such property: a \(t.name) has no \(name)", at: position)
-        }
-    }
-
-    private mutating func call(_ e: Expr, _ t: StaticType, _ name: String, at position: Int) throws(RulesError) -> (Expr, StaticType) {
-        try expect("(")
-        if t == .snapshot {
-            guard let method = SnapshotMethod(rawValue: name) else {
-                throw fail("No such method/property: \(name)", at: position)
-            }
-            skipSpace()
-            let argAt = i
-            var args: [(Expr, StaticType)] = []
-            if method == .hasChildren, scalarsAhead("[") {
-                args.append(try stringList())
-                try expect(")")
-            } else {
-                args = try arguments()
-            }
-            let arity: ClosedRange<Int>
-            let result: StaticType
-            switch method {
-            case .val, .getPriority: (arity, result) = (0...0, .any)
-            case .parent: (arity, result) = (0...0, .snapshot)
-            case .child: (arity, result) = (1...1, .snapshot)
-            case .hasChild: (arity, result) = (1...1, .boolean)
-            case .hasChildren: (arity, result) = (0...1, .boolean)
-            case .exists, .isNumber, .isString, .isBoolean: (arity, result) = (0...0, .boolean)
-            }
-            guard arity.contains(args.count) else {
-                throw fail("\(name)() takes \(arity.lowerBound == arity.upperBound ? "\(arity.lowerBound)" : "\(arity.lowerBound) or \(arity.upperBound)") argument(s)", at: position)
-            }
-            if method == .hasChildren, let a = args.first, a.1 != .list {
-                throw fail("hasChildren() takes an array literal of child names, e.g. hasChildren(['a', 'b'])", at: argAt)
-            }
-            if method == .child || method == .hasChild, let a = args.first, ![.string, .any, .null].contains(a.1) {
-                throw fail("\(name)() takes a string path, not a \(a.1.name)", at: argAt)
-            }
-            if method == .val || method == .getPriority || method == .parent || method == .child {
-                // Nothing more to check.
-            }
-            return (.snapshot(e, method, args.map(\.0)), result)
-        }
-        guard t == .string || t == .any else {
-            throw fail("No such method: a \(t.name) has no \(name)()", at: position)
-        }
-        if name == "matches" {
-            skipSpace()
-            guard i < scalars.count, scalars[i] == "/" else { throw fail("matches() takes a regular expression literal, e.g. /^a+$/", at: i) }
-            let regex = try regexLiteral()
-            try expect(")")
-            return (.matches(e, regex), .boolean)
-        }
-        guard let method = StringMethod(rawValue: name) else { throw fail("No such method: \(name)()", at: position) }
-        let argAt = i
-        let args = try arguments()
-        let arity: Int
-        let result: StaticType
-        switch method {
-        case .contains, .beginsWith, .endsWith: (arity, result) = (1, .boolean)
-        case .replace: (arity, result) = (2, .string)
-        case .toLowerCase, .toUpperCase: (arity, result) = (0, .string)
-        }
-        guard args.count == arity else { throw fail("\(name)() takes \(arity) argument(s)", at: position) }
-        for a in args where ![.string, .any, .null].contains(a.1) {
-            throw fail("\(name)() takes strings, not a \(a.1.name)", at: argAt)
-        }
-        return (.string(e, method, args.map(\.0)), result)
-    }
-
-    private mutating func arguments() throws(RulesError) -> [(Expr, StaticType)] {
-        var args: [(Expr, StaticType)] = []
-        if take(")") { return args }
-        while true {
-            args.append(try parseConditional())
-            if take(")") { return args }
-            try expect(",")
-        }
-    }
-
-    private mutating func stringList() throws(RulesError) -> (Expr, StaticType) {
-        try expect("[")
-        let at = i
-        var items: [Expr] = []
-        if !take("]") {
-            while true {
-                skipSpace()
-                let itemAt = i
-                let (e, t) = try parseConditional()
-                guard [.string, .any, .null].contains(t) else { throw fail("hasChildren() names must be strings", at: itemAt) }
-                items.append(e)
-                if take("]") { break }
-                try expect(",")
-            }
-        }
-        if items.isEmpty { throw fail("hasChildren() needs at least one child name", at: at) }
-        return (.stringList(items), .list)
-    }
-
-    private mutating func identifier() -> String? {
+    mutating func identifier() -> String? {
         let start = i
         while i < scalars.count {
             let c = scalars[i]

@@ -1,15 +1,15 @@
 /// Turns a regex tree into Pike VM instructions (Thompson construction). Counted repetitions are
 /// expanded, so the program size is capped.
-struct StorageRegexCompiler {
-    var program: [StorageRegex.Instruction] = []
-    var classes: [StorageCharClass] = []
+struct LinearRegexCompiler {
+    var program: [LinearRegex.Instruction] = []
+    var classes: [RegexCharClass] = []
 
-    private func tooLarge() -> StorageRegex.SyntaxError {
-        StorageRegex.SyntaxError(message: "expression too large (more than \(StorageRegex.maxProgramSize) instructions)", offset: 0)
+    private func tooLarge() -> LinearRegex.SyntaxError {
+        LinearRegex.SyntaxError(message: "expression too large (more than \(LinearRegex.maxProgramSize) instructions)", offset: 0)
     }
 
-    mutating func emit(_ node: StorageRegexParser.Node) throws(StorageRegex.SyntaxError) {
-        guard program.count <= StorageRegex.maxProgramSize else { throw tooLarge() }
+    mutating func emit(_ node: LinearRegexParser.Node) throws(LinearRegex.SyntaxError) {
+        guard program.count <= LinearRegex.maxProgramSize else { throw tooLarge() }
         switch node {
         case .empty:
             break
@@ -60,6 +60,6 @@ struct StorageRegexCompiler {
                 program[loop] = greedy ? .split(loop + 1, end) : .split(end, loop + 1)
             }
         }
-        guard program.count <= StorageRegex.maxProgramSize else { throw tooLarge() }
+        guard program.count <= LinearRegex.maxProgramSize else { throw tooLarge() }
     }
 }

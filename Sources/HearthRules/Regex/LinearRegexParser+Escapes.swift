@@ -1,4 +1,4 @@
-extension StorageRegexParser {
+extension LinearRegexParser {
     /// `\` outside a class: a class shorthand, an assertion, `\Q...\E`, or one literal scalar.
     mutating func escape() throws(Failure) -> Node {
         let start = i
@@ -36,10 +36,10 @@ extension StorageRegexParser {
     }
 
     /// `\d \D \s \S \w \W \pL \p{Lu} \PL` at `i`, consumed; nil (nothing consumed) otherwise.
-    mutating func classEscape() throws(Failure) -> StorageCharClass? {
+    mutating func classEscape() throws(Failure) -> RegexCharClass? {
         guard i + 1 < p.count, p[i] == "\\" else { return nil }
         let e = p[i + 1]
-        var cls: StorageCharClass
+        var cls: RegexCharClass
         switch e {
         case "d", "D": cls = .digit
         case "s", "S": cls = .space
@@ -65,10 +65,10 @@ extension StorageRegexParser {
                 negated.toggle()
                 name.removeFirst()
             }
-            guard let members = StorageCharClass.unicodeCategory(name) else {
+            guard let members = RegexCharClass.unicodeCategory(name) else {
                 throw fail("unsupported Unicode class \\p{\(name)} (general categories only)", at: start)
             }
-            var out = StorageCharClass()
+            var out = RegexCharClass()
             out.categories = [.init(members: members, negated: false)]
             out.negated = negated
             return out
@@ -132,10 +132,10 @@ extension StorageRegexParser {
     }
 
     /// `[...]`, `[^...]`, with ranges, escapes and `[:alpha:]`-style POSIX classes.
-    mutating func charClass() throws(Failure) -> StorageCharClass {
+    mutating func charClass() throws(Failure) -> RegexCharClass {
         let open = i
         i += 1
-        var cls = StorageCharClass()
+        var cls = RegexCharClass()
         if i < p.count, p[i] == "^" {
             cls.negated = true
             i += 1
@@ -156,7 +156,7 @@ extension StorageRegexParser {
                 var name = String(String.UnicodeScalarView(p[(i + 2)..<close]))
                 let negated = name.hasPrefix("^")
                 if negated { name.removeFirst() }
-                guard var posix = StorageCharClass.posix(name) else { throw fail("invalid character class range", at: i) }
+                guard var posix = RegexCharClass.posix(name) else { throw fail("invalid character class range", at: i) }
                 posix.negated = negated
                 cls.add(posix)
                 i = close + 2

@@ -2,16 +2,16 @@
 /// `\p{L}`), groups (`(...)`, `(?:...)`, `(?P<n>...)`, flags `(?imsU)` / `(?i:...)`), alternation,
 /// repetition (`* + ? {n} {n,} {n,m}`, lazy with `?`), anchors (`^ $ \A \z \b \B`), escapes
 /// (`\x41 \x{263A} \n \t \Q...\E`, octal). Backreferences and lookaround are rejected, as in RE2.
-struct StorageRegexParser {
+struct LinearRegexParser {
     indirect enum Node: Sendable {
         case empty
         case literal(UInt32, fold: Bool)
         case any(dotAll: Bool)
-        case charClass(StorageCharClass)
+        case charClass(RegexCharClass)
         case concat([Node])
         case alternate([Node])
         case repetition(Node, min: Int, max: Int?, greedy: Bool)
-        case assertion(StorageRegex.Assertion)
+        case assertion(LinearRegex.Assertion)
     }
 
     struct Flags {
@@ -27,7 +27,7 @@ struct StorageRegexParser {
 
     init(_ scalars: [Unicode.Scalar]) { p = scalars }
 
-    typealias Failure = StorageRegex.SyntaxError
+    typealias Failure = LinearRegex.SyntaxError
 
     func fail(_ message: String, at offset: Int? = nil) -> Failure { Failure(message: message, offset: offset ?? i) }
 
@@ -38,7 +38,7 @@ struct StorageRegexParser {
     }
 
     mutating func alternation(depth: Int) throws(Failure) -> Node {
-        guard depth < StorageRegex.maxNesting else { throw fail("expression nests too deeply") }
+        guard depth < LinearRegex.maxNesting else { throw fail("expression nests too deeply") }
         var alternatives = [try concatenation(depth: depth)]
         while i < p.count, p[i] == "|" {
             i += 1
@@ -73,8 +73,8 @@ struct StorageRegexParser {
         case "?": q = (0, 1); i += 1
         case "{":
             guard let r = lookRepeat() else { return nil }
-            if r.min > StorageRegex.maxRepeat || (r.max ?? 0) > StorageRegex.maxRepeat || (r.max.map { $0 < r.min } ?? false) {
-                throw fail("bad repetition operator (at most {\(StorageRegex.maxRepeat)})")
+            if r.min > LinearRegex.maxRepeat || (r.max ?? 0) > LinearRegex.maxRepeat || (r.max.map { $0 < r.min } ?? false) {
+                throw fail("bad repetition operator (at most {\(LinearRegex.maxRepeat)})")
             }
             q = (r.min, r.max)
             i = r.end
@@ -142,8 +142,8 @@ struct StorageRegexParser {
     }
 
     func literal(_ c: UInt32) -> Node {
-        let fold = flags.caseInsensitive && !StorageCharClass.caseVariants(c).isEmpty
-        return .literal(fold ? StorageCharClass.fold(c) : c, fold: fold)
+        let fold = flags.caseInsensitive && !RegexCharClass.caseVariants(c).isEmpty
+        return .literal(fold ? RegexCharClass.fold(c) : c, fold: fold)
     }
 
     mutating func group(depth: Int) throws(Failure) -> Node? {
