@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 public import HearthFunctions
-public import HearthServer
+import HearthServer
 import Synchronization
 
 /// The `hearth` command line as a library: `hearth serve` and the admin commands.
