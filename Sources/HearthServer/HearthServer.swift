@@ -84,7 +84,6 @@ public struct HearthServer: Sendable {
         -> some ApplicationProtocol
     {
         let router = Router(context: HearthRequestContext.self)
-        let controller = self.controller
         let registry = self.registry
         let realtime = self.realtime
         router.get("/.well-known/hearth/health") { _, _ in
@@ -107,8 +106,7 @@ public struct HearthServer: Sendable {
                 if let response = links.wellKnown(path) { router.get(RouterPath(path)) { _, _ in response } }
             }
         }
-        let responder = HearthResponder(
-            controller: controller, auth: auth, storage: storage, links: links, functions: functions, router: router.buildResponder())
+        let responder = HearthResponder(routes: routes(wellKnown: router.buildResponder()))
         // Hummingbird's own start-up line would repeat ours; keep its warnings and errors.
         var appLogger = logger
         appLogger.logLevel = max(logger.logLevel, .notice)
@@ -167,66 +165,6 @@ public struct HearthServer: Sendable {
         }
         await registry.closeAll()
         await functions?.shutdown()
-    }
-}
-
-/// Sends `/.well-known/…` to the router, auth, storage and links API paths to their controllers,
-/// GETs of link paths (`/{suffix}`, `/?link=…`; never `….json`) to the links controller and
-/// everything else to the database controller.
-struct HearthResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == HearthRequestContext {
-    let controller: DatabaseController
-    let auth: AuthController?
-    let storage: StorageController?
-    let links: LinksController?
-    let functions: FunctionsRuntime?
-    let router: Inner
-
-    func respond(to request: Request, context: HearthRequestContext) async throws -> Response {
-        let path = request.uri.path
-        if let functions, let response = await functions.respond(to: request, controller: controller) { return response }
-        if path.hasPrefix("/.well-known/") || path.hasPrefix("/service_accounts/") || path.hasPrefix("/robot/") {
-            return try await router.respond(to: request, context: context)
-        }
-        if AuthController.handles(path) {
-            guard let auth else { return AuthController.error(status: 404, message: "Auth is not enabled", reason: "notFound", rpcStatus: "NOT_FOUND") }
-            return await auth.respond(to: request, clientAddress: context.channel.remoteAddress?.ipAddress)
-        }
-        if let storage, StorageController.handles(path) { return await storage.respond(to: request) }
-        if let links {
-            if LinksController.handles(path) { return await links.respond(to: request) }
-            if let response = await links.serve(request) { return response }
-        }
-        // After the links: a redirect under a prefix path (`/links/AbCd`) must not first cost a
-        // bucket lookup, while a public object URL fails the links' checks without reading anything.
-        if let storage, let response = await storage.publicObject(request) { return response }
-        return await controller.respond(to: request, channel: context.channel)
-    }
-
-    /// The database's answer to a small read, or auth's to a token refresh, computed on the
-    /// connection's event loop without a task; nil for a request that `respond` would send anywhere
-    /// else, or that has to wait.
-    ///
-    /// This repeats `respond`'s routing for GETs of `….json` paths and the Secure Token POST without
-    /// doing any I/O: change the two together.
-    func respondNow(to head: HTTPRequest) -> InlinePlan? {
-        let uri = URI(head.path ?? "")
-        let path = uri.path
-        if head.method == .post, path == AuthController.tokenPath {
-            guard let auth, functions?.mayRespond(path: path, method: head.method) != true else { return nil }
-            // Off the event loop: the RSA signature (~0.25 ms) on the loop held up every other request of the loop's
-            // connections (GET p99 under a refresh load: 4-5 ms → 14-15 ms; docs/benchmarks.md).
-            return .afterBody { body, loop in
-                NIOThreadPool.singleton.runIfActive(eventLoop: loop) { auth.respondNow(to: head, uri: uri, body: body) }
-            }
-        }
-        guard head.method == .get else { return nil }
-        guard path.hasSuffix(".json") else { return nil }
-        if functions != nil, path.hasPrefix(FunctionsRuntime.adminPrefix) { return nil }
-        if path.hasPrefix("/.well-known/") || path.hasPrefix("/service_accounts/") || path.hasPrefix("/robot/") { return nil }
-        if AuthController.handles(path) { return nil }
-        if storage != nil, StorageController.handles(path) || StorageController.mayBePublicObject(path) { return nil }
-        if let links, LinksController.handles(path) || links.suffix(in: path) != nil || links.isLongLinkRoot(path) { return nil }
-        return controller.respondNow(to: head, uri: uri).map(InlinePlan.reply)
     }
 }
 

@@ -42,6 +42,13 @@ extension LinksController {
         return prefixPaths.contains(trimmed)
     }
 
+    /// Whether ``serve(_:)`` may answer a request with this method and path (a link suffix, a long
+    /// link's root, Apple's association file); it still passes on one that names no stored link.
+    func mayServe(_ method: HTTPRequest.Method, _ path: String) -> Bool {
+        guard method == .get || method == .head else { return false }
+        return path == "/apple-app-site-association" || suffix(in: path) != nil || isLongLinkRoot(path)
+    }
+
     /// Serves a link, or nil when `request` is not a link request or names no stored link (the caller
     /// routes it elsewhere: the database then answers 404).
     func serve(_ request: Request) async -> Response? {

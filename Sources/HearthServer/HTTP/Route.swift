@@ -1,0 +1,62 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+
+/// How surely a route owns a request, judged from its method and path alone (no I/O).
+enum RouteClaim: Sendable {
+    /// Not this route's.
+    case none
+    /// This route's: it answers.
+    case certain
+    /// Perhaps this route's (a link suffix, a public object URL): it answers, or passes the request on
+    /// to the next route when what it names does not exist.
+    case possible
+}
+
+/// One protocol edge in the server's routing table (`HearthServer.routes`). Requests go to the first
+/// route that claims them, in the table's order; the same table decides which requests may be
+/// answered on the event loop without a task, so the two ways can never disagree.
+struct Route: Sendable {
+    /// For logs and tests: `database`, `auth`, `storage`, …
+    let name: String
+    /// Whether a request with this method and path is the route's.
+    let claim: @Sendable (HTTPRequest.Method, String) -> RouteClaim
+    /// The route's answer; nil passes a ``RouteClaim/possible`` request to the next route.
+    let respond: @Sendable (Request, HearthRequestContext) async throws -> Response?
+    /// An answer computed without a task (see `InlineResponseHandler`), or nil for the normal way.
+    let respondNow: (@Sendable (HTTPRequest, URI) -> InlinePlan?)?
+
+    init(
+        _ name: String, claim: @escaping @Sendable (HTTPRequest.Method, String) -> RouteClaim,
+        respondNow: (@Sendable (HTTPRequest, URI) -> InlinePlan?)? = nil,
+        respond: @escaping @Sendable (Request, HearthRequestContext) async throws -> Response?
+    ) {
+        self.name = name
+        self.claim = claim
+        self.respond = respond
+        self.respondNow = respondNow
+    }
+}
+
+/// Sends each request to the first route of the table that claims it.
+struct HearthResponder: HTTPResponder {
+    /// In order; the last one (the database) claims every request.
+    let routes: [Route]
+
+    func respond(to request: Request, context: HearthRequestContext) async throws -> Response {
+        let path = request.uri.path
+        for route in routes where route.claim(request.method, path) != .none {
+            if let response = try await route.respond(request, context) { return response }
+        }
+        return Response(status: .notFound)
+    }
+
+    /// The answer of the route that owns `head`, computed without a task when that route can (the
+    /// database's small reads, auth's token refresh); nil sends the request the normal way.
+    func respondNow(to head: HTTPRequest) -> InlinePlan? {
+        let uri = URI(head.path ?? "")
+        let path = uri.path
+        guard let route = routes.first(where: { $0.claim(head.method, path) != .none }) else { return nil }
+        return route.respondNow?(head, uri)
+    }
+}

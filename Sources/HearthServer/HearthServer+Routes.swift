@@ -1,0 +1,89 @@
+import HTTPTypes
+import HearthFunctions
+import Hummingbird
+import NIOCore
+import NIOPosix
+
+extension HearthServer {
+    /// The routing table: which protocol edge answers which requests, first claim wins.
+    ///
+    /// 1. functions: callable and HTTP functions' routes and the dead-letter API;
+    /// 2. `/.well-known/…` and Google's key paths: Hummingbird's router (`wellKnown`);
+    /// 3. auth: Identity Toolkit, Secure Token, the emulator's and the action page's paths;
+    /// 4. storage: the Firebase and Cloud Storage APIs;
+    /// 5. links: the Dynamic Links API, then link redirects (`/{suffix}`, `/?link=…`);
+    /// 6. storage's public object URLs (`/{bucket}/{object}`), after the links so a redirect costs no bucket lookup;
+    /// 7. the database (REST, SSE): everything else.
+    func routes(wellKnown: some HTTPResponder<HearthRequestContext>) -> [Route] {
+        var routes: [Route] = []
+        let controller = self.controller
+        if let functions {
+            routes.append(
+                Route("functions", claim: { functions.mayRespond(path: $1, method: $0) ? .possible : .none }) { request, _ in
+                    await functions.respond(to: request, controller: controller)
+                })
+        }
+        routes.append(
+            Route("well-known", claim: { _, path in Self.isWellKnown(path) ? .certain : .none }) { request, context in
+                try await wellKnown.respond(to: request, context: context)
+            })
+        let auth = self.auth
+        routes.append(
+            Route(
+                "auth", claim: { _, path in AuthController.handles(path) ? .certain : .none },
+                respondNow: { head, uri in
+                    guard let auth, head.method == .post, uri.path == AuthController.tokenPath else { return nil }
+                    // Off the event loop: the RSA signature (~0.25 ms) on the loop held up every other request of the
+                    // loop's connections (GET p99 under a refresh load: 4-5 ms → 14-15 ms; docs/benchmarks.md).
+                    return .afterBody { body, loop in
+                        NIOThreadPool.singleton.runIfActive(eventLoop: loop) { auth.respondNow(to: head, uri: uri, body: body) }
+                    }
+                }
+            ) { request, context in
+                guard let auth else {
+                    return AuthController.error(status: 404, message: "Auth is not enabled", reason: "notFound", rpcStatus: "NOT_FOUND")
+                }
+                return await auth.respond(to: request, clientAddress: context.channel.remoteAddress?.ipAddress)
+            })
+        if let storage {
+            routes.append(
+                Route("storage", claim: { _, path in StorageController.handles(path) ? .certain : .none }) { request, _ in
+                    await storage.respond(to: request)
+                })
+        }
+        if let links {
+            routes.append(
+                Route("links API", claim: { _, path in LinksController.handles(path) ? .certain : .none }) { request, _ in
+                    await links.respond(to: request)
+                })
+            routes.append(
+                Route("links", claim: { method, path in links.mayServe(method, path) ? .possible : .none }) { request, _ in
+                    await links.serve(request)
+                })
+        }
+        if let storage {
+            routes.append(
+                Route("public objects", claim: { method, path in
+                    [.get, .head, .put].contains(method) && StorageController.mayBePublicObject(path) ? .possible : .none
+                }) { request, _ in
+                    await storage.publicObject(request)
+                })
+        }
+        routes.append(
+            Route(
+                "database", claim: { _, _ in .certain },
+                respondNow: { head, uri in
+                    guard uri.path.hasSuffix(".json") else { return nil }
+                    return controller.respondNow(to: head, uri: uri).map(InlinePlan.reply)
+                }
+            ) { request, context in
+                await controller.respond(to: request, channel: context.channel)
+            })
+        return routes
+    }
+
+    /// Paths Hummingbird's router answers: Hearth's health and keys, Google's key documents.
+    static func isWellKnown(_ path: String) -> Bool {
+        path.hasPrefix("/.well-known/") || path.hasPrefix("/service_accounts/") || path.hasPrefix("/robot/")
+    }
+}
