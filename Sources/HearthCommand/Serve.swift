@@ -121,102 +121,16 @@ struct Serve: AsyncParsableCommand {
         #endif
         var logger = Logger(label: "hearth", factory: { LineLogHandler(label: $0) })
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-        let settings: Settings
-        do {
-            settings = try resolve()
-        } catch {
-            throw fail("\(error)", .badConfiguration)
-        }
-        guard (maxOpenDatabases ?? 1) >= 1, (databaseIdleSeconds ?? 1) >= 1 else {
-            throw fail("--max-open-databases and --database-idle-seconds must be at least 1", .badConfiguration)
-        }
-        guard (0...65535).contains(settings.port), settings.maxBodyBytes > 0, settings.headerTimeout > 0, settings.idleTimeout > 0,
-            let durability = SQLiteStore.Durability(rawValue: settings.durability)
-        else {
-            throw fail("invalid port, body limit, timeouts or durability (full|normal)", .badConfiguration)
-        }
-        let passwordHashN: Int
-        do { passwordHashN = try settings.passwordHashN() } catch { throw fail("\(error)", .badConfiguration) }
-        let folder = URL(fileURLWithPath: settings.data).standardizedFileURL.path
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let probe = folder + "/.write-probe"
-            guard FileManager.default.createFile(atPath: probe, contents: Data()) else { throw Settings.Failure(description: "") }
-            try FileManager.default.removeItem(atPath: probe)
-        } catch {
-            throw fail("the data folder \(folder) is not writable", .dataFolderNotWritable)
-        }
+        let (settings, durability, passwordHashN) = try checkedSettings()
+        let folder = try Self.writableFolder(settings.data)
         let adminToken: String
         do {
             adminToken = try AdminToken.resolve(dev: settings.dev, folder: folder, logger: logger)
         } catch {
             throw fail("cannot create the admin token: \(error)", .dataFolderNotWritable)
         }
-        let factory = SQLiteStoreFactory(folder: folder, durability: durability)
-        // Open the default namespace now, so a corrupt file is reported at start, not on first request.
-        do {
-            let store = try await factory.open(namespace: settings.project)
-            try await store.close()
-        } catch {
-            throw fail("\(folder)/\(settings.project).sqlite is corrupt or not a Hearth database (\(error))", .corruptDatabase)
-        }
-        let auth: AuthService
-        let publicURL: String?
-        let trustedProxies: TrustedProxies
-        do {
-            trustedProxies = try settings.checkedTrustedProxies()
-            let smtp = try settings.smtp.configuration()
-            publicURL = try settings.checkedPublicURL()
-            let outbox = OutboxSender()
-            let sender: any MessageSender = try smtp.map { smtp in
-                do {
-                    return ChannelRouter(email: try SMTPSender(configuration: smtp), sms: outbox)
-                } catch {
-                    throw Settings.Failure(description: "cannot set up SMTP (sender address or CA file): \(error)")
-                }
-            } ?? outbox
-            if let smtp {
-                logger.info("auth emails go through SMTP", metadata: ["hearth.smtp": "\(smtp.host):\(smtp.port) (\(smtp.security.rawValue))"])
-                if smtp.security == .none && smtp.username != nil {
-                    logger.warning("the SMTP password is sent without encryption (security none)")
-                }
-            }
-            if settings.dev && !(settings.appleClientIDs.isEmpty && settings.googleClientIDs.isEmpty) {
-                logger.warning("--dev reads Apple and Google ID tokens unchecked, as the emulator does; the client IDs apply without --dev")
-            }
-            if !settings.dev {
-                if smtp == nil { logger.warning("no SMTP server is configured: auth emails (password resets, sign-in links) are not delivered") }
-                logger.warning("no SMS provider is configured: phone verification codes are not delivered")
-                if publicURL == nil && smtp != nil {
-                    logger.warning("no --public-url: emailed links point at http://\(settings.host):\(settings.port)")
-                }
-            }
-            let options: AuthService.Options = settings.dev
-                ? AuthService.Options(emailPrivacy: settings.emailPrivacy ?? false, identityProviders: .emulator)
-                : .production(
-                    authorizedDomains: settings.continueDomains(), emailPrivacy: settings.emailPrivacy ?? true,
-                    identityProviders: settings.identityProviders(keys: ProviderKeys()), linkDomains: try settings.hostingLinkDomains())
-            let accounts = try SQLiteAccountStore(path: "\(folder)/\(settings.project).auth.sqlite")
-            // A first start creates the signing key on another thread; the server listens meanwhile.
-            let keys = try KeyRing.load(folder: folder + "/auth-keys", creatingInBackground: true)
-            let keyLogger = logger
-            Task {
-                do { try await keys.waitUntilReady() } catch { keyLogger.error("cannot create the ID-token signing key in \(folder)/auth-keys: \(error)") }
-            }
-            let deliveryLogger = logger
-            auth = AuthService(
-                projectID: settings.project, store: accounts, keys: keys, hasher: PasswordHasher(rounds: passwordHashN),
-                options: options, sender: sender,
-                onDeliveryFailure: { channel, purpose, error in
-                    deliveryLogger.error("could not send \(channel.rawValue) (\(purpose)): \(error)")
-                })
-        } catch let failure as Settings.Failure {
-            throw fail("\(failure)", .badConfiguration)
-        } catch let error as MailFormat.InvalidAddress {
-            throw fail("the SMTP sender address is \(error)", .badConfiguration)
-        } catch {
-            throw fail("cannot open the accounts database or signing key in \(folder) (\(error))", .corruptDatabase)
-        }
+        let factory = try await Self.databases(settings, folder: folder, durability: durability)
+        let (auth, publicURL, trustedProxies) = try Self.authService(settings, folder: folder, passwordHashN: passwordHashN, logger: logger)
         var configuration = ServerConfiguration(
             host: settings.host, port: settings.port, defaultNamespace: settings.project, adminToken: adminToken,
             maxBodyBytes: settings.maxBodyBytes, indexPolicy: settings.indexPolicy ?? (settings.dev ? .scan : .enforce),
@@ -224,46 +138,13 @@ struct Serve: AsyncParsableCommand {
             namespaceIdleSeconds: databaseIdleSeconds ?? 120, linksPublicCreate: settings.links.publicCreate)
         configuration.requestHeadTimeout = .seconds(settings.headerTimeout)
         configuration.idleTimeout = .seconds(settings.idleTimeout)
-        let storage: StorageService
         // Small uploads spend their time in fsync; more threads than cores let many wait at once.
         let filePool = NIOThreadPool(numberOfThreads: 16)
         filePool.start()
-        var blobConfiguration = LocalDiskBlobStore.Configuration()
-        blobConfiguration.durable = durability == .full
         let rulesFile = folder + "/storage.rules"
-        do {
-            if let text = try? String(contentsOfFile: rulesFile, encoding: .utf8) {
-                do {
-                    _ = try StorageRules(source: text)
-                } catch {
-                    throw fail("\(rulesFile): \(error)", .badConfiguration)
-                }
-            }
-            storage = StorageService(
-                catalog: try SQLiteObjectCatalog(path: "\(folder)/\(settings.project).storage.sqlite", durable: durability == .full),
-                blobs: try await LocalDiskBlobStore(
-                    folder: folder + "/storage", configuration: blobConfiguration, threadPool: filePool), defaultBucket: "\(settings.project).appspot.com")
-        } catch let exit as ExitCode {
-            throw exit
-        } catch {
-            throw fail("cannot open file storage in \(folder) (\(error))", .corruptDatabase)
-        }
+        let storage = try await Self.storageService(settings, folder: folder, durability: durability, rulesFile: rulesFile, pool: filePool)
         let functions = HearthCommand.registered.withLock { $0 }
-        let links: LinkService
-        do {
-            let domains = try settings.links.checkedDomains()
-            if !domains.isEmpty { logger.info("short links on \(domains.map(\.prefix).joined(separator: ", "))") }
-            var authorizedHosts = Set(settings.authorizedDomains.map { $0.lowercased() })
-            if let publicURL, let host = URL(string: publicURL)?.host { authorizedHosts.insert(host.lowercased()) }
-            let allowlist = try settings.links.allowlist(dev: settings.dev, authorizedHosts: authorizedHosts)
-            links = LinkService(
-                store: try SQLiteLinkStore(path: "\(folder)/\(settings.project).links.sqlite", durable: durability == .full), domains: domains,
-                appleAppSiteAssociation: settings.links.appleAppSiteAssociation, assetLinks: settings.links.assetLinks, allowlist: allowlist)
-        } catch let failure as Settings.Failure {
-            throw fail("\(failure)", .badConfiguration)
-        } catch {
-            throw fail("cannot open \(folder)/\(settings.project).links.sqlite (\(error))", .corruptDatabase)
-        }
+        let links = try Self.linkService(settings, folder: folder, durability: durability, publicURL: publicURL, logger: logger)
         let server = HearthServer(
             configuration: configuration, stores: factory, logger: logger, auth: auth, storage: storage, storageRulesFile: rulesFile,
             functions: functions, links: links)
