@@ -24,29 +24,11 @@ extension AuthService {
         let now = clock()
         let idToken = body.string("idToken")
         if idToken == nil, let code = body.string("oobCode") { return try await applyOobCode(code, now: now, linkBase: linkBase) }
-        if idToken == nil {
-            guard privileged else {
-                throw AuthError("INVALID_REQ_TYPE", "Unsupported request parameters.")
-            }
-            guard let uid = body.string("localId"), !uid.isEmpty else { throw AuthError("MISSING_LOCAL_ID") }
-            _ = uid
-        } else if !privileged {
-            if body["customAttributes"] != nil { throw AuthError("INSUFFICIENT_PERMISSION") }
-            if body["disableUser"] != nil { throw AuthError("OPERATION_NOT_ALLOWED") }
-        }
-        if let email = body.string("email"), !Self.isValidEmail(email) { throw AuthError("INVALID_EMAIL") }
+        try Self.checkUpdate(body, privileged: privileged)
         var credentials: PasswordCredentials?
-        if let password = body.string("password") {
-            guard password.count >= 6 else { throw AuthError.weakPassword }
-            credentials = try await hasher.hash(password)
-        }
-        if let attributes = body.string("customAttributes"), privileged { try Self.checkCustomAttributes(attributes) }
-        if privileged, let phone = body.string("phoneNumber"), !Self.isValidPhone(phone) {
-            throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
-        }
+        if let password = body.string("password") { credentials = try await hasher.hash(password) }
         let newCredentials = credentials
         let (response, recovery): (JSONValue, EmailRecovery?) = try await store.transaction { tx in
-            var recovery: EmailRecovery?
             var user: UserRecord
             var signedInAt: Int64 = 0
             if let idToken {
@@ -62,60 +44,7 @@ extension AuthService {
             }
             let before = user.validSince
             let wasAnonymous = user.isAnonymous
-            if let name = body.string("displayName") { user.displayName = name }
-            if let photo = body.string("photoUrl") ?? body.string("photoURL") { user.photoUrl = photo }
-            if let email = body.string("email") {
-                let lower = email.lowercased()
-                if let other = try tx.account(email: lower), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
-                if lower != user.email {
-                    if let previous = user.email {
-                        user.initialEmail = user.initialEmail ?? previous
-                        // The user changed it (admin changes are the operator's): the previous
-                        // address may undo it.
-                        if idToken != nil { recovery = EmailRecovery(uid: user.localId, previous: previous, new: lower) }
-                    }
-                    user.email = lower
-                    user.emailVerified = false
-                    if !wasAnonymous { user.validSince = now / 1000 }
-                }
-            }
-            if let newCredentials {
-                user.setPassword(newCredentials, at: now)
-                if !wasAnonymous { user.validSince = now / 1000 }
-            }
-            for attribute in body.strings("deleteAttribute") {
-                switch attribute {
-                case "DISPLAY_NAME": user.displayName = nil
-                case "PHOTO_URL": user.photoUrl = nil
-                case "PASSWORD": user.removePassword()
-                case "EMAIL": (user.email, user.emailVerified) = (nil, false)
-                default: throw AuthError("INVALID_REQ_TYPE", "Unsupported deleteAttribute \(attribute)")
-                }
-            }
-            for provider in body.strings("deleteProvider") {
-                switch provider {
-                case "phone": user.phoneNumber = nil
-                case "password":
-                    user.removePassword()
-                    (user.email, user.emailVerified) = (nil, false)
-                default: user.linkedProviders.removeAll { $0.providerId == provider }
-                }
-            }
-            if privileged && idToken == nil {
-                if let verified = body.bool("emailVerified") { user.emailVerified = verified }
-                if let disabled = body.bool("disableUser") { user.disabled = disabled }
-                if let phone = body.string("phoneNumber") { user.phoneNumber = phone }
-                if let attributes = body.string("customAttributes") { user.customAttributes = attributes == "{}" ? nil : attributes }
-                if let validSince = body.int64("validSince") { user.validSince = validSince }
-                // Account history carried over from another system (admin SDKs' migrations).
-                if let created = body.int64("createdAt") { user.createdAt = created }
-                if let lastLogin = body.int64("lastLoginAt") { user.lastLoginAt = lastLogin }
-                if let info = body["linkProviderUserInfo"] { try self.link(info, to: &user, in: tx) }
-            } else if privileged, let phone = body.string("phoneNumber") {
-                user.phoneNumber = phone
-            }
-            // A client's `phoneNumber` is ignored, as its `emailVerified` is: a number joins an account only through
-            // an SMS code (signInWithPhoneNumber with an idToken), or else its owner's phone sign-ins would land here.
+            let recovery = try self.apply(body, to: &user, credentials: newCredentials, byUser: idToken != nil, privileged: privileged, now: now, in: tx)
             var tokens: (idToken: String, refreshToken: String)?
             let linked = wasAnonymous && !user.isAnonymous
             if let idToken, user.validSince != before || linked || (body.bool("returnSecureToken") ?? false) {
@@ -126,18 +55,110 @@ extension AuthService {
                 tokens = try self.issueTokens(for: &user, provider: provider, in: tx, now: now, authTime: authTime)
             }
             try self.save(user, in: tx)
-            var m = [JSONMember("kind", .string("identitytoolkit#SetAccountInfoResponse")), JSONMember("localId", .string(user.localId))]
-            if let e = user.email { m.append(JSONMember("email", .string(e))) }
-            if let d = user.displayName { m.append(JSONMember("displayName", .string(d))) }
-            if let p = user.photoUrl { m.append(JSONMember("photoUrl", .string(p))) }
-            m.append(JSONMember("emailVerified", .bool(user.emailVerified)))
-            m.append(JSONMember("providerUserInfo", .array(user.providers.map(\.json))))
-            if user.passwordHash != nil { m.append(JSONMember("passwordHash", .string(UserRecord.redactedHash))) }
-            if let tokens { m += self.tokenTrio(tokens) }
-            return (.object(m), recovery)
+            return (self.setAccountInfoResponse(user, tokens: tokens), recovery)
         }
         if let recovery { await sendRecovery(recovery, now: now, linkBase: linkBase) }
         return response
+    }
+
+    /// Applies an update's changes to `user`: profile, email, password, deletions, and what only an admin sets.
+    /// Returns the recovery to send when the user changed their own email.
+    /// - Parameter byUser: the request carried the user's ID token (not an admin's `localId`).
+    private func apply(
+        _ body: JSONValue, to user: inout UserRecord, credentials: PasswordCredentials?, byUser: Bool, privileged: Bool, now: Int64,
+        in tx: any AccountTransaction
+    ) throws -> EmailRecovery? {
+        var recovery: EmailRecovery?
+        let wasAnonymous = user.isAnonymous
+        if let name = body.string("displayName") { user.displayName = name }
+        if let photo = body.string("photoUrl") ?? body.string("photoURL") { user.photoUrl = photo }
+        if let email = body.string("email") {
+            let lower = email.lowercased()
+            if let other = try tx.account(email: lower), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
+            if lower != user.email {
+                if let previous = user.email {
+                    user.initialEmail = user.initialEmail ?? previous
+                    // The user changed it (admin changes are the operator's): the previous
+                    // address may undo it.
+                    if byUser { recovery = EmailRecovery(uid: user.localId, previous: previous, new: lower) }
+                }
+                user.email = lower
+                user.emailVerified = false
+                if !wasAnonymous { user.validSince = now / 1000 }
+            }
+        }
+        if let credentials {
+            user.setPassword(credentials, at: now)
+            if !wasAnonymous { user.validSince = now / 1000 }
+        }
+        for attribute in body.strings("deleteAttribute") {
+            switch attribute {
+            case "DISPLAY_NAME": user.displayName = nil
+            case "PHOTO_URL": user.photoUrl = nil
+            case "PASSWORD": user.removePassword()
+            case "EMAIL": (user.email, user.emailVerified) = (nil, false)
+            default: throw AuthError("INVALID_REQ_TYPE", "Unsupported deleteAttribute \(attribute)")
+            }
+        }
+        for provider in body.strings("deleteProvider") {
+            switch provider {
+            case "phone": user.phoneNumber = nil
+            case "password":
+                user.removePassword()
+                (user.email, user.emailVerified) = (nil, false)
+            default: user.linkedProviders.removeAll { $0.providerId == provider }
+            }
+        }
+        if privileged && !byUser {
+            if let verified = body.bool("emailVerified") { user.emailVerified = verified }
+            if let disabled = body.bool("disableUser") { user.disabled = disabled }
+            if let phone = body.string("phoneNumber") { user.phoneNumber = phone }
+            if let attributes = body.string("customAttributes") { user.customAttributes = attributes == "{}" ? nil : attributes }
+            if let validSince = body.int64("validSince") { user.validSince = validSince }
+            // Account history carried over from another system (admin SDKs' migrations).
+            if let created = body.int64("createdAt") { user.createdAt = created }
+            if let lastLogin = body.int64("lastLoginAt") { user.lastLoginAt = lastLogin }
+            if let info = body["linkProviderUserInfo"] { try link(info, to: &user, in: tx) }
+        } else if privileged, let phone = body.string("phoneNumber") {
+            user.phoneNumber = phone
+        }
+        // A client's `phoneNumber` is ignored, as its `emailVerified` is: a number joins an account only through
+        // an SMS code (signInWithPhoneNumber with an idToken), or else its owner's phone sign-ins would land here.
+        return recovery
+    }
+
+    /// The `setAccountInfo` answer: the account's public fields and, when the session was renewed, its tokens.
+    private func setAccountInfoResponse(_ user: UserRecord, tokens: (idToken: String, refreshToken: String)?) -> JSONValue {
+        var m = [JSONMember("kind", .string("identitytoolkit#SetAccountInfoResponse")), JSONMember("localId", .string(user.localId))]
+        if let e = user.email { m.append(JSONMember("email", .string(e))) }
+        if let d = user.displayName { m.append(JSONMember("displayName", .string(d))) }
+        if let p = user.photoUrl { m.append(JSONMember("photoUrl", .string(p))) }
+        m.append(JSONMember("emailVerified", .bool(user.emailVerified)))
+        m.append(JSONMember("providerUserInfo", .array(user.providers.map(\.json))))
+        if user.passwordHash != nil { m.append(JSONMember("passwordHash", .string(UserRecord.redactedHash))) }
+        if let tokens { m += self.tokenTrio(tokens) }
+        return .object(m)
+    }
+
+    /// The checks an update passes before anything is hashed or read, in the order their errors take
+    /// precedence: who may ask, then the email, the password's length, custom claims and the phone number.
+    static func checkUpdate(_ body: JSONValue, privileged: Bool) throws {
+        if body.string("idToken") == nil {
+            guard privileged else {
+                throw AuthError("INVALID_REQ_TYPE", "Unsupported request parameters.")
+            }
+            guard let uid = body.string("localId"), !uid.isEmpty else { throw AuthError("MISSING_LOCAL_ID") }
+            _ = uid
+        } else if !privileged {
+            if body["customAttributes"] != nil { throw AuthError("INSUFFICIENT_PERMISSION") }
+            if body["disableUser"] != nil { throw AuthError("OPERATION_NOT_ALLOWED") }
+        }
+        if let email = body.string("email"), !Self.isValidEmail(email) { throw AuthError("INVALID_EMAIL") }
+        if let password = body.string("password"), password.count < 6 { throw AuthError.weakPassword }
+        if let attributes = body.string("customAttributes"), privileged { try Self.checkCustomAttributes(attributes) }
+        if privileged, let phone = body.string("phoneNumber"), !Self.isValidPhone(phone) {
+            throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
+        }
     }
 }
 
