@@ -117,7 +117,35 @@ struct AuthController: Sendable {
             return service.recaptchaParams
         default: break
         }
-        var operation: String
+        let (operation, admin) = try accountOperation(path, privileged: privileged)
+        if !admin { try requireKey(request, parameters, privileged) }
+        if operation == "batchGet" {
+            guard privileged else { throw PlatformError.unauthenticated }
+            if path.hasPrefix(Self.v3Prefix) {
+                // v3 `downloadAccount`: the page is asked for in the body.
+                return try await service.downloadAccount(try await jsonBody(request))
+            }
+            if let raw = parameters["maxResults"], Int(raw) == nil {
+                throw AuthError("INVALID_ARGUMENT", "Invalid value at 'max_results' (TYPE_INT32), \"\(raw)\"")
+            }
+            return try await service.batchGet(
+                maxResults: parameters["maxResults"].flatMap { Int($0) }, pageToken: parameters["nextPageToken"])
+        }
+        guard request.method == .post else { throw PlatformError.notFound }
+        let body = try await jsonBody(request)
+        // Naming another project is for admin callers (admin SDKs' account download and upload
+        // do it); a client holding only the public API key must stay in this server's project.
+        if !privileged, [body["targetProjectId"], body["target_project_id"]].contains(where: { $0 != nil && $0 != .null }) {
+            throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
+        }
+        return try await perform(operation, body, request: request, privileged: privileged, clientAddress: clientAddress)
+    }
+
+    /// The account operation a path names (`accounts:signUp`, v3's `signupNewUser`, an admin's
+    /// `projects/P/accounts:lookup`), and whether the path is the admin form, which needs the admin
+    /// credential instead of an API key.
+    private func accountOperation(_ path: String, privileged: Bool) throws -> (operation: String, admin: Bool) {
+        let operation: String
         var admin = false
         if let name = path.dropPrefix("/identitytoolkit.googleapis.com/v1/accounts:") {
             operation = String(name)
@@ -142,31 +170,18 @@ struct AuthController: Sendable {
             } else {
                 throw PlatformError.notFound
             }
-        } else if let rest = path.dropPrefix(Self.v2Prefix), let operation = Self.v2Operation(rest) {
-            throw PlatformError(status: 501, message: "\(operation) is not implemented", reason: "notImplemented", rpcStatus: "NOT_IMPLEMENTED")
+        } else if let rest = path.dropPrefix(Self.v2Prefix), let v2 = Self.v2Operation(rest) {
+            throw PlatformError(status: 501, message: "\(v2) is not implemented", reason: "notImplemented", rpcStatus: "NOT_IMPLEMENTED")
         } else {
             throw PlatformError.notFound
         }
-        if !admin { try requireKey(request, parameters, privileged) }
-        if operation == "batchGet" {
-            guard privileged else { throw PlatformError.unauthenticated }
-            if path.hasPrefix(Self.v3Prefix) {
-                // v3 `downloadAccount`: the page is asked for in the body.
-                return try await service.downloadAccount(try await jsonBody(request))
-            }
-            if let raw = parameters["maxResults"], Int(raw) == nil {
-                throw AuthError("INVALID_ARGUMENT", "Invalid value at 'max_results' (TYPE_INT32), \"\(raw)\"")
-            }
-            return try await service.batchGet(
-                maxResults: parameters["maxResults"].flatMap { Int($0) }, pageToken: parameters["nextPageToken"])
-        }
-        guard request.method == .post else { throw PlatformError.notFound }
-        let body = try await jsonBody(request)
-        // Naming another project is for admin callers (admin SDKs' account download and upload
-        // do it); a client holding only the public API key must stay in this server's project.
-        if !privileged, [body["targetProjectId"], body["target_project_id"]].contains(where: { $0 != nil && $0 != .null }) {
-            throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
-        }
+        return (operation, admin)
+    }
+
+    /// Runs one account operation (a POST with a JSON body) on the auth service.
+    private func perform(
+        _ operation: String, _ body: JSONValue, request: Request, privileged: Bool, clientAddress: String?
+    ) async throws -> JSONValue {
         switch operation {
         case "signUp": return try await service.signUp(body, privileged: privileged)
         case "signInWithPassword": return try await service.signInWithPassword(body, clientAddress: clientAddress)
