@@ -49,94 +49,14 @@ extension AuthService {
             if !seen.insert(uid).inserted { throw AuthError("DUPLICATE_LOCAL_ID", uid) }
         }
         let now = clock()
-        var scrypt: FirebaseScryptParameters?
-        var imported: ImportedHash?
-        if let algorithm = body.string("hashAlgorithm"), let other = ImportedHash.Algorithm(rawValue: algorithm.uppercased()) {
-            imported = try ImportedHash.validated(
-                // admin SDKs send standard scrypt's N as `cpuMemCost`.
-                other, rounds: body.int64("rounds"), memoryCost: body.int64("cpuMemCost") ?? body.int64("memoryCost"), blockSize: body.int64("blockSize"),
-                parallelization: body.int64("parallelization"), derivedKeyLength: body.int64("dkLen") ?? body.int64("derivedKeyLength"))
-        } else if let algorithm = body.string("hashAlgorithm") {
-            let supported = (["SCRYPT"] + ImportedHash.Algorithm.allCases.map(\.rawValue)).joined(separator: ", ")
-            guard algorithm.uppercased() == "SCRYPT" else { throw AuthError("INVALID_HASH_ALGORITHM", "\(algorithm) cannot be imported; supported: \(supported)") }
-            guard let signer = body.string("signerKey").flatMap(Self.standardBase64), let rounds = body.int64("rounds"),
-                let memory = body.int64("memoryCost")
-            else { throw AuthError("INVALID_HASH_ALGORITHM", "SCRYPT (Firebase's) needs signerKey, rounds and memoryCost") }
-            // Firebase's own ranges (`auth:import --rounds 1-8 --mem-cost 1-14`); a hash made
-            // with anything else could never be checked, and its users could never sign in.
-            guard (1...8).contains(rounds) else { throw AuthError("INVALID_HASH_ROUNDS", "SCRYPT rounds must be 1-8") }
-            guard (1...14).contains(memory) else { throw AuthError("INVALID_HASH_MEMORY_COST", "SCRYPT memoryCost must be 1-14") }
-            guard let separator = Self.standardBase64(body.string("saltSeparator") ?? "") else {
-                throw AuthError("INVALID_HASH_SALT_SEPARATOR", "saltSeparator must be base64")
-            }
-            scrypt = FirebaseScryptParameters(signerKey: signer, saltSeparator: separator, rounds: Int(rounds), memoryCost: Int(memory))
-        }
+        let (scrypt, imported) = try Self.importHashParameters(body)
         var prepared: [(Int, UserRecord?, String?)] = []
         for (i, u) in users.enumerated() {
             do {
-                try u.checkFieldTypes(Self.userFieldTypes)
-            } catch let error as AuthError {
-                prepared.append((i, nil, error.detail ?? error.code))
-                continue
+                prepared.append((i, try await importedUser(u, now: now, scrypt: scrypt, imported: imported), nil))
+            } catch let refusal as ImportRefusal {
+                prepared.append((i, nil, refusal.message))
             }
-            guard let uid = u.string("localId"), !uid.isEmpty, uid.utf8.count <= 128 else {
-                prepared.append((i, nil, "localId is missing or invalid"))
-                continue
-            }
-            if let phone = u.string("phoneNumber"), !Self.isValidPhone(phone) {
-                prepared.append((i, nil, "phone number format is invalid"))
-                continue
-            }
-            var user = UserRecord(localId: uid, createdAt: u.int64("createdAt") ?? now, validSince: now / 1000)
-            if let email = u.string("email") {
-                guard Self.isValidEmail(email) else {
-                    prepared.append((i, nil, "email is invalid"))
-                    continue
-                }
-                user.email = email.lowercased()
-            }
-            user.emailVerified = u.bool("emailVerified") ?? false
-            user.displayName = u.string("displayName")
-            user.photoUrl = u.string("photoUrl")
-            user.phoneNumber = u.string("phoneNumber")
-            user.disabled = u.bool("disabled") ?? false
-            user.lastLoginAt = u.int64("lastLoginAt")
-            if let attributes = u.string("customAttributes") {
-                do { try Self.checkCustomAttributes(attributes) } catch {
-                    prepared.append((i, nil, "\(error)"))
-                    continue
-                }
-                user.customAttributes = attributes
-            }
-            // Linked identity providers (Google, Apple, …) travel with the user, so tokens keep
-            // listing them in `firebase.identities`. `password` and `phone` are derived from the
-            // email/password and phone fields, never stored as entries.
-            if case .array(let infos)? = u["providerUserInfo"] {
-                for case let linked? in infos.map(ProviderInfo.init(request:)) where !linked.isDerived {
-                    user.linkedProviders.removeAll { $0.providerId == linked.providerId }
-                    user.linkedProviders.append(linked)
-                }
-            }
-            if let raw = u.string("rawPassword") {
-                let credentials = try await hasher.hash(raw)
-                user.setPassword(credentials, at: now)
-            } else if let hash = u.string("passwordHash") {
-                guard hash != UserRecord.redactedHash else {
-                    prepared.append((i, nil, "passwordHash is the redacted placeholder lookups show, not a hash"))
-                    continue
-                }
-                guard scrypt != nil || imported != nil, let h = Self.standardBase64(hash), let salt = Self.standardBase64(u.string("salt") ?? "")
-                else {
-                    prepared.append((i, nil, "passwordHash needs a hashAlgorithm with its parameters (or import rawPassword)"))
-                    continue
-                }
-                if let imported, !imported.accepts(hash: h) {
-                    prepared.append((i, nil, "passwordHash is not a \(imported.algorithm.rawValue) hash"))
-                    continue
-                }
-                (user.passwordHash, user.salt, user.passwordCost, user.firebaseScrypt, user.importedHash) = (h, salt, nil, scrypt, imported)
-            }
-            prepared.append((i, user, nil))
         }
         let ready = prepared
         let errors: [JSONValue] = try await store.transaction { tx in
@@ -165,6 +85,102 @@ extension AuthService {
         var m = [JSONMember("kind", .string("identitytoolkit#UploadAccountResponse"))]
         if !errors.isEmpty { m.append(JSONMember("error", .array(errors))) }
         return .object(m)
+    }
+
+    /// Why one user of an import was not imported (reported by index; the others still are).
+    private struct ImportRefusal: Error {
+        var message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    /// The hash parameters of an import: Firebase's modified scrypt (`SCRYPT` with a signer key) or
+    /// another algorithm's (`BCRYPT`, `PBKDF2_SHA256`, …); neither when the users bring raw passwords.
+    private static func importHashParameters(_ body: JSONValue) throws -> (FirebaseScryptParameters?, ImportedHash?) {
+        var scrypt: FirebaseScryptParameters?
+        var imported: ImportedHash?
+        if let algorithm = body.string("hashAlgorithm"), let other = ImportedHash.Algorithm(rawValue: algorithm.uppercased()) {
+            imported = try ImportedHash.validated(
+                // admin SDKs send standard scrypt's N as `cpuMemCost`.
+                other, rounds: body.int64("rounds"), memoryCost: body.int64("cpuMemCost") ?? body.int64("memoryCost"), blockSize: body.int64("blockSize"),
+                parallelization: body.int64("parallelization"), derivedKeyLength: body.int64("dkLen") ?? body.int64("derivedKeyLength"))
+        } else if let algorithm = body.string("hashAlgorithm") {
+            let supported = (["SCRYPT"] + ImportedHash.Algorithm.allCases.map(\.rawValue)).joined(separator: ", ")
+            guard algorithm.uppercased() == "SCRYPT" else { throw AuthError("INVALID_HASH_ALGORITHM", "\(algorithm) cannot be imported; supported: \(supported)") }
+            guard let signer = body.string("signerKey").flatMap(Self.standardBase64), let rounds = body.int64("rounds"),
+                let memory = body.int64("memoryCost")
+            else { throw AuthError("INVALID_HASH_ALGORITHM", "SCRYPT (Firebase's) needs signerKey, rounds and memoryCost") }
+            // Firebase's own ranges (`auth:import --rounds 1-8 --mem-cost 1-14`); a hash made
+            // with anything else could never be checked, and its users could never sign in.
+            guard (1...8).contains(rounds) else { throw AuthError("INVALID_HASH_ROUNDS", "SCRYPT rounds must be 1-8") }
+            guard (1...14).contains(memory) else { throw AuthError("INVALID_HASH_MEMORY_COST", "SCRYPT memoryCost must be 1-14") }
+            guard let separator = Self.standardBase64(body.string("saltSeparator") ?? "") else {
+                throw AuthError("INVALID_HASH_SALT_SEPARATOR", "saltSeparator must be base64")
+            }
+            scrypt = FirebaseScryptParameters(signerKey: signer, saltSeparator: separator, rounds: Int(rounds), memoryCost: Int(memory))
+        }
+        return (scrypt, imported)
+    }
+
+    /// One user of an import as it will be stored, or an ``ImportRefusal`` saying what is wrong with it.
+    private func importedUser(
+        _ u: JSONValue, now: Int64, scrypt: FirebaseScryptParameters?, imported: ImportedHash?
+    ) async throws -> UserRecord {
+        do {
+            try u.checkFieldTypes(Self.userFieldTypes)
+        } catch let error as AuthError {
+            throw ImportRefusal(error.detail ?? error.code)
+        }
+        guard let uid = u.string("localId"), !uid.isEmpty, uid.utf8.count <= 128 else {
+            throw ImportRefusal("localId is missing or invalid")
+        }
+        if let phone = u.string("phoneNumber"), !Self.isValidPhone(phone) {
+            throw ImportRefusal("phone number format is invalid")
+        }
+        var user = UserRecord(localId: uid, createdAt: u.int64("createdAt") ?? now, validSince: now / 1000)
+        if let email = u.string("email") {
+            guard Self.isValidEmail(email) else {
+                throw ImportRefusal("email is invalid")
+            }
+            user.email = email.lowercased()
+        }
+        user.emailVerified = u.bool("emailVerified") ?? false
+        user.displayName = u.string("displayName")
+        user.photoUrl = u.string("photoUrl")
+        user.phoneNumber = u.string("phoneNumber")
+        user.disabled = u.bool("disabled") ?? false
+        user.lastLoginAt = u.int64("lastLoginAt")
+        if let attributes = u.string("customAttributes") {
+            do { try Self.checkCustomAttributes(attributes) } catch {
+                throw ImportRefusal("\(error)")
+            }
+            user.customAttributes = attributes
+        }
+        // Linked identity providers (Google, Apple, …) travel with the user, so tokens keep
+        // listing them in `firebase.identities`. `password` and `phone` are derived from the
+        // email/password and phone fields, never stored as entries.
+        if case .array(let infos)? = u["providerUserInfo"] {
+            for case let linked? in infos.map(ProviderInfo.init(request:)) where !linked.isDerived {
+                user.linkedProviders.removeAll { $0.providerId == linked.providerId }
+                user.linkedProviders.append(linked)
+            }
+        }
+        if let raw = u.string("rawPassword") {
+            let credentials = try await hasher.hash(raw)
+            user.setPassword(credentials, at: now)
+        } else if let hash = u.string("passwordHash") {
+            guard hash != UserRecord.redactedHash else {
+                throw ImportRefusal("passwordHash is the redacted placeholder lookups show, not a hash")
+            }
+            guard scrypt != nil || imported != nil, let h = Self.standardBase64(hash), let salt = Self.standardBase64(u.string("salt") ?? "")
+            else {
+                throw ImportRefusal("passwordHash needs a hashAlgorithm with its parameters (or import rawPassword)")
+            }
+            if let imported, !imported.accepts(hash: h) {
+                throw ImportRefusal("passwordHash is not a \(imported.algorithm.rawValue) hash")
+            }
+            (user.passwordHash, user.salt, user.passwordCost, user.firebaseScrypt, user.importedHash) = (h, salt, nil, scrypt, imported)
+        }
+        return user
     }
 
     /// Who holds each provider identity the `users` link.
