@@ -23,6 +23,7 @@ public import UnixSignals
 /// try await server.application().runService()
 /// ```
 public struct HearthServer: Sendable {
+    /// The settings it was built with.
     public let configuration: ServerConfiguration
     let registry: NamespaceRegistry
     let controller: DatabaseController
@@ -37,6 +38,9 @@ public struct HearthServer: Sendable {
     /// How many requests were answered on an event loop without a task (see `inlineAnswers`).
     public var requestsAnsweredInline: Int { inlineCount.value.load(ordering: .relaxed) }
 
+    /// A server over `stores` (one store per namespace), with the products it is given: auth, storage
+    /// (its rules reloaded from `storageRulesFile`), functions and links; the ones left out answer 404.
+    /// `clock` (milliseconds since 1970) is what rules, tokens and functions see as now.
     public init(
         configuration: ServerConfiguration,
         stores: any StoreFactory,

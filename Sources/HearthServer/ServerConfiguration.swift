@@ -1,7 +1,9 @@
 import HearthDatabase
 /// Everything the HTTP server needs to know; built by the executable from flags, environment and file.
 public struct ServerConfiguration: Sendable {
+    /// The address to listen on (`127.0.0.1`; `0.0.0.0` for every interface).
     public var host: String
+    /// The port to listen on (0: any free one, reported when the server runs).
     public var port: Int
     /// Namespace used when a request names none (the project id).
     public var defaultNamespace: String
@@ -9,6 +11,7 @@ public struct ServerConfiguration: Sendable {
     public var adminToken: String
     /// Largest accepted request body, in bytes.
     public var maxBodyBytes: Int
+    /// What a query without a matching `.indexOn` gets: refused (Firebase's way) or a logged scan.
     public var indexPolicy: IndexPolicy
     /// Seconds of silence before an SSE keep-alive is sent.
     public var keepAliveSeconds: Int
@@ -57,6 +60,7 @@ public struct ServerConfiguration: Sendable {
     /// The default for ``realtimePartialBytes``: 128 MiB.
     public static let defaultRealtimePartialBytes = 128 << 20
 
+    /// The configuration, each setting defaulting as documented on its property.
     public init(
         host: String = "127.0.0.1",
         port: Int = 9000,

@@ -35,11 +35,14 @@ public final class ProviderKeys: ProviderKeySource {
     private let states = Mutex<[String: State]>([:])
     private let clock: @Sendable () -> Date
 
+    /// Fetches with `client`; `clock` decides when a cached key set is stale.
     public init(client: HTTPClient = ProviderKeys.client, clock: @escaping @Sendable () -> Date = { Date() }) {
         self.client = client
         self.clock = clock
     }
 
+    /// The JWKS document at `url`, from the cache while it is fresh (as its `Cache-Control` says); `fresh`
+    /// refetches (a token named a key the cached set lacks), at most once a minute per URL.
     public func keySet(at url: String, fresh: Bool) async throws -> JSONValue {
         let now = clock()
         enum Next {

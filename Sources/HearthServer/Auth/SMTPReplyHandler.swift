@@ -94,6 +94,7 @@ final class SMTPReplyHandler: ChannelInboundHandler, RemovableChannelHandler {
 /// Why an email could not be handed to the SMTP server. The description names the step and the
 /// reply code, never the message, the recipient or the credentials.
 public struct SMTPError: Error, CustomStringConvertible, Sendable {
+    /// The step that failed and the server's reply code.
     public let description: String
 
     init(_ description: String) { self.description = description }

@@ -7,6 +7,7 @@ import NIOSSL
 /// Where and how Hearth hands auth's emails (password resets, verification and sign-in links) to
 /// a mail server.
 public struct SMTPConfiguration: Sendable {
+    /// How the connection to the mail server is encrypted.
     public enum Security: String, Sendable, CaseIterable {
         /// Plain connection upgraded with STARTTLS before anything is sent (port 587). Refuses
         /// servers that do not offer it.
@@ -17,10 +18,15 @@ public struct SMTPConfiguration: Sendable {
         case none
     }
 
+    /// The mail server's host name.
     public var host: String
+    /// Its port (587 for STARTTLS, 465 for TLS).
     public var port: Int
+    /// How the connection is encrypted.
     public var security: Security
+    /// The account to authenticate as (none: no AUTH).
     public var username: String?
+    /// Its password (never logged).
     public var password: String?
     /// `"Name <address>"` or `"address"`.
     public var from: String
@@ -31,6 +37,7 @@ public struct SMTPConfiguration: Sendable {
     /// The longest one message may take, connection to QUIT.
     public var timeout: Duration
 
+    /// A configuration; `heloName` and `timeout` have defaults.
     public init(
         host: String, port: Int = 587, security: Security = .startTLS, username: String? = nil, password: String? = nil,
         from: String, trustedCertificates: String? = nil, heloName: String = "hearth.localhost", timeout: Duration = .seconds(30)
@@ -57,10 +64,12 @@ public struct SMTPConfiguration: Sendable {
 /// let auth = AuthService(projectID: "demo", store: accounts, keys: keys, sender: smtp)
 /// ```
 public final class SMTPSender: MessageSender {
+    /// Where and how mail is sent.
     public let configuration: SMTPConfiguration
     private let tls: NIOSSLContext?
     private let group: any EventLoopGroup
 
+    /// A sender; throws when the `from` address or the CA file is invalid.
     public init(configuration: SMTPConfiguration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) throws {
         _ = try MailFormat.parseMailbox(configuration.from)
         self.configuration = configuration
@@ -75,6 +84,7 @@ public final class SMTPSender: MessageSender {
         }
     }
 
+    /// Delivers one email in one SMTP session; throws ``SMTPError`` naming the step that failed.
     public func send(_ message: OutgoingMessage) async throws {
         guard message.channel == .email else { throw SMTPError("SMTP delivers email only, not \(message.channel.rawValue)") }
         let data = try MailFormat.render(
