@@ -149,7 +149,7 @@ let package = Package(
             dependencies: [
                 "HearthAuth", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthLinks", "HearthRules", "HearthServer",
                 "HearthSQLite",
-                "HearthStorage", "HearthStore",
+                "HearthStorage", "HearthStore", "HearthWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -183,7 +183,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-bench",
             dependencies: [
-                "Hearth", "HearthAuth", "HearthCore", "HearthStore",
+                "Hearth", "HearthAuth", "HearthCore", "HearthStore", "HearthWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -253,7 +253,7 @@ let package = Package(
         .testTarget(
             name: "HearthAuthTests",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthStore", "HearthSQLite", .product(name: "GRDB", package: "GRDB.swift"),
+                "HearthAuth", "HearthCore", "HearthStore", "HearthSQLite", "HearthWire", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict

@@ -1,18 +1,15 @@
-/// An Identity Toolkit error: HTTP 400 (unless stated) with `error.message` = `CODE` or
-/// `CODE : detail`, as Firebase clients expect (they split on the separator and match the code).
+/// An Identity Toolkit refusal: Firebase's code and an optional detail. The auth controller answers it with HTTP
+/// 400 and `error.message` = `CODE` or `CODE : detail`, as Firebase clients expect (they split on the separator and
+/// match the code); the status is the edge's business, not the service's.
 public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Firebase's error code (`EMAIL_EXISTS`, `INVALID_ID_TOKEN`), the part clients match on.
     public var code: String
     /// Text after the code (`Password should be at least 6 characters`); never a token, a password or a code.
     public var detail: String?
-    /// The HTTP status the controller answers with (400 unless stated). Issue 31 §4 moves this mapping to the edge.
-    public var status: Int
-
-    /// An error with Firebase's `code`, an optional `detail`, and the status to answer with.
-    public init(_ code: String, _ detail: String? = nil, status: Int = 400) {
+    /// An error with Firebase's `code` and an optional `detail`.
+    public init(_ code: String, _ detail: String? = nil) {
         self.code = code
         self.detail = detail
-        self.status = status
     }
 
     /// The wire message.

@@ -1,5 +1,6 @@
 public import HearthCore
 import HearthStore
+public import HearthWire
 
 extension JSONValue {
     /// A string field; JSON null counts as absent.
@@ -34,7 +35,7 @@ extension AuthService {
     /// uid; the answer carries ID and refresh tokens. `privileged` (admin `create_user`) takes any attributes,
     /// `localId` included, and issues no tokens. Throws `EMAIL_EXISTS`, `WEAK_PASSWORD`, `INVALID_EMAIL`, `MISSING_EMAIL`, `MISSING_PASSWORD`, and
     /// `UNEXPECTED_PARAMETER` for a `localId` without privilege.
-    public func signUp(_ body: JSONValue, privileged: Bool) async throws -> JSONValue {
+    public func signUp(_ body: JSONValue, privileged: Bool) async throws -> IdentityToolkit.SignUpResponse {
         try body.checkFieldTypes(Self.userFieldTypes)
         let now = clock()
         if !privileged, body["localId"] != nil { throw AuthError("UNEXPECTED_PARAMETER", "User ID") }
@@ -64,10 +65,7 @@ extension AuthService {
             }
             let tokens = try self.issueTokens(for: &user, provider: anonymous ? "anonymous" : "password", in: tx, now: now)
             try self.save(user, in: tx, mustBeNew: true)
-            var m = [JSONMember("kind", .string("identitytoolkit#SignupNewUserResponse")), JSONMember("localId", .string(user.localId))]
-            if let e = user.email { m.append(JSONMember("email", .string(e))) }
-            if let d = user.displayName { m.append(JSONMember("displayName", .string(d))) }
-            return .object(m + self.tokenTrio(tokens))
+            return IdentityToolkit.SignUpResponse(localId: user.localId, email: user.email, displayName: user.displayName, tokens: tokens)
         }
     }
 
@@ -81,7 +79,9 @@ extension AuthService {
     }
 
     /// `signUp` with an `idToken`: the (anonymous) user keeps its uid and gains email + password.
-    func linkEmailPassword(idToken: String, email: String?, password: String?, body: JSONValue, now: Int64) async throws -> JSONValue {
+    func linkEmailPassword(
+        idToken: String, email: String?, password: String?, body: JSONValue, now: Int64
+    ) async throws -> IdentityToolkit.SignUpResponse {
         try Self.checkCredentials(email: email, password: password)
         let credentials = try await hasher.hash(password!)
         return try await store.transaction { tx in
@@ -103,15 +103,12 @@ extension AuthService {
             let authTime = Self.authTime(keeping: signedInAt, before: before, after: user)
             let tokens = try self.issueTokens(for: &user, provider: "password", in: tx, now: now, authTime: authTime)
             try self.save(user, in: tx)
-            var m = [JSONMember("kind", .string("identitytoolkit#SignupNewUserResponse")), JSONMember("localId", .string(user.localId)),
-                     JSONMember("email", .string(lower))]
-            if let d = user.displayName { m.append(JSONMember("displayName", .string(d))) }
-            return .object(m + self.tokenTrio(tokens))
+            return IdentityToolkit.SignUpResponse(localId: user.localId, email: lower, displayName: user.displayName, tokens: tokens)
         }
     }
 
     /// Admin `create_user`: any attributes, no tokens.
-    func create(_ body: JSONValue, now: Int64) async throws -> JSONValue {
+    func create(_ body: JSONValue, now: Int64) async throws -> IdentityToolkit.SignUpResponse {
         let uid = body.string("localId") ?? Self.newUID()
         if uid.isEmpty || uid.utf8.count > 128 { throw AuthError("INVALID_LOCAL_ID") }
         var user = UserRecord(localId: uid, createdAt: now, validSince: now / 1000)
@@ -135,10 +132,7 @@ extension AuthService {
         user.disabled = body.bool("disabled") ?? false
         let created = user
         try await store.transaction { tx in try self.save(created, in: tx, mustBeNew: true) }
-        var m = [JSONMember("kind", .string("identitytoolkit#SignupNewUserResponse")), JSONMember("localId", .string(uid))]
-        if let e = user.email { m.append(JSONMember("email", .string(e))) }
-        if let d = user.displayName { m.append(JSONMember("displayName", .string(d))) }
-        return .object(m)
+        return IdentityToolkit.SignUpResponse(localId: uid, email: user.email, displayName: user.displayName, tokens: nil)
     }
 
     // MARK: accounts:signInWithPassword
@@ -152,7 +146,7 @@ extension AuthService {
     ///
     /// With email-enumeration protection, an unknown email, an account without a password and a wrong password all
     /// answer `INVALID_LOGIN_CREDENTIALS` after the same work, and `USER_DISABLED` needs the right password.
-    public func signInWithPassword(_ body: JSONValue, clientAddress: String? = nil) async throws -> JSONValue {
+    public func signInWithPassword(_ body: JSONValue, clientAddress: String? = nil) async throws -> IdentityToolkit.SignInWithPasswordResponse {
         let now = clock()
         guard let email = body.string("email") else { throw AuthError("MISSING_EMAIL") }
         if !Self.isValidEmail(email) { throw AuthError("INVALID_EMAIL") }
@@ -220,10 +214,8 @@ extension AuthService {
             current.lastLoginAt = now
             let tokens = try self.issueTokens(for: &current, provider: "password", in: tx, now: now)
             try self.save(current, in: tx)
-            var m = [JSONMember("kind", .string("identitytoolkit#VerifyPasswordResponse")), JSONMember("registered", .bool(true)),
-                     JSONMember("localId", .string(current.localId)), JSONMember("email", .string(lower))]
-            if let d = current.displayName { m.append(JSONMember("displayName", .string(d))) }
-            return .object(m + self.tokenTrio(tokens))
+            return IdentityToolkit.SignInWithPasswordResponse(
+                localId: current.localId, email: lower, displayName: current.displayName, tokens: tokens)
         }
     }
 
@@ -232,7 +224,7 @@ extension AuthService {
     /// Secure Token `v1/token`: a new ID token (and the same refresh token) for `grant_type=refresh_token`. Throws
     /// `MISSING_GRANT_TYPE`, `INVALID_GRANT_TYPE`, `MISSING_REFRESH_TOKEN`, `INVALID_REFRESH_TOKEN` (unknown token),
     /// `USER_NOT_FOUND`, `USER_DISABLED`, and `TOKEN_EXPIRED` when the user's tokens were revoked after it was issued.
-    public func refresh(grantType: String?, refreshToken: String?) async throws -> JSONValue {
+    public func refresh(grantType: String?, refreshToken: String?) async throws -> IdentityToolkit.RefreshTokenResponse {
         let now = clock()
         let token = try Self.refreshTokenParameter(grantType: grantType, refreshToken: refreshToken)
         let grant = try await store.read { tx in try self.refreshGrant(token, in: tx) }
@@ -252,7 +244,7 @@ extension AuthService {
     /// `refresh`'s answer computed on the calling thread without suspending (for a thread-pool job): nil when the
     /// account store cannot read that way or the user's `lastRefreshAt` is due to be written; then call `refresh`.
     /// Throws exactly what `refresh` would.
-    public func refreshNow(grantType: String?, refreshToken: String?) throws -> JSONValue? {
+    public func refreshNow(grantType: String?, refreshToken: String?) throws -> IdentityToolkit.RefreshTokenResponse? {
         let now = clock()
         let token = try Self.refreshTokenParameter(grantType: grantType, refreshToken: refreshToken)
         guard let grant = try store.readNow({ tx in try self.refreshGrant(token, in: tx) }) else { return nil }
@@ -295,18 +287,14 @@ extension AuthService {
             provider: data.string("provider") ?? "password", claims: claims)
     }
 
-    private func refreshAnswer(_ grant: RefreshGrant, refreshToken: String, now: Int64) throws -> JSONValue {
+    private func refreshAnswer(_ grant: RefreshGrant, refreshToken: String, now: Int64) throws -> IdentityToolkit.RefreshTokenResponse {
         let user = grant.user
         if user.disabled { throw AuthError("USER_DISABLED") }
         if grant.issuedAt < user.validSince { throw AuthError("TOKEN_EXPIRED") }
         // Signing (~0.25 ms of RSA) happens outside any transaction, so refreshes sign in parallel.
         let idToken = try key.sign(claims(for: user, provider: grant.provider, extraClaims: grant.claims, authTime: grant.authTime, now: now))
-        return .object([
-            JSONMember("access_token", .string(idToken)), JSONMember("expires_in", .string(String(Self.idTokenLifetime))),
-            JSONMember("token_type", .string("Bearer")), JSONMember("refresh_token", .string(refreshToken)),
-            JSONMember("id_token", .string(idToken)), JSONMember("user_id", .string(user.localId)),
-            JSONMember("project_id", .string(projectID)),
-        ])
+        return IdentityToolkit.RefreshTokenResponse(
+            idToken: idToken, expiresIn: Self.idTokenLifetime, refreshToken: refreshToken, userID: user.localId, projectID: projectID)
     }
 
     private func lastRefreshIsDue(_ user: UserRecord, now: Int64) -> Bool {
@@ -319,7 +307,7 @@ extension AuthService {
 
     /// `accounts:lookup`: the user of the body's `idToken`; `privileged` callers may instead ask by `localId`,
     /// `email`, `phoneNumber` or `federatedUserId` (lists), and unknown ones are left out of `users`.
-    public func lookup(_ body: JSONValue, privileged: Bool) async throws -> JSONValue {
+    public func lookup(_ body: JSONValue, privileged: Bool) async throws -> IdentityToolkit.GetAccountInfoResponse {
         let now = clock()
         let users: [UserRecord] = try await store.transaction { tx in
             if !privileged || body["idToken"] != nil {
@@ -340,9 +328,7 @@ extension AuthService {
             }
             return out
         }
-        var m = [JSONMember("kind", .string("identitytoolkit#GetAccountInfoResponse"))]
-        if !users.isEmpty { m.append(JSONMember("users", .array(users.map(\.userInfo)))) }
-        return .object(m)
+        return IdentityToolkit.GetAccountInfoResponse(users: users.map(\.userInfo))
     }
 
     // MARK: accounts:delete
@@ -351,7 +337,7 @@ extension AuthService {
     /// ``Options/recentSignInWindow`` of signing in), or for `privileged` callers without an `idToken` the body's
     /// `localId` (`MISSING_LOCAL_ID` without one). Throws
     /// `USER_NOT_FOUND` when there is no such account.
-    public func delete(_ body: JSONValue, privileged: Bool) async throws -> JSONValue {
+    public func delete(_ body: JSONValue, privileged: Bool) async throws -> IdentityToolkit.DeleteAccountResponse {
         let now = clock()
         try await store.transaction { tx in
             let uid: String
@@ -363,7 +349,7 @@ extension AuthService {
             }
             if try !self.deleteAccount(uid: uid, in: tx) { throw AuthError.userNotFound }
         }
-        return .object([JSONMember("kind", .string("identitytoolkit#DeleteAccountResponse"))])
+        return IdentityToolkit.DeleteAccountResponse()
     }
 
     // MARK: accounts:batchGet
@@ -382,7 +368,7 @@ extension AuthService {
         guard (1...1000).contains(limit) else { throw AuthError("INVALID_PAGE_SELECTION") }
         let page = try await accountsPage(after: pageToken.flatMap { $0.isEmpty ? nil : $0 }, limit: limit)
         var m = [JSONMember("kind", .string("identitytoolkit#DownloadAccountResponse")),
-                 JSONMember("users", .array(page.users.map(\.userInfo)))]
+                 JSONMember("users", .array(page.users.map(\.userInfoJSON)))]
         if let next = page.next { m.append(JSONMember("nextPageToken", .string(next))) }
         return .object(m)
     }
@@ -409,7 +395,7 @@ extension AuthService {
         let page = try await accountsPage(after: after, limit: limit)
         var accounts: [ExportedAccount] = []
         for user in page.users {
-            guard case .object(var m) = user.userInfo else { continue }
+            guard case .object(var m) = user.userInfoJSON else { continue }
             m.removeAll { $0.key == "passwordHash" || $0.key == "salt" }
             var password: PasswordCredentials?
             if let hash = user.passwordHash, let salt = user.salt, user.firebaseScrypt == nil, user.importedHash == nil {

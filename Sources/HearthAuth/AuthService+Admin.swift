@@ -1,6 +1,7 @@
 import Foundation
 public import HearthCore
 import HearthStore
+import HearthWire
 
 extension AuthService {
     // MARK: accounts:batchDelete
@@ -244,7 +245,7 @@ extension AuthService {
         }
         var m = [JSONMember("recordsCount", .string(String(count)))]
         if returnUserInfo {
-            m.append(JSONMember("userInfo", .array(try rows.dropFirst(start).compactMap { try load($0)?.userInfo })))
+            m.append(JSONMember("userInfo", .array(try rows.dropFirst(start).compactMap { try load($0)?.userInfoJSON })))
         }
         return .object(m)
     }

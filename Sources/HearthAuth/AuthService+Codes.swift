@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 public import HearthCore
 import HearthStore
+public import HearthWire
 
 /// An out-of-band code (email action) or a phone verification session.
 struct OneTimeCode: Codable, Sendable {
@@ -103,7 +104,9 @@ extension AuthService {
     /// without email privacy), `EMAIL_EXISTS`, `UNAUTHORIZED_DOMAIN`, and `QUOTA_EXCEEDED` or
     /// `RESET_PASSWORD_EXCEED_LIMIT` past ``Options/messagesPerRecipientPerHour``. A failed delivery still answers
     /// success; `onDeliveryFailure` hears of it.
-    public func sendOobCode(_ body: JSONValue, privileged: Bool, linkBase: String) async throws -> JSONValue {
+    public func sendOobCode(
+        _ body: JSONValue, privileged: Bool, linkBase: String
+    ) async throws -> IdentityToolkit.GetOobConfirmationCodeResponse {
         let now = clock()
         guard let requestType = body.string("requestType"), requestType != "OOB_REQ_TYPE_UNSPECIFIED" else {
             throw AuthError("MISSING_REQ_TYPE")
@@ -118,18 +121,18 @@ extension AuthService {
         }
         var record = OneTimeCode(requestType: requestType, created: now)
         let mode: String
-        switch requestType {
-        case "PASSWORD_RESET":
+        switch IdentityToolkit.OobRequestType(rawValue: requestType) {
+        case .passwordReset?:
             guard let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_EMAIL") }
             guard let user = try await store.transaction({ tx in try self.load(tx.account(email: email)) }) else {
                 // With email-enumeration protection an unknown address looks like a known one, and nothing is sent.
                 if emailPrivacy && !privileged {
-                    return .object([JSONMember("kind", .string("identitytoolkit#GetOobConfirmationCodeResponse")), JSONMember("email", .string(email))])
+                    return IdentityToolkit.GetOobConfirmationCodeResponse(email: email)
                 }
                 throw AuthError("EMAIL_NOT_FOUND")
             }
             (record.email, record.uid, mode) = (email, user.localId, "resetPassword")
-        case "VERIFY_EMAIL":
+        case .verifyEmail?:
             let user: UserRecord = try await store.transaction { tx in
                 if let idToken = body.string("idToken") { return try self.user(forIDToken: idToken, in: tx, now: now) }
                 guard privileged, let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_ID_TOKEN") }
@@ -138,7 +141,7 @@ extension AuthService {
             }
             guard let email = user.email else { throw AuthError("MISSING_EMAIL") }
             (record.email, record.uid, mode) = (email, user.localId, "verifyEmail")
-        case "VERIFY_AND_CHANGE_EMAIL":
+        case .verifyAndChangeEmail?:
             guard let newEmail = body.string("newEmail")?.lowercased() else { throw AuthError("MISSING_NEW_EMAIL") }
             guard Self.isValidEmail(newEmail) else { throw AuthError("INVALID_EMAIL") }
             let user: UserRecord = try await store.transaction { tx in
@@ -156,11 +159,12 @@ extension AuthService {
                 return user
             }
             (record.email, record.newEmail, record.uid, mode) = (user.email, newEmail, user.localId, "verifyAndChangeEmail")
-        case "EMAIL_SIGNIN":
+        case .emailSignIn?:
             guard let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_EMAIL") }
             guard Self.isValidEmail(email) else { throw AuthError("INVALID_EMAIL") }
             (record.email, mode) = (email, "signIn")
-        default:
+        case .recoverEmail?, nil:
+            // A recovery link is only ever mailed by an email change, never asked for.
             throw AuthError("INVALID_REQ_TYPE", "Unsupported request type \(requestType)")
         }
         if !returnLink, let to = record.newEmail ?? record.email {
@@ -180,13 +184,8 @@ extension AuthService {
                 channel: .email, to: to, subject: subjects[requestType] ?? requestType,
                 body: "Open this link to continue: \(link)\n", purpose: requestType))
         }
-        var m = [JSONMember("kind", .string("identitytoolkit#GetOobConfirmationCodeResponse"))]
-        if let email = record.email { m.append(JSONMember("email", .string(email))) }
-        if returnLink {
-            m.append(JSONMember("oobCode", .string(code)))
-            m.append(JSONMember("oobLink", .string(link)))
-        }
-        return .object(m)
+        return IdentityToolkit.GetOobConfirmationCodeResponse(
+            email: record.email, oobCode: returnLink ? code : nil, oobLink: returnLink ? link : nil)
     }
 
     /// The emailed link that opens the action page for `code`.
@@ -202,18 +201,16 @@ extension AuthService {
     /// client's `checkActionCode`: its `requestType` and addresses); with one it uses a `PASSWORD_RESET` code to set
     /// the password, which also verifies the email. Throws `MISSING_OOB_CODE`, `INVALID_OOB_CODE`, `WEAK_PASSWORD`,
     /// `USER_DISABLED`.
-    public func resetPassword(_ body: JSONValue) async throws -> JSONValue {
+    public func resetPassword(_ body: JSONValue) async throws -> IdentityToolkit.ResetPasswordResponse {
         let now = clock()
         guard let code = body.string("oobCode"), !code.isEmpty else { throw AuthError("MISSING_OOB_CODE") }
         guard let newPassword = body.string("newPassword") else {
             // Emailed codes only: an SMS session or a phone proof is not an action code.
-            guard let record = try await codes.peek(code, now: now), Self.emailedCodeTypes.contains(record.requestType) else {
+            guard let record = try await codes.peek(code, now: now), let type = IdentityToolkit.OobRequestType(rawValue: record.requestType) else {
                 throw AuthError("INVALID_OOB_CODE")
             }
-            var m = [JSONMember("kind", .string("identitytoolkit#ResetPasswordResponse")), JSONMember("requestType", .string(record.requestType))]
-            if record.requestType != "EMAIL_SIGNIN", let email = record.email { m.append(JSONMember("email", .string(email))) }
-            if let newEmail = record.newEmail { m.append(JSONMember("newEmail", .string(newEmail))) }
-            return .object(m)
+            return IdentityToolkit.ResetPasswordResponse(
+                requestType: type, email: type == .emailSignIn ? nil : record.email, newEmail: record.newEmail)
         }
         guard let record = try await codes.peek(code, now: now), record.requestType == "PASSWORD_RESET" else { throw AuthError("INVALID_OOB_CODE") }
         guard newPassword.count >= 6 else { throw AuthError.weakPassword }
@@ -226,22 +223,17 @@ extension AuthService {
             user.emailVerified = true
             user.validSince = now / 1000
             try self.save(user, in: tx)
-            return .object([
-                JSONMember("kind", .string("identitytoolkit#ResetPasswordResponse")), JSONMember("requestType", .string("PASSWORD_RESET")),
-                JSONMember("email", .string(user.email ?? "")),
-            ])
+            return IdentityToolkit.ResetPasswordResponse(requestType: .passwordReset, email: user.email ?? "")
         }
     }
 
-    static let emailedCodeTypes: Set<String> = ["PASSWORD_RESET", "VERIFY_EMAIL", "VERIFY_AND_CHANGE_EMAIL", "RECOVER_EMAIL", "EMAIL_SIGNIN"]
-
     /// `accounts:update` with an `oobCode`: verify an email, apply an email change, or undo one
     /// (`RECOVER_EMAIL`, from the link mailed to the previous address).
-    func applyOobCode(_ code: String, now: Int64, linkBase: String?) async throws -> JSONValue {
+    func applyOobCode(_ code: String, now: Int64, linkBase: String?) async throws -> IdentityToolkit.SetAccountInfoResponse {
         guard let record = try await codes.peek(code, now: now), let uid = record.uid,
             ["VERIFY_EMAIL", "VERIFY_AND_CHANGE_EMAIL", "RECOVER_EMAIL"].contains(record.requestType)
         else { throw AuthError("INVALID_OOB_CODE") }
-        let (response, recovery): (JSONValue, EmailRecovery?) = try await store.transaction { tx in
+        let (response, recovery): (IdentityToolkit.SetAccountInfoResponse, EmailRecovery?) = try await store.transaction { tx in
             guard try self.codes.take(code, now: now, in: tx) != nil else { throw AuthError("INVALID_OOB_CODE") }
             guard var user = try self.load(tx.account(uid: uid)) else { throw AuthError.userNotFound }
             var recovery: EmailRecovery?
@@ -268,10 +260,7 @@ extension AuthService {
             }
             user.emailVerified = true
             try self.save(user, in: tx)
-            var m = [JSONMember("kind", .string("identitytoolkit#SetAccountInfoResponse")), JSONMember("localId", .string(uid))]
-            if let e = user.email { m.append(JSONMember("email", .string(e))) }
-            m.append(JSONMember("emailVerified", .bool(true)))
-            return (.object(m), recovery)
+            return (IdentityToolkit.SetAccountInfoResponse(localId: uid, email: user.email, emailVerified: true), recovery)
         }
         if let recovery { await sendRecovery(recovery, now: now, linkBase: linkBase) }
         return response
@@ -319,13 +308,15 @@ extension AuthService {
 
     /// - Parameter linkBase: where links in mails this sends point (`http://host:port`): the recovery link mailed
     ///   to the previous address when a link with an `idToken` replaces the account's email.
-    public func signInWithEmailLink(_ body: JSONValue, linkBase: String? = nil) async throws -> JSONValue {
+    public func signInWithEmailLink(
+        _ body: JSONValue, linkBase: String? = nil
+    ) async throws -> IdentityToolkit.SignInWithEmailLinkResponse {
         let now = clock()
         guard let code = body.string("oobCode"), !code.isEmpty else { throw AuthError("MISSING_OOB_CODE") }
         guard let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_EMAIL") }
         guard let record = try await codes.peek(code, now: now), record.requestType == "EMAIL_SIGNIN" else { throw AuthError("INVALID_OOB_CODE") }
         guard record.email == email else { throw AuthError("INVALID_EMAIL", "The email provided does not match the sign-in email address.") }
-        let (response, recovery): (JSONValue, EmailRecovery?) = try await store.transaction { tx in
+        let (response, recovery): (IdentityToolkit.SignInWithEmailLinkResponse, EmailRecovery?) = try await store.transaction { tx in
             guard try self.codes.take(code, now: now, in: tx) != nil else { throw AuthError("INVALID_OOB_CODE") }
             var user: UserRecord
             var isNew = false
@@ -357,10 +348,7 @@ extension AuthService {
             user.lastLoginAt = now
             let tokens = try self.issueTokens(for: &user, provider: "password", in: tx, now: now, authTime: authTime)
             try self.save(user, in: tx, mustBeNew: isNew)
-            let answer = JSONValue.object([
-                JSONMember("kind", .string("identitytoolkit#EmailLinkSigninResponse")), JSONMember("email", .string(email)),
-                JSONMember("localId", .string(user.localId)), JSONMember("isNewUser", .bool(isNew)),
-            ] + self.tokenTrio(tokens))
+            let answer = IdentityToolkit.SignInWithEmailLinkResponse(email: email, localId: user.localId, isNewUser: isNew, tokens: tokens)
             return (answer, recovery)
         }
         if let recovery { await sendRecovery(recovery, now: now, linkBase: linkBase) }
@@ -375,7 +363,7 @@ extension AuthService {
     /// Custom tokens are minted by admin SDKs with the service account's key, which Hearth does
     /// not have; like the emulator, Hearth decodes them without checking the signature, so this
     /// endpoint is only served with `--dev` or to admin callers.
-    public func signInWithCustomToken(_ body: JSONValue) async throws -> JSONValue {
+    public func signInWithCustomToken(_ body: JSONValue) async throws -> IdentityToolkit.SignInWithCustomTokenResponse {
         let now = clock()
         guard let token = body.string("token"), !token.isEmpty else { throw AuthError("INVALID_CUSTOM_TOKEN", "missing token") }
         let payload: JSONValue
@@ -414,9 +402,7 @@ extension AuthService {
             user.lastLoginAt = now
             let tokens = try self.issueTokens(for: &user, provider: "custom", extraClaims: developerClaims, in: tx, now: now)
             try self.save(user, in: tx, mustBeNew: isNew)
-            return .object([
-                JSONMember("kind", .string("identitytoolkit#VerifyCustomTokenResponse")), JSONMember("isNewUser", .bool(isNew)),
-            ] + self.tokenTrio(tokens))
+            return IdentityToolkit.SignInWithCustomTokenResponse(isNewUser: isNew, tokens: tokens)
         }
     }
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 public import HearthCore
 import HearthStore
+public import HearthWire
 
 extension AuthService {
     // MARK: accounts:signInWithIdp
@@ -17,7 +18,7 @@ extension AuthService {
     /// signs up with it (email-link sign-in and password resets go by the user's email). A link refused with
     /// `FEDERATED_USER_ID_ALREADY_LINKED` or `EMAIL_EXISTS` is answered with `errorMessage` and the provider
     /// fields when `returnIdpCredential` is set (the Firebase SDKs set it), else thrown.
-    public func signInWithIdp(_ body: JSONValue) async throws -> JSONValue {
+    public func signInWithIdp(_ body: JSONValue) async throws -> IdentityToolkit.SignInWithIdpResponse {
         try body.checkFieldTypes([
             "requestUri": .string, "postBody": .string, "idToken": .string, "returnSecureToken": .bool, "returnIdpCredential": .bool,
             "autoCreate": .bool,
@@ -59,14 +60,9 @@ extension AuthService {
         let idToken = body.string("idToken")
         // What every answer carries, `needConfirmation` too: the client rebuilds the provider credential from
         // `oauthIdToken` to link it once the user has signed in the old way.
-        var base: [JSONMember] = [
-            JSONMember("kind", .string("identitytoolkit#VerifyAssertionResponse")), JSONMember("providerId", .string(providerID)),
-            JSONMember("federatedId", .string(federatedID)), JSONMember("oauthIdToken", .string(providerToken)),
-            JSONMember("rawUserInfo", .string(rawUserInfo)),
-        ]
-        if let email { base += [JSONMember("email", .string(email)), JSONMember("emailVerified", .bool(emailVerified))] }
-        if let name = linked.displayName { base.append(JSONMember("displayName", .string(name))) }
-        if let photo = linked.photoUrl { base.append(JSONMember("photoUrl", .string(photo))) }
+        let base = IdentityToolkit.SignInWithIdpResponse(
+            providerId: providerID, federatedId: federatedID, oauthIdToken: providerToken, rawUserInfo: rawUserInfo, email: email,
+            emailVerified: email.map { _ in emailVerified }, displayName: linked.displayName, photoUrl: linked.photoUrl)
         do {
             return try await signInWithIdp(
                 linked, answer: base, verifiedEmail: verifiedEmail, linkingTo: idToken, autoCreate: body.bool("autoCreate") ?? true, now: now)
@@ -76,7 +72,9 @@ extension AuthService {
             // A refused link asked to return the credential is answered 200 with the code in `errorMessage` and no
             // session, as Firebase does: its iOS SDK then attaches the credential to `credentialAlreadyInUse`, so the
             // app can sign in as the account that has the provider. The transaction was rolled back.
-            return .object(base + [JSONMember("errorMessage", .string(error.code))])
+            var refused = base
+            refused.errorMessage = error.code
+            return refused
         }
     }
 
@@ -84,8 +82,9 @@ extension AuthService {
     static let answeredWithCredential: Set<String> = ["FEDERATED_USER_ID_ALREADY_LINKED", "EMAIL_EXISTS"]
 
     private func signInWithIdp(
-        _ linked: ProviderInfo, answer base: [JSONMember], verifiedEmail: String?, linkingTo idToken: String?, autoCreate: Bool, now: Int64
-    ) async throws -> JSONValue {
+        _ linked: ProviderInfo, answer base: IdentityToolkit.SignInWithIdpResponse, verifiedEmail: String?, linkingTo idToken: String?,
+        autoCreate: Bool, now: Int64
+    ) async throws -> IdentityToolkit.SignInWithIdpResponse {
         let providerID = linked.providerId
         return try await store.transaction { tx in
             var user: UserRecord
@@ -117,7 +116,9 @@ extension AuthService {
                 // An account whose email nobody verified is claimed by the provider that verified it (as Firebase does
                 // with one account per email); one that proved its email must sign in the old way and link.
                 guard !holder.emailVerified else {
-                    return .object(base + [JSONMember("needConfirmation", .bool(true)), JSONMember("localId", .string(holder.localId))])
+                    var confirm = base
+                    (confirm.needConfirmation, confirm.localId) = (true, holder.localId)
+                    return confirm
                 }
                 if holder.disabled { throw AuthError("USER_DISABLED") }
                 holder.claimUnverifiedEmail(nowMillis: now)
@@ -133,8 +134,7 @@ extension AuthService {
             user.lastLoginAt = now
             let tokens = try self.issueTokens(for: &user, provider: providerID, in: tx, now: now, authTime: authTime)
             try self.save(user, in: tx, mustBeNew: isNew)
-            return .object(
-                base + [JSONMember("localId", .string(user.localId)), JSONMember("isNewUser", .bool(isNew))] + self.tokenTrio(tokens))
+            return base.signedIn(localId: user.localId, isNewUser: isNew, tokens: tokens)
         }
     }
 

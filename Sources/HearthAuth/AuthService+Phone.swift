@@ -1,6 +1,7 @@
 import Foundation
 public import HearthCore
 import HearthStore
+public import HearthWire
 
 // MARK: Phone: sendVerificationCode, signInWithPhoneNumber (sign-in, linking, temporary proofs)
 
@@ -8,7 +9,7 @@ extension AuthService {
     /// `accounts:sendVerificationCode`: texts a 6-digit code to the E.164 `phoneNumber` through ``sender`` and answers
     /// the `sessionInfo` that ``signInWithPhoneNumber(_:)`` takes with it. Throws `INVALID_PHONE_NUMBER`, and
     /// `QUOTA_EXCEEDED` past ``Options/messagesPerRecipientPerHour``.
-    public func sendVerificationCode(_ body: JSONValue) async throws -> JSONValue {
+    public func sendVerificationCode(_ body: JSONValue) async throws -> IdentityToolkit.SendVerificationCodeResponse {
         let now = clock()
         guard let phone = body.string("phoneNumber"), Self.isValidPhone(phone) else {
             throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
@@ -20,7 +21,7 @@ extension AuthService {
         try await codes.add(session, OneTimeCode(
             requestType: "PHONE", phoneNumber: phone, codeDigest: CodeBook.digest(code).base64EncodedString(), code: code, created: now))
         await deliver(OutgoingMessage(channel: .sms, to: phone, subject: "", body: "Your verification code is \(code)", purpose: "PHONE"))
-        return .object([JSONMember("sessionInfo", .string(session))])
+        return IdentityToolkit.SendVerificationCodeResponse(sessionInfo: session)
     }
 
     static func isValidPhone(_ s: String) -> Bool {
@@ -34,7 +35,7 @@ extension AuthService {
     /// that number, or a new one; with an `idToken` the number is linked to that user instead (a recent sign-in
     /// needed). When the number belongs to another account, linking answers a `temporaryProof` that signs in as
     /// that account. Wrong codes are counted and the session dropped after a few.
-    public func signInWithPhoneNumber(_ body: JSONValue) async throws -> JSONValue {
+    public func signInWithPhoneNumber(_ body: JSONValue) async throws -> IdentityToolkit.SignInWithPhoneNumberResponse {
         let now = clock()
         // The session or proof is used up in the transaction that signs in, so a request that fails there (a bad
         // `idToken`, say) leaves it for a retry.
@@ -60,10 +61,7 @@ extension AuthService {
                     // which signs in as that owner (the client's credential-already-in-use path).
                     let proof = Self.randomCode(bytes: 32)
                     try self.codes.add(proof, OneTimeCode(requestType: Self.temporaryProofType, phoneNumber: phone, created: now), in: tx)
-                    return .object([
-                        JSONMember("temporaryProof", .string(proof)),
-                        JSONMember("temporaryProofExpiresIn", .string(String(CodeBook.lifetime / 1000))), JSONMember("phoneNumber", .string(phone)),
-                    ])
+                    return IdentityToolkit.SignInWithPhoneNumberResponse(temporaryProof: proof, expiresIn: CodeBook.lifetime / 1000, phoneNumber: phone)
                 }
                 // Replacing the account's number (a phone user's only credential, say) is a credential change: it needs a
                 // recent sign-in and ends the account's other sessions.
@@ -81,10 +79,7 @@ extension AuthService {
             user.lastLoginAt = now
             let tokens = try self.issueTokens(for: &user, provider: "phone", in: tx, now: now, authTime: authTime)
             try self.save(user, in: tx, mustBeNew: isNew)
-            return .object([
-                JSONMember("isNewUser", .bool(isNew)), JSONMember("phoneNumber", .string(phone)),
-                JSONMember("localId", .string(user.localId)),
-            ] + self.tokenTrio(tokens))
+            return IdentityToolkit.SignInWithPhoneNumberResponse(isNewUser: isNew, phoneNumber: phone, localId: user.localId, tokens: tokens)
         }
     }
 

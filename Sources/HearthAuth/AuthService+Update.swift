@@ -1,5 +1,6 @@
 public import HearthCore
 import HearthStore
+public import HearthWire
 
 extension AuthService {
     static let reservedClaims: Set<String> = [
@@ -19,7 +20,9 @@ extension AuthService {
     /// Self-service with an `idToken`, or (privileged) any user by `localId`.
     /// - Parameter linkBase: where links in mails this sends point (`http://host:port`): the
     ///   recovery link an email change mails to the previous address.
-    public func update(_ body: JSONValue, privileged: Bool, linkBase: String? = nil) async throws -> JSONValue {
+    public func update(
+        _ body: JSONValue, privileged: Bool, linkBase: String? = nil
+    ) async throws -> IdentityToolkit.SetAccountInfoResponse {
         try body.checkFieldTypes(Self.userFieldTypes)
         let now = clock()
         let idToken = body.string("idToken")
@@ -28,7 +31,7 @@ extension AuthService {
         var credentials: PasswordCredentials?
         if let password = body.string("password") { credentials = try await hasher.hash(password) }
         let newCredentials = credentials
-        let (response, recovery): (JSONValue, EmailRecovery?) = try await store.transaction { tx in
+        let (response, recovery): (IdentityToolkit.SetAccountInfoResponse, EmailRecovery?) = try await store.transaction { tx in
             var user: UserRecord
             var signedInAt: Int64 = 0
             if let idToken {
@@ -45,7 +48,7 @@ extension AuthService {
             let before = user.validSince
             let wasAnonymous = user.isAnonymous
             let recovery = try self.apply(body, to: &user, credentials: newCredentials, byUser: idToken != nil, privileged: privileged, now: now, in: tx)
-            var tokens: (idToken: String, refreshToken: String)?
+            var tokens: SessionTokens?
             let linked = wasAnonymous && !user.isAnonymous
             if let idToken, user.validSince != before || linked || (body.bool("returnSecureToken") ?? false) {
                 let provider = wasAnonymous && user.passwordHash != nil ? "password" : (Self.provider(ofIDToken: idToken) ?? "password")
@@ -128,16 +131,11 @@ extension AuthService {
     }
 
     /// The `setAccountInfo` answer: the account's public fields and, when the session was renewed, its tokens.
-    private func setAccountInfoResponse(_ user: UserRecord, tokens: (idToken: String, refreshToken: String)?) -> JSONValue {
-        var m = [JSONMember("kind", .string("identitytoolkit#SetAccountInfoResponse")), JSONMember("localId", .string(user.localId))]
-        if let e = user.email { m.append(JSONMember("email", .string(e))) }
-        if let d = user.displayName { m.append(JSONMember("displayName", .string(d))) }
-        if let p = user.photoUrl { m.append(JSONMember("photoUrl", .string(p))) }
-        m.append(JSONMember("emailVerified", .bool(user.emailVerified)))
-        m.append(JSONMember("providerUserInfo", .array(user.providers.map(\.json))))
-        if user.passwordHash != nil { m.append(JSONMember("passwordHash", .string(UserRecord.redactedHash))) }
-        if let tokens { m += self.tokenTrio(tokens) }
-        return .object(m)
+    private func setAccountInfoResponse(_ user: UserRecord, tokens: SessionTokens?) -> IdentityToolkit.SetAccountInfoResponse {
+        IdentityToolkit.SetAccountInfoResponse(
+            localId: user.localId, email: user.email, displayName: user.displayName, photoUrl: user.photoUrl,
+            emailVerified: user.emailVerified, providerUserInfo: user.providers, passwordHash: user.passwordHash.map { _ in UserRecord.redactedHash },
+            tokens: tokens)
     }
 
     /// The checks an update passes before anything is hashed or read, in the order their errors take

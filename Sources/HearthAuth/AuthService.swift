@@ -2,6 +2,7 @@ import Crypto
 public import Foundation
 public import HearthCore
 public import HearthStore
+import HearthWire
 import Synchronization
 
 /// Hearth's accounts and tokens, speaking Identity Toolkit's request and response shapes.
@@ -286,7 +287,7 @@ public final class AuthService: Sendable {
     func issueTokens(
         for user: inout UserRecord, provider: String, extraClaims: [JSONMember] = [], in tx: any AccountTransaction, now: Int64,
         authTime: Int64? = nil
-    ) throws -> (idToken: String, refreshToken: String) {
+    ) throws -> SessionTokens {
         user.lastRefreshAt = now
         let authTime = authTime ?? now / 1000
         let idToken = try key.sign(claims(for: user, provider: provider, extraClaims: extraClaims, authTime: authTime, now: now))
@@ -297,7 +298,7 @@ public final class AuthService: Sendable {
             JSONMember("issuedAt", .int(now / 1000)), JSONMember("authTime", .int(authTime)),
         ])
         try tx.saveRefreshToken(RefreshTokenRow(hash: Self.digest(refreshToken), uid: user.localId, data: Data(data.jsonBytes)))
-        return (idToken, refreshToken)
+        return SessionTokens(idToken: idToken, refreshToken: refreshToken, expiresIn: Self.idTokenLifetime)
     }
 
     static func digest(_ token: String) -> Data { Data(SHA256.hash(data: Array(token.utf8))) }
@@ -397,11 +398,6 @@ public final class AuthService: Sendable {
         let parts = token.split(separator: ".")
         guard parts.count >= 2, let payload = Base64URL.decode(parts[1]), let claims = try? JSONValue.parse(payload) else { return nil }
         return claims["firebase"]?["sign_in_provider"]?.stringValue
-    }
-
-    func tokenTrio(_ tokens: (idToken: String, refreshToken: String)) -> [JSONMember] {
-        [JSONMember("idToken", .string(tokens.idToken)), JSONMember("refreshToken", .string(tokens.refreshToken)),
-         JSONMember("expiresIn", .string(String(Self.idTokenLifetime)))]
     }
 
     // MARK: Public keys

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HearthWire
 import _CryptoExtras
 public import HearthCore
 

@@ -1,25 +1,10 @@
 import Foundation
 import HearthStore
-import HearthWire
+public import HearthWire
 public import HearthCore
 
-/// A linked sign-in provider of a user (`providerUserInfo`).
-public struct ProviderInfo: Codable, Sendable, Hashable {
-    /// `password`, `phone`, `google.com`, `apple.com`, or a custom provider's id.
-    public var providerId: String
-    /// The user's id at the provider (the email for `password`, the number for `phone`, the `sub` for an IdP).
-    public var rawId: String
-    /// The provider's federated id; the same as ``rawId`` when the request gave none.
-    public var federatedId: String?
-    /// The email the provider gave.
-    public var email: String?
-    /// The name the provider gave.
-    public var displayName: String?
-    /// The picture URL the provider gave.
-    public var photoUrl: String?
-    /// The phone number the provider gave.
-    public var phoneNumber: String?
-}
+/// A linked sign-in provider of a user (`providerUserInfo`), as the wire carries it.
+public typealias ProviderInfo = IdentityToolkit.ProviderUserInfo
 
 extension ProviderInfo {
     /// A `providerUserInfo` entry as admin requests send it; nil without `providerId` and `rawId`.
@@ -156,45 +141,30 @@ public struct UserRecord: Codable, Sendable, Hashable {
         return m
     }
 
-    /// The `UserInfo` JSON of lookup, batchGet and query responses.
-    public var userInfo: JSONValue {
-        var m: [JSONMember] = [JSONMember("localId", .string(localId))]
-        if let email { m.append(JSONMember("email", .string(email))) }
-        m.append(JSONMember("emailVerified", .bool(emailVerified)))
-        if let displayName { m.append(JSONMember("displayName", .string(displayName))) }
-        if let photoUrl { m.append(JSONMember("photoUrl", .string(photoUrl))) }
-        if let phoneNumber { m.append(JSONMember("phoneNumber", .string(phoneNumber))) }
+    /// The account as lookup, batchGet and query describe it.
+    public var userInfo: IdentityToolkit.UserInfo {
+        var info = IdentityToolkit.UserInfo(localId: localId)
+        (info.email, info.emailVerified, info.displayName, info.photoUrl, info.phoneNumber) = (email, emailVerified, displayName, photoUrl, phoneNumber)
         if passwordHash != nil {
             // Never the hash or salt themselves: the redacted marker production sends without export permission.
             // firebase-admin's list_users gives password_hash and password_salt from these (non-None for password users).
-            m.append(JSONMember("passwordHash", .string(Self.redactedHash)))
-            m.append(JSONMember("salt", .string(Self.redactedHash)))
-            if let passwordUpdatedAt { m.append(JSONMember("passwordUpdatedAt", .double(passwordUpdatedAt))) }
+            (info.passwordHash, info.salt, info.passwordUpdatedAt) = (Self.redactedHash, Self.redactedHash, passwordUpdatedAt)
         }
-        m.append(JSONMember("validSince", .string(String(validSince))))
-        m.append(JSONMember("disabled", .bool(disabled)))
-        m.append(JSONMember("createdAt", .string(String(createdAt))))
-        if let lastLoginAt { m.append(JSONMember("lastLoginAt", .string(String(lastLoginAt)))) }
-        if let lastRefreshAt { m.append(JSONMember("lastRefreshAt", .string(rfc3339(milliseconds: lastRefreshAt)))) }
-        if let customAttributes, customAttributes != "{}" { m.append(JSONMember("customAttributes", .string(customAttributes))) }
-        if customAuth == true { m.append(JSONMember("customAuth", .bool(true))) }
-        if emailLinkSignin == true { m.append(JSONMember("emailLinkSignin", .bool(true))) }
-        if let initialEmail { m.append(JSONMember("initialEmail", .string(initialEmail))) }
-        m.append(JSONMember("providerUserInfo", .array(providers.map(\.json))))
-        return .object(m)
+        (info.validSince, info.disabled, info.createdAt) = (String(validSince), disabled, String(createdAt))
+        info.lastLoginAt = lastLoginAt.map { String($0) }
+        info.lastRefreshAt = lastRefreshAt.map { rfc3339(milliseconds: $0) }
+        if let customAttributes, customAttributes != "{}" { info.customAttributes = customAttributes }
+        if customAuth == true { info.customAuth = true }
+        if emailLinkSignin == true { info.emailLinkSignin = true }
+        info.initialEmail = initialEmail
+        info.providerUserInfo = providers
+        return info
     }
 
-}
-
-extension ProviderInfo {
-    var json: JSONValue {
-        var m = [JSONMember("providerId", .string(providerId)), JSONMember("rawId", .string(rawId))]
-        if let federatedId { m.append(JSONMember("federatedId", .string(federatedId))) }
-        if let email { m.append(JSONMember("email", .string(email))) }
-        if let displayName { m.append(JSONMember("displayName", .string(displayName))) }
-        if let photoUrl { m.append(JSONMember("photoUrl", .string(photoUrl))) }
-        if let phoneNumber { m.append(JSONMember("phoneNumber", .string(phoneNumber))) }
-        return .object(m)
+    /// ``userInfo`` as JSON, for the admin answers that are still built as `JSONValue`.
+    var userInfoJSON: JSONValue {
+        // Encoding cannot fail: the fields are strings, booleans and finite numbers.
+        (try? JSONValueEncoder().encode(userInfo)) ?? .object([])
     }
 }
 

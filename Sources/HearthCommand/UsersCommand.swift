@@ -4,6 +4,7 @@ import HearthAuth
 import HearthCore
 import HearthSQLite
 import HearthStore
+import HearthWire
 
 /// Where the accounts of a data folder live, for the offline `users` and `auth` commands.
 struct AccountsLocation: ParsableArguments {
@@ -240,7 +241,7 @@ struct UsersCommand: AsyncParsableCommand {
             if let phone { m.append(JSONMember("phoneNumber", .string(phone))) }
             do {
                 let created = try await location.service(creating: true).signUp(.object(m), privileged: true)
-                print(created["localId"]?.stringValue ?? "")
+                print(created.localId ?? "")
             } catch { throw fail(error) }
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import HearthAuth
 import HearthCore
 import HearthStore
+import HearthWire
 
 /// Identity Toolkit and Secure Token on the server's port, called as client SDKs do: no `Authorization` header, an API
 /// key in the query (any non-empty key is accepted).
@@ -100,7 +101,7 @@ extension Scenarios {
                         JSONMember("password", .string("password-\(i)")),
                         JSONMember("returnSecureToken", .bool(true)),
                     ])
-                    return (i, try await service.signUp(body, privileged: false)["idToken"]?.stringValue)
+                    return (i, try await service.signUp(body, privileged: false).idToken)
                 }
             }
             var tokens = [String](repeating: "", count: count)

@@ -17,7 +17,7 @@ struct AuthAccountSafetyTests {
 
     func body(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
 
-    func string(_ value: JSONValue, _ key: String) throws -> String { try #require(value[key]?.stringValue) }
+    func string(_ value: some WireAnswer, _ key: String) throws -> String { try #require(value.wire[key]?.stringValue) }
 
     /// The one pending out-of-band code of this type (emulator listing).
     func oobCode(_ auth: AuthService, _ requestType: String) async throws -> String {

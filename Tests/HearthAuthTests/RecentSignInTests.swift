@@ -21,10 +21,10 @@ struct RecentSignInTests {
 
     func body(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
 
-    func string(_ value: JSONValue, _ key: String) throws -> String { try #require(value[key]?.stringValue) }
+    func string(_ value: some WireAnswer, _ key: String) throws -> String { try #require(value.wire[key]?.stringValue) }
 
     /// The code `call` is refused with, or nil if it succeeds.
-    func refusal(_ call: () async throws -> JSONValue) async -> String? {
+    func refusal(_ call: () async throws -> some Any) async -> String? {
         do {
             _ = try await call()
             return nil

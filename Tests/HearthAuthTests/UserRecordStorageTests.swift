@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthWire
 import Testing
 
 @testable import HearthAuth

@@ -1,6 +1,7 @@
 import Foundation
 import HearthAuth
 import HearthCore
+import HearthWire
 import Testing
 
 @testable import HearthServer
@@ -14,7 +15,7 @@ struct AuthenticatorTests {
     /// An ID token the auth service signed at the clock's time (an anonymous sign-up).
     static func signedToken(_ service: AuthService) async throws -> String {
         let answer = try await service.signUp(.object([JSONMember("returnSecureToken", .bool(true))]), privileged: false)
-        return try #require(answer["idToken"]?.stringValue)
+        return try #require(answer.idToken)
     }
 
     @Test func theAdminCredentialIsExactOutsideDevAndTheEmulatorsCountInDev() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import HearthWire
 
 /// What an emailed code (the `oobCode` of an action link) is for, read without using it up
 /// (Firebase's `ActionCodeInfo`). An app that handles action links itself shows it before
@@ -32,7 +33,7 @@ extension Auth {
     ///
     /// Throws ``AuthError`` `.invalidActionCode` (unknown, used or expired).
     public func checkActionCode(_ code: String) async throws -> ActionCodeInfo {
-        let answer: AuthWire.ResetPasswordResponse = try await client.call("resetPassword", ["oobCode": .string(code)])
+        let answer: IdentityToolkit.ResetPasswordResponse = try await client.call("resetPassword", ["oobCode": .string(code)])
         guard let operation = answer.requestType.flatMap(ActionCodeInfo.Operation.init(rawValue:)) else {
             throw AuthError.invalidResponse(status: 200)
         }

@@ -1,4 +1,5 @@
 public import Foundation
+import HearthWire
 import Synchronization
 
 extension Auth {
@@ -40,7 +41,7 @@ extension Auth {
     /// `accounts:update` with the user's token; adopts the new tokens the server sends when the
     /// change revoked the old ones.
     private func update(_ fields: AuthWire.Body) async throws -> User {
-        let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
+        let (answer, epoch) = try await withToken { token -> IdentityToolkit.SetAccountInfoResponse in
             var body = fields
             body["idToken"] = .string(token)
             body["returnSecureToken"] = .bool(true)
@@ -53,13 +54,14 @@ extension Auth {
 
     /// Emails a password-reset link to `email`; its `oobCode` goes to ``confirmPasswordReset(code:newPassword:)``.
     public func sendPasswordReset(email: String) async throws {
-        let _: AuthWire.Empty = try await client.call("sendOobCode", ["requestType": .string("PASSWORD_RESET"), "email": .string(email)])
+        let _: IdentityToolkit.GetOobConfirmationCodeResponse = try await client.call(
+            "sendOobCode", ["requestType": .string(IdentityToolkit.OobRequestType.passwordReset.rawValue), "email": .string(email)])
     }
 
     /// The email address a password-reset code is for (the code stays valid).
     public func verifyPasswordResetCode(_ code: String) async throws -> String {
-        let answer: AuthWire.ResetPasswordResponse = try await client.call("resetPassword", ["oobCode": .string(code)])
-        guard answer.requestType == "PASSWORD_RESET", let email = answer.email else {
+        let answer: IdentityToolkit.ResetPasswordResponse = try await client.call("resetPassword", ["oobCode": .string(code)])
+        guard answer.requestType == IdentityToolkit.OobRequestType.passwordReset.rawValue, let email = answer.email else {
             throw AuthError(serverMessage: "INVALID_OOB_CODE", status: 400)
         }
         return email
@@ -68,21 +70,22 @@ extension Auth {
     /// Sets a new password with the code of a password-reset email. Existing sessions of that
     /// account end (sign in again with the new password).
     public func confirmPasswordReset(code: String, newPassword: String) async throws {
-        let _: AuthWire.ResetPasswordResponse = try await client.call(
+        let _: IdentityToolkit.ResetPasswordResponse = try await client.call(
             "resetPassword", ["oobCode": .string(code), "newPassword": .string(newPassword)])
     }
 
     /// Emails the current user a link that verifies their address; its `oobCode` goes to ``applyActionCode(_:)``.
     public func sendEmailVerification() async throws {
-        _ = try await withToken { token -> AuthWire.Empty in
-            try await client.call("sendOobCode", ["requestType": .string("VERIFY_EMAIL"), "idToken": .string(token)])
+        _ = try await withToken { token -> IdentityToolkit.GetOobConfirmationCodeResponse in
+            try await client.call(
+                "sendOobCode", ["requestType": .string(IdentityToolkit.OobRequestType.verifyEmail.rawValue), "idToken": .string(token)])
         }
     }
 
     /// Applies an emailed code (email verification or an email change); the current user is
     /// re-read afterwards if signed in.
     public func applyActionCode(_ code: String) async throws {
-        let _: AuthWire.Empty = try await client.call("update", ["oobCode": .string(code)])
+        let _: IdentityToolkit.SetAccountInfoResponse = try await client.call("update", ["oobCode": .string(code)])
         if currentUser != nil { _ = try? await reload() }
     }
 
@@ -99,7 +102,7 @@ extension Auth {
 
     /// Deletes the current user's account and signs out.
     public func deleteUser() async throws {
-        let (_, epoch) = try await withToken { token -> AuthWire.Empty in
+        let (_, epoch) = try await withToken { token -> IdentityToolkit.DeleteAccountResponse in
             try await client.call("delete", ["idToken": .string(token)])
         }
         try end(ifEpoch: epoch)

@@ -1,4 +1,5 @@
 import Foundation
+import HearthWire
 
 extension Auth {
     // MARK: Email links (passwordless sign-in)
@@ -11,10 +12,10 @@ extension Auth {
     ///
     /// Throws ``AuthError`` `.invalidEmail`, `.invalidContinueURL`, `.quotaExceeded`.
     public func sendSignInLink(toEmail email: String, continueURL: URL) async throws {
-        let _: AuthWire.Empty = try await client.call(
+        let _: IdentityToolkit.GetOobConfirmationCodeResponse = try await client.call(
             "sendOobCode",
             [
-                "requestType": .string("EMAIL_SIGNIN"), "email": .string(email), "canHandleCodeInApp": .bool(true),
+                "requestType": .string(IdentityToolkit.OobRequestType.emailSignIn.rawValue), "email": .string(email), "canHandleCodeInApp": .bool(true),
                 "continueUrl": .string(continueURL.absoluteString),
             ])
     }
@@ -32,7 +33,7 @@ extension Auth {
     @discardableResult
     public func signIn(email: String, link: URL) async throws -> User {
         let code = try Self.requireSignInCode(in: link)
-        let answer: AuthWire.TokenResponse = try await client.call(
+        let answer: IdentityToolkit.SignInWithEmailLinkResponse = try await client.call(
             "signInWithEmailLink", ["email": .string(email), "oobCode": .string(code), "returnSecureToken": .bool(true)])
         return try await start(answer)
     }
@@ -53,7 +54,7 @@ extension Auth {
             throw AuthError(code: .providerAlreadyLinked, message: "The user already signs in with an email address.")
         }
         let code = try Self.requireSignInCode(in: link)
-        let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
+        let (answer, epoch) = try await withToken { token -> IdentityToolkit.SignInWithEmailLinkResponse in
             try await client.call(
                 "signInWithEmailLink",
                 ["email": .string(email), "oobCode": .string(code), "idToken": .string(token), "returnSecureToken": .bool(true)])
@@ -68,9 +69,9 @@ extension Auth {
     ///
     /// Throws ``AuthError`` `.invalidEmail`, `.emailAlreadyInUse`, `.notSignedIn`.
     public func sendEmailVerification(beforeUpdatingEmail newEmail: String) async throws {
-        _ = try await withToken { token -> AuthWire.Empty in
+        _ = try await withToken { token -> IdentityToolkit.GetOobConfirmationCodeResponse in
             try await client.call(
-                "sendOobCode", ["requestType": .string("VERIFY_AND_CHANGE_EMAIL"), "idToken": .string(token), "newEmail": .string(newEmail)])
+                "sendOobCode", ["requestType": .string(IdentityToolkit.OobRequestType.verifyAndChangeEmail.rawValue), "idToken": .string(token), "newEmail": .string(newEmail)])
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HearthWire
 
 /// An identity provider's ID token for ``Auth/signIn(with:)`` and ``Auth/link(with:)``: what Sign in
 /// with Apple (`ASAuthorizationAppleIDCredential.identityToken`) or Google Sign-In
@@ -47,7 +48,7 @@ extension Auth {
     /// `.userDisabled`.
     @discardableResult
     public func signIn(with credential: ProviderCredential) async throws -> User {
-        let answer: AuthWire.TokenResponse = try await client.call("signInWithIdp", Self.idpBody(credential, idToken: nil))
+        let answer: IdentityToolkit.SignInWithIdpResponse = try await client.call("signInWithIdp", Self.idpBody(credential, idToken: nil))
         try Self.checkConfirmation(answer)
         return try await start(answer)
     }
@@ -63,7 +64,7 @@ extension Auth {
         if currentUser?.providerIDs.contains(credential.providerID) == true {
             throw AuthError(code: .providerAlreadyLinked, message: "The user already has an account of \(credential.providerID) linked.")
         }
-        let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
+        let (answer, epoch) = try await withToken { token -> IdentityToolkit.SignInWithIdpResponse in
             try await client.call("signInWithIdp", Self.idpBody(credential, idToken: token))
         }
         try Self.checkConfirmation(answer)
@@ -81,7 +82,7 @@ extension Auth {
         guard user.providerIDs.contains(providerID) else {
             throw AuthError(code: .noSuchProvider, message: "The user has no \(providerID) sign-in to remove.")
         }
-        let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
+        let (answer, epoch) = try await withToken { token -> IdentityToolkit.SetAccountInfoResponse in
             try await client.call("update", ["idToken": .string(token), "deleteProvider": .strings([providerID])])
         }
         return try await refreshUser(epoch: epoch, tokens: answer)
@@ -98,7 +99,7 @@ extension Auth {
 
     /// `needConfirmation`: the server signed nobody in because an account has the provider's email; `errorMessage`:
     /// it refused a link (asked with `returnIdpCredential`, the server answers such refusals with status 200).
-    static func checkConfirmation(_ answer: AuthWire.TokenResponse) throws {
+    static func checkConfirmation(_ answer: IdentityToolkit.SignInWithIdpResponse) throws {
         if let refusal = answer.errorMessage {
             var error = AuthError(serverMessage: refusal, status: 200)
             error.email = answer.email

@@ -1,4 +1,5 @@
 import Foundation
+import HearthWire
 import Synchronization
 
 extension Auth {
@@ -14,7 +15,7 @@ extension Auth {
     /// `.notSignedIn`.
     @discardableResult
     public func reauthenticate(email: String, password: String) async throws -> User {
-        try await reauthenticate {
+        try await reauthenticate { () async throws -> IdentityToolkit.SignInWithPasswordResponse in
             try await client.call("signInWithPassword", ["email": .string(email), "password": .string(password), "returnSecureToken": .bool(true)])
         }
     }
@@ -29,7 +30,7 @@ extension Auth {
         try await reauthenticate {
             var body = Self.idpBody(credential, idToken: nil)
             body["autoCreate"] = .bool(false)
-            let answer: AuthWire.TokenResponse = try await client.call("signInWithIdp", body)
+            let answer: IdentityToolkit.SignInWithIdpResponse = try await client.call("signInWithIdp", body)
             try Self.checkConfirmation(answer)
             return answer
         }
@@ -42,17 +43,17 @@ extension Auth {
     /// `.invalidVerificationCode`, `.notSignedIn`.
     @discardableResult
     public func reauthenticate(verificationID: String, code: String) async throws -> User {
-        try await reauthenticate {
+        try await reauthenticate { () async throws -> IdentityToolkit.SignInWithPhoneNumberResponse in
             try await client.call(
                 "signInWithPhoneNumber", ["sessionInfo": .string(verificationID), "code": .string(code), "operation": .string("REAUTH")])
         }
     }
 
     /// Signs in with `signIn`'s credential, and keeps its tokens only if they are the current user's.
-    private func reauthenticate(_ signIn: () async throws -> AuthWire.TokenResponse) async throws -> User {
+    private func reauthenticate(_ signIn: () async throws -> some IdentityToolkit.SessionAnswer) async throws -> User {
         guard let (uid, epoch) = state.withLock({ s in s.session.map { ($0.user.uid, s.epoch) } }) else { throw AuthError.notSignedIn }
         let mismatch = AuthError(code: .userMismatch, message: "The credential does not belong to the signed-in user.")
-        let answer: AuthWire.TokenResponse
+        let answer: any IdentityToolkit.SessionAnswer
         do {
             answer = try await signIn()
         } catch let error as AuthError where error.code == .userNotFound {

@@ -1,4 +1,5 @@
 import Foundation
+import HearthWire
 
 extension Auth {
     // MARK: Sign-in
@@ -8,7 +9,7 @@ extension Auth {
     /// Throws ``AuthError`` `.emailAlreadyInUse`, `.invalidEmail`, `.weakPassword` (under 6 characters), …
     @discardableResult
     public func signUp(email: String, password: String) async throws -> User {
-        let answer: AuthWire.TokenResponse = try await client.call(
+        let answer: IdentityToolkit.SignUpResponse = try await client.call(
             "signUp", ["email": .string(email), "password": .string(password), "returnSecureToken": .bool(true)])
         return try await start(answer)
     }
@@ -19,7 +20,7 @@ extension Auth {
     /// with email privacy), `.userDisabled`, `.tooManyRequests`, …
     @discardableResult
     public func signIn(email: String, password: String) async throws -> User {
-        let answer: AuthWire.TokenResponse = try await client.call(
+        let answer: IdentityToolkit.SignInWithPasswordResponse = try await client.call(
             "signInWithPassword", ["email": .string(email), "password": .string(password), "returnSecureToken": .bool(true)])
         return try await start(answer)
     }
@@ -28,14 +29,14 @@ extension Auth {
     /// or ``link(verificationID:code:)`` to keep its uid and data.
     @discardableResult
     public func signInAnonymously() async throws -> User {
-        let answer: AuthWire.TokenResponse = try await client.call("signUp", ["returnSecureToken": .bool(true)])
+        let answer: IdentityToolkit.SignUpResponse = try await client.call("signUp", ["returnSecureToken": .bool(true)])
         return try await start(answer)
     }
 
     /// Sends an SMS code to `phoneNumber` (E.164, `+15555550100`); returns the verification id
     /// to pass to ``signIn(verificationID:code:)`` or ``link(verificationID:code:)`` with the code.
     public func sendPhoneVerificationCode(phoneNumber: String) async throws -> String {
-        let answer: AuthWire.SendVerificationCodeResponse = try await client.call(
+        let answer: IdentityToolkit.SendVerificationCodeResponse = try await client.call(
             "sendVerificationCode", ["phoneNumber": .string(phoneNumber)])
         return answer.sessionInfo
     }
@@ -45,7 +46,7 @@ extension Auth {
     /// Throws ``AuthError`` `.invalidVerificationCode`, `.invalidVerificationID`, `.sessionExpired`.
     @discardableResult
     public func signIn(verificationID: String, code: String) async throws -> User {
-        let answer: AuthWire.TokenResponse = try await client.call(
+        let answer: IdentityToolkit.SignInWithPhoneNumberResponse = try await client.call(
             "signInWithPhoneNumber", ["sessionInfo": .string(verificationID), "code": .string(code)])
         return try await start(answer)
     }
@@ -57,7 +58,7 @@ extension Auth {
     /// Throws ``AuthError`` `.invalidVerificationID` when the proof was used or has expired.
     @discardableResult
     public func signIn(phoneProof: PhoneProof) async throws -> User {
-        let answer: AuthWire.TokenResponse = try await client.call(
+        let answer: IdentityToolkit.SignInWithPhoneNumberResponse = try await client.call(
             "signInWithPhoneNumber", ["temporaryProof": .string(phoneProof.temporaryProof), "phoneNumber": .string(phoneProof.phoneNumber)])
         return try await start(answer)
     }
@@ -65,7 +66,7 @@ extension Auth {
     /// Signs in with a custom token minted by your backend with an admin SDK.
     @discardableResult
     public func signIn(customToken: String) async throws -> User {
-        let answer: AuthWire.TokenResponse = try await client.call(
+        let answer: IdentityToolkit.SignInWithCustomTokenResponse = try await client.call(
             "signInWithCustomToken", ["token": .string(customToken), "returnSecureToken": .bool(true)])
         return try await start(answer)
     }
@@ -79,7 +80,7 @@ extension Auth {
     /// outside `--dev`; ``reauthenticate(verificationID:code:)`` and retry), …
     @discardableResult
     public func link(email: String, password: String) async throws -> User {
-        let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
+        let (answer, epoch) = try await withToken { token -> IdentityToolkit.SignUpResponse in
             try await client.call(
                 "signUp", ["idToken": .string(token), "email": .string(email), "password": .string(password), "returnSecureToken": .bool(true)])
         }
@@ -94,7 +95,7 @@ extension Auth {
     /// outside `--dev`; reauthenticate and retry).
     @discardableResult
     public func link(verificationID: String, code: String) async throws -> User {
-        let (answer, epoch) = try await withToken { token -> AuthWire.TokenResponse in
+        let (answer, epoch) = try await withToken { token -> IdentityToolkit.SignInWithPhoneNumberResponse in
             try await client.call(
                 "signInWithPhoneNumber", ["sessionInfo": .string(verificationID), "code": .string(code), "idToken": .string(token)])
         }
@@ -109,7 +110,7 @@ extension Auth {
     // MARK: Internals
 
     /// Starts the session a sign-in answered with: reads the full user, then tells observers.
-    func start(_ answer: AuthWire.TokenResponse) async throws -> User {
+    func start(_ answer: some IdentityToolkit.SessionAnswer) async throws -> User {
         guard let idToken = answer.idToken, let refreshToken = answer.refreshToken else { throw AuthError.invalidResponse(status: 200) }
         let expiresAt = clock().addingTimeInterval(answer.expiresIn.flatMap(TimeInterval.init) ?? 3600)
         let user = try await lookup(idToken)
@@ -119,14 +120,14 @@ extension Auth {
 
     /// `accounts:lookup` for the user of `idToken`.
     func lookup(_ idToken: String) async throws -> User {
-        let answer: AuthWire.LookupResponse = try await client.call("lookup", ["idToken": .string(idToken)])
+        let answer: IdentityToolkit.GetAccountInfoResponse = try await client.call("lookup", ["idToken": .string(idToken)])
         guard let info = answer.users?.first else { throw AuthError(serverMessage: "USER_NOT_FOUND", status: 400) }
         return info.user
     }
 
     /// Re-reads the user of the session started in `epoch`, adopting `tokens` if the server
     /// sent new ones (after linking, or an email or password change that revoked the old ones).
-    func refreshUser(epoch: UInt64, tokens: AuthWire.TokenResponse? = nil) async throws -> User {
+    func refreshUser(epoch: UInt64, tokens: (any IdentityToolkit.SessionAnswer)? = nil) async throws -> User {
         let received = clock()
         let fresh: (idToken: String, refreshToken: String)? =
             if let idToken = tokens?.idToken, let refreshToken = tokens?.refreshToken { (idToken, refreshToken) } else { nil }

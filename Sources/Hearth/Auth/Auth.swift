@@ -4,6 +4,7 @@ public import FoundationNetworking
 #else
 public import Foundation
 #endif
+import HearthWire
 import Synchronization
 
 /// Accounts and sessions on a Hearth server (Identity Toolkit v1 + Secure Token, as Firebase

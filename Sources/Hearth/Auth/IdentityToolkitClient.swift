@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import HearthWire
 #endif
 
 /// Sends Identity Toolkit and Secure Token requests to a Hearth server and turns error
@@ -28,7 +29,7 @@ struct IdentityToolkitClient: Sendable {
     }
 
     /// Exchanges a refresh token for a new ID token (`grant_type=refresh_token`, form-encoded).
-    func refresh(_ refreshToken: String) async throws -> AuthWire.RefreshResponse {
+    func refresh(_ refreshToken: String) async throws -> IdentityToolkit.RefreshTokenResponse {
         let form = "grant_type=refresh_token&refresh_token=\(URLEncoding.component(refreshToken))"
         let request = URLRequest(
             url: tokenURL, method: "POST", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Data(form.utf8))

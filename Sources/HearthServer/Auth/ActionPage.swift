@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HearthAuth
 import HearthCore
+import HearthWire
 import Hummingbird
 import NIOCore
 
@@ -43,8 +44,8 @@ struct ActionPage: Sendable {
                 return Response(status: .seeOther, headers: h)
             case ("resetPassword", .get):
                 let info = try await service.resetPassword(.object([JSONMember("oobCode", .string(code))]))
-                guard info["requestType"]?.stringValue == "PASSWORD_RESET" else { throw AuthError("INVALID_OOB_CODE") }
-                return page("Reset your password", "Choose a new password for \(info["email"]?.stringValue ?? "your account").",
+                guard info.requestType == IdentityToolkit.OobRequestType.passwordReset.rawValue else { throw AuthError("INVALID_OOB_CODE") }
+                return page("Reset your password", "Choose a new password for \(info.email ?? "your account").",
                     form: form(mode, code, continueURL, button: "Save", passwordField: true))
             case ("resetPassword", .post):
                 _ = try await service.resetPassword(.object([
@@ -53,16 +54,16 @@ struct ActionPage: Sendable {
                 return page("Password changed", "You can now sign in with your new password.", continueURL: continueURL)
             case ("verifyEmail", .get), ("verifyAndChangeEmail", .get):
                 let info = try await service.resetPassword(.object([JSONMember("oobCode", .string(code))]))
-                let email = info["newEmail"]?.stringValue ?? info["email"]?.stringValue ?? "your email address"
+                let email = info.newEmail ?? info.email ?? "your email address"
                 return page("Confirm your email", "Confirm that \(email) is yours.", form: form(mode, code, continueURL, button: "Confirm"))
             case ("verifyEmail", .post), ("verifyAndChangeEmail", .post):
                 _ = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase)
                 return page("Email confirmed", "Your email address has been confirmed.", continueURL: continueURL)
             case ("recoverEmail", .get):
                 let info = try await service.resetPassword(.object([JSONMember("oobCode", .string(code))]))
-                guard info["requestType"]?.stringValue == "RECOVER_EMAIL" else { throw AuthError("INVALID_OOB_CODE") }
+                guard info.requestType == IdentityToolkit.OobRequestType.recoverEmail.rawValue else { throw AuthError("INVALID_OOB_CODE") }
                 return page(
-                    "Restore your email", "Change your account's email back to \(info["email"]?.stringValue ?? "this address")? Everyone signed in to the account will be signed out.",
+                    "Restore your email", "Change your account's email back to \(info.email ?? "this address")? Everyone signed in to the account will be signed out.",
                     form: form(mode, code, continueURL, button: "Restore"))
             case ("recoverEmail", .post):
                 _ = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase)

@@ -1,6 +1,7 @@
 import HTTPTypes
 import HearthAuth
 import HearthCore
+import HearthWire
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -74,7 +75,7 @@ struct AuthController: Sendable {
         do {
             return Self.json(try await handle(request, clientAddress: clientAddress))
         } catch let e as AuthError {
-            return Self.error(status: e.status, message: e.message, reason: "invalid", rpcStatus: nil)
+            return Self.error(status: Self.refusalStatus, message: e.message, reason: "invalid", rpcStatus: nil)
         } catch let e as PlatformError {
             return Self.error(status: e.status, message: e.message, reason: e.reason, rpcStatus: e.rpcStatus)
         } catch {
@@ -82,6 +83,12 @@ struct AuthController: Sendable {
             return Self.error(status: 500, message: "Internal error", reason: "backendError", rpcStatus: "INTERNAL")
         }
     }
+
+    /// The status every ``AuthError`` (a refusal with Firebase's code) is answered with.
+    static let refusalStatus = 400
+
+    /// A typed Identity Toolkit answer as the JSON this controller writes.
+    static func wire(_ answer: some Encodable) throws -> JSONValue { try JSONValueEncoder().encode(answer) }
 
     struct PlatformError: Error {
         var status: Int
@@ -104,7 +111,7 @@ struct AuthController: Sendable {
         if path == Self.tokenPath {
             try requireKey(request, parameters, privileged)
             let body = try await tokenBody(request)
-            return try await service.refresh(grantType: Self.grantType(body), refreshToken: Self.refreshToken(body))
+            return try Self.wire(await service.refresh(grantType: Self.grantType(body), refreshToken: Self.refreshToken(body)))
         }
         switch path {
         case "/identitytoolkit.googleapis.com/v1/projects", Self.v3Prefix + "getProjectConfig":
@@ -183,18 +190,18 @@ struct AuthController: Sendable {
         _ operation: String, _ body: JSONValue, request: Request, privileged: Bool, clientAddress: String?
     ) async throws -> JSONValue {
         switch operation {
-        case "signUp": return try await service.signUp(body, privileged: privileged)
-        case "signInWithPassword": return try await service.signInWithPassword(body, clientAddress: clientAddress)
-        case "lookup": return try await service.lookup(body, privileged: privileged)
-        case "update": return try await service.update(body, privileged: privileged, linkBase: linkBase(request))
-        case "delete": return try await service.delete(body, privileged: privileged)
-        case "sendOobCode": return try await service.sendOobCode(body, privileged: privileged, linkBase: linkBase(request))
-        case "resetPassword": return try await service.resetPassword(body)
-        case "signInWithEmailLink": return try await service.signInWithEmailLink(body, linkBase: linkBase(request))
-        case "sendVerificationCode": return try await service.sendVerificationCode(body)
-        case "signInWithPhoneNumber": return try await service.signInWithPhoneNumber(body)
+        case "signUp": return try Self.wire(await service.signUp(body, privileged: privileged))
+        case "signInWithPassword": return try Self.wire(await service.signInWithPassword(body, clientAddress: clientAddress))
+        case "lookup": return try Self.wire(await service.lookup(body, privileged: privileged))
+        case "update": return try Self.wire(await service.update(body, privileged: privileged, linkBase: linkBase(request)))
+        case "delete": return try Self.wire(await service.delete(body, privileged: privileged))
+        case "sendOobCode": return try Self.wire(await service.sendOobCode(body, privileged: privileged, linkBase: linkBase(request)))
+        case "resetPassword": return try Self.wire(await service.resetPassword(body))
+        case "signInWithEmailLink": return try Self.wire(await service.signInWithEmailLink(body, linkBase: linkBase(request)))
+        case "sendVerificationCode": return try Self.wire(await service.sendVerificationCode(body))
+        case "signInWithPhoneNumber": return try Self.wire(await service.signInWithPhoneNumber(body))
         case "createAuthUri": return try await service.createAuthUri(body)
-        case "signInWithIdp": return try await service.signInWithIdp(body)
+        case "signInWithIdp": return try Self.wire(await service.signInWithIdp(body))
         case "batchDelete", "batchCreate", "query", "queryAccounts", "createSessionCookie":
             guard privileged else { throw PlatformError.unauthenticated }
             switch operation {
@@ -210,7 +217,7 @@ struct AuthController: Sendable {
                     status: 501, message: "signInWithCustomToken needs --dev (custom tokens are not verifiable here)",
                     reason: "notImplemented", rpcStatus: "NOT_IMPLEMENTED")
             }
-            return try await service.signInWithCustomToken(body)
+            return try Self.wire(await service.signInWithCustomToken(body))
         default:
             // 501 says "Firebase has this, Hearth does not yet"; a name Firebase does not have is
             // a wrong URL, and a client should see the same 404 as for any other unknown route.
@@ -288,15 +295,15 @@ struct AuthController: Sendable {
                     return outcome("error", .string("Add &newPassword=... to the link to reset the password"), status: .badRequest)
                 }
                 let result = try await service.resetPassword(.object([JSONMember("oobCode", .string(code)), JSONMember("newPassword", .string(newPassword))]))
-                let email = result["email"]?.stringValue
+                let email = result.email
                 return outcome("success", .string("The password has been successfully updated for \(email ?? "")."), email: email)
             case "verifyEmail", "verifyAndChangeEmail":
                 let result = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase(request))
-                let email = result["email"]?.stringValue
+                let email = result.email
                 return outcome("success", .string("The email \(email ?? "") has been verified."), email: email)
             case "recoverEmail":
                 let result = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase(request))
-                let email = result["email"]?.stringValue
+                let email = result.email
                 return outcome("success", .string("The email \(email ?? "") has been restored."), email: email)
             case "signIn":
                 guard let target = p["continueUrl"].flatMap({ try? service.authorizedContinueURL($0) }) else {
@@ -341,9 +348,9 @@ struct AuthController: Sendable {
             guard let answer = try service.refreshNow(grantType: Self.grantType(fields), refreshToken: Self.refreshToken(fields)) else {
                 return nil
             }
-            return Responses.jsonReply(answer.jsonBytes)
+            return Responses.jsonReply(try Self.wire(answer).jsonBytes)
         } catch let e as AuthError {
-            return Self.errorReply(status: e.status, message: e.message, reason: "invalid", rpcStatus: nil)
+            return Self.errorReply(status: Self.refusalStatus, message: e.message, reason: "invalid", rpcStatus: nil)
         } catch let e as PlatformError {
             return Self.errorReply(status: e.status, message: e.message, reason: e.reason, rpcStatus: e.rpcStatus)
         } catch {
