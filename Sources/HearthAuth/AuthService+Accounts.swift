@@ -355,7 +355,7 @@ extension AuthService {
     // MARK: accounts:batchGet
 
     /// v3 `downloadAccount`: the page asked for in the body (`maxResults`, `nextPageToken`).
-    public func downloadAccount(_ body: JSONValue) async throws -> JSONValue {
+    public func downloadAccount(_ body: JSONValue) async throws -> IdentityToolkit.DownloadAccountResponse {
         if let raw = body["maxResults"], raw != .null, body.int64("maxResults") == nil { throw AuthError("INVALID_PAGE_SELECTION") }
         return try await batchGet(maxResults: body.int64("maxResults").map { Int(clamping: $0) }, pageToken: body.string("nextPageToken"))
     }
@@ -363,14 +363,11 @@ extension AuthService {
     /// `accounts:batchGet`: up to `maxResults` accounts (1-1000, default 20) in uid order after `pageToken`, with
     /// `nextPageToken` while there are more; `INVALID_PAGE_SELECTION` outside that range.
     /// The controller serves it to admin callers only.
-    public func batchGet(maxResults: Int?, pageToken: String?) async throws -> JSONValue {
+    public func batchGet(maxResults: Int?, pageToken: String?) async throws -> IdentityToolkit.DownloadAccountResponse {
         let limit = maxResults ?? 20
         guard (1...1000).contains(limit) else { throw AuthError("INVALID_PAGE_SELECTION") }
         let page = try await accountsPage(after: pageToken.flatMap { $0.isEmpty ? nil : $0 }, limit: limit)
-        var m = [JSONMember("kind", .string("identitytoolkit#DownloadAccountResponse")),
-                 JSONMember("users", .array(page.users.map(\.userInfoJSON)))]
-        if let next = page.next { m.append(JSONMember("nextPageToken", .string(next))) }
-        return .object(m)
+        return IdentityToolkit.DownloadAccountResponse(users: page.users.map(\.userInfo), nextPageToken: page.next)
     }
 
     /// Up to `limit` accounts in uid order after `after`, and the uid to continue after when there are more.

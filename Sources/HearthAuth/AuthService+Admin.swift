@@ -8,26 +8,24 @@ extension AuthService {
 
     /// `accounts:batchDelete` (admin): deletes up to 1000 `localIds`. Without `force`, an account that is not
     /// disabled is kept and listed in `errors` (`NOT_DISABLED`); unknown uids are skipped silently.
-    public func batchDelete(_ body: JSONValue) async throws -> JSONValue {
+    public func batchDelete(_ body: JSONValue) async throws -> IdentityToolkit.BatchDeleteAccountsResponse {
         let uids = body.strings("localIds")
         guard !uids.isEmpty, uids.count <= 1000 else { throw AuthError("LOCAL_ID_LIST_EXCEEDS_LIMIT") }
         let force = body.bool("force") ?? false
-        let errors: [JSONValue] = try await store.transaction { tx in
-            var errors: [JSONValue] = []
+        let errors: [IdentityToolkit.BatchError] = try await store.transaction { tx in
+            var errors: [IdentityToolkit.BatchError] = []
             for (i, uid) in uids.enumerated() {
                 guard let user = try self.load(tx.account(uid: uid)) else { continue }
                 if !force && !user.disabled {
-                    errors.append(.object([
-                        JSONMember("index", .int(Int64(i))), JSONMember("localId", .string(uid)),
-                        JSONMember("message", .string("NOT_DISABLED : Disable the account before batch deletion.")),
-                    ]))
+                    errors.append(IdentityToolkit.BatchError(
+                        index: i, localId: uid, message: "NOT_DISABLED : Disable the account before batch deletion."))
                     continue
                 }
                 _ = try self.deleteAccount(uid: uid, in: tx)
             }
             return errors
         }
-        return errors.isEmpty ? .object([]) : .object([JSONMember("errors", .array(errors))])
+        return IdentityToolkit.BatchDeleteAccountsResponse(errors: errors)
     }
 
     // MARK: accounts:batchCreate (import)
@@ -36,7 +34,7 @@ extension AuthService {
     /// Firebase's SCRYPT, BCRYPT, STANDARD_SCRYPT, PBKDF2_SHA256 and PBKDF_SHA1 (replaced by
     /// Hearth's own hash at each user's first sign-in). Other algorithms are refused rather than
     /// stored in a form nobody could sign in with.
-    public func batchCreate(_ body: JSONValue) async throws -> JSONValue {
+    public func batchCreate(_ body: JSONValue) async throws -> IdentityToolkit.UploadAccountResponse {
         try body.checkFieldTypes([
             "users": .objects, "hashAlgorithm": .string, "signerKey": .string, "saltSeparator": .string, "rounds": .int64,
             "memoryCost": .int64, "cpuMemCost": .int64, "blockSize": .int64, "parallelization": .int64, "dkLen": .int64, "derivedKeyLength": .int64,
@@ -60,8 +58,8 @@ extension AuthService {
             }
         }
         let ready = prepared
-        let errors: [JSONValue] = try await store.transaction { tx in
-            var errors: [JSONValue] = []
+        let errors: [IdentityToolkit.BatchError] = try await store.transaction { tx in
+            var errors: [IdentityToolkit.BatchError] = []
             // A provider identity (google.com + its id) belongs to one user, as linking enforces.
             var owners = try self.providerOwners(of: ready.compactMap(\.1), in: tx)
             for (i, user, problem) in ready {
@@ -78,14 +76,12 @@ extension AuthService {
                     }
                 }
                 if let message {
-                    errors.append(.object([JSONMember("index", .int(Int64(i))), JSONMember("message", .string(message))]))
+                    errors.append(IdentityToolkit.BatchError(index: i, message: message))
                 }
             }
             return errors
         }
-        var m = [JSONMember("kind", .string("identitytoolkit#UploadAccountResponse"))]
-        if !errors.isEmpty { m.append(JSONMember("error", .array(errors))) }
-        return .object(m)
+        return IdentityToolkit.UploadAccountResponse(errors: errors)
     }
 
     /// Why one user of an import was not imported (reported by index; the others still are).
@@ -202,7 +198,7 @@ extension AuthService {
 
     /// `accounts:query` (admin): `recordsCount` and, unless `returnUserInfo` is false, one page (`limit` 1-500,
     /// `offset`) of accounts in uid order. The request's `expression` is type-checked but not applied as a filter.
-    public func query(_ body: JSONValue) async throws -> JSONValue {
+    public func query(_ body: JSONValue) async throws -> IdentityToolkit.QueryUserInfoResponse {
         try body.checkFieldTypes(["limit": .int64, "offset": .int64, "returnUserInfo": .bool, "expression": .objects])
         // proto3: 0 is the same as unset.
         let limit = body.int64("limit").flatMap { $0 == 0 ? nil : $0 } ?? 500
@@ -243,11 +239,8 @@ extension AuthService {
             }
             (count, rows) = (matched.count, Array(matched.prefix(start + pageSize)))
         }
-        var m = [JSONMember("recordsCount", .string(String(count)))]
-        if returnUserInfo {
-            m.append(JSONMember("userInfo", .array(try rows.dropFirst(start).compactMap { try load($0)?.userInfoJSON })))
-        }
-        return .object(m)
+        return IdentityToolkit.QueryUserInfoResponse(
+            count: count, userInfo: returnUserInfo ? try rows.dropFirst(start).compactMap { try load($0)?.userInfo } : nil)
     }
 
     // MARK: :createSessionCookie
@@ -256,7 +249,7 @@ extension AuthService {
     /// (300 to 14 days, default 14 days): the token's claims re-signed with issuer
     /// `https://session.firebase.google.com/<project>`. Throws `INVALID_DURATION`, `MISSING_ID_TOKEN`, and the ID
     /// token's own errors.
-    public func createSessionCookie(_ body: JSONValue) async throws -> JSONValue {
+    public func createSessionCookie(_ body: JSONValue) async throws -> IdentityToolkit.CreateSessionCookieResponse {
         try body.checkFieldTypes(["idToken": .string, "validDuration": .int64])
         let now = clock()
         let duration = body.int64("validDuration") ?? 14 * 24 * 3600
@@ -268,6 +261,6 @@ extension AuthService {
         claims.append(JSONMember("iss", .string("https://session.firebase.google.com/\(projectID)")))
         claims.append(JSONMember("iat", .int(now / 1000)))
         claims.append(JSONMember("exp", .int(now / 1000 + duration)))
-        return .object([JSONMember("sessionCookie", .string(try key.sign(.object(claims))))])
+        return IdentityToolkit.CreateSessionCookieResponse(sessionCookie: try key.sign(.object(claims)))
     }
 }

@@ -411,14 +411,12 @@ extension AuthService {
     /// `accounts:createAuthUri` (the client's `fetchSignInMethods(forEmail:)`): whether `identifier` has an account
     /// and its sign-in methods (`password`, `emailLink`, linked providers). With email privacy on it answers only a
     /// `sessionId`, saying nothing about the address. Throws `MISSING_IDENTIFIER`, `INVALID_IDENTIFIER`.
-    public func createAuthUri(_ body: JSONValue) async throws -> JSONValue {
+    public func createAuthUri(_ body: JSONValue) async throws -> IdentityToolkit.CreateAuthUriResponse {
         guard let identifier = body.string("identifier")?.lowercased() else { throw AuthError("MISSING_IDENTIFIER") }
         guard Self.isValidEmail(identifier) else { throw AuthError("INVALID_IDENTIFIER") }
         // With email-enumeration protection the answer says nothing about the address.
         if emailPrivacy {
-            return .object([
-                JSONMember("kind", .string("identitytoolkit#CreateAuthUriResponse")), JSONMember("sessionId", .string(Self.randomCode(bytes: 20))),
-            ])
+            return IdentityToolkit.CreateAuthUriResponse(sessionId: Self.randomCode(bytes: 20))
         }
         let user = try await store.transaction { tx in try self.load(tx.account(email: identifier)) }
         var methods: [String] = []
@@ -434,35 +432,29 @@ extension AuthService {
                 methods.append(linked)
             }
         }
-        return .object([
-            JSONMember("kind", .string("identitytoolkit#CreateAuthUriResponse")), JSONMember("registered", .bool(user != nil)),
-            JSONMember("allProviders", .array(providers.map(JSONValue.string))), JSONMember("signinMethods", .array(methods.map(JSONValue.string))),
-            JSONMember("sessionId", .string(Self.randomCode(bytes: 20))),
-        ])
+        return IdentityToolkit.CreateAuthUriResponse(
+            registered: user != nil, allProviders: providers, signinMethods: methods, sessionId: Self.randomCode(bytes: 20))
     }
 
     // MARK: Emulator endpoints (`--dev`)
 
     /// The emulator's `oobCodes` listing (`--dev`): every live emailed code with its address, link and request type.
     /// Codes appear only when ``Options/readableCodes`` is on.
-    public func pendingOobCodes() async throws -> JSONValue {
+    public func pendingOobCodes() async throws -> IdentityToolkit.EmulatorOobCodes {
         let all = try await codes.all(now: clock()).filter { $0.requestType != "PHONE" && $0.requestType != Self.temporaryProofType }
-        return .object([JSONMember("oobCodes", .array(all.map { c in
-            var m = [JSONMember("email", .string(c.email ?? "")), JSONMember("oobCode", .string(c.plainKey ?? "")),
-                     JSONMember("oobLink", .string(c.oobLink ?? "")), JSONMember("requestType", .string(c.requestType))]
-            if let n = c.newEmail { m.append(JSONMember("newEmail", .string(n))) }
-            return .object(m)
-        }))])
+        return IdentityToolkit.EmulatorOobCodes(oobCodes: all.map { c in
+            IdentityToolkit.EmulatorOobCodes.Code(
+                email: c.email ?? "", oobCode: c.plainKey ?? "", oobLink: c.oobLink ?? "", requestType: c.requestType, newEmail: c.newEmail)
+        })
     }
 
     /// The emulator's `verificationCodes` listing (`--dev`): every live SMS code with its number and `sessionInfo`.
     /// Codes appear only when ``Options/readableCodes`` is on.
-    public func pendingVerificationCodes() async throws -> JSONValue {
+    public func pendingVerificationCodes() async throws -> IdentityToolkit.EmulatorVerificationCodes {
         let all = try await codes.all(now: clock()).filter { $0.requestType == "PHONE" }
-        return .object([JSONMember("verificationCodes", .array(all.map { c in
-            .object([JSONMember("code", .string(c.code ?? "")), JSONMember("phoneNumber", .string(c.phoneNumber ?? "")),
-                     JSONMember("sessionInfo", .string(c.plainKey ?? ""))])
-        }))])
+        return IdentityToolkit.EmulatorVerificationCodes(verificationCodes: all.map { c in
+            IdentityToolkit.EmulatorVerificationCodes.Code(code: c.code ?? "", phoneNumber: c.phoneNumber ?? "", sessionInfo: c.plainKey ?? "")
+        })
     }
 
     /// Deletes every account of the project and its refresh tokens (the emulator's `DELETE …/accounts`, `--dev`).

@@ -129,16 +129,11 @@ struct UsersCommand: AsyncParsableCommand {
                     number("dkLen", dkLen)
                 }
             }
-            let result: JSONValue
+            let result: IdentityToolkit.UploadAccountResponse
             do { result = try await location.service(creating: true).batchCreate(.object(request)) } catch { throw fail(error) }
-            var failed = 0
-            if case .array(let errors)? = result["error"] {
-                failed = errors.count
-                for e in errors {
-                    let index = e["index"].flatMap { if case .int(let i) = $0 { Int(i) } else { nil } } ?? -1
-                    print("user \(index): \(e["message"]?.stringValue ?? "")")
-                }
-            }
+            let errors = result.error ?? []
+            let failed = errors.count
+            for e in errors { print("user \(e.index): \(e.message)") }
             print("imported \(users.count - failed) of \(users.count) users")
             if failed > 0 { throw ExitCode.failure }
         }
@@ -208,16 +203,12 @@ struct UsersCommand: AsyncParsableCommand {
             var count = 0
             repeat {
                 let page = try await service.batchGet(maxResults: 1000, pageToken: token)
-                if case .array(let users)? = page["users"] {
-                    for u in users {
-                        count += 1
-                        let flags = [u["disabled"] == .bool(true) ? "disabled" : nil, u["emailVerified"] == .bool(true) ? "verified" : nil]
-                            .compactMap { $0 }.joined(separator: ",")
-                        print([u["localId"], u["email"], u["phoneNumber"], u["displayName"]].map { $0??.stringValue ?? "-" }.joined(separator: "\t")
-                            + (flags.isEmpty ? "" : "\t" + flags))
-                    }
+                for u in page.users {
+                    count += 1
+                    let flags = [u.disabled == true ? "disabled" : nil, u.emailVerified == true ? "verified" : nil].compactMap { $0 }.joined(separator: ",")
+                    print([u.localId, u.email, u.phoneNumber, u.displayName].map { $0 ?? "-" }.joined(separator: "\t") + (flags.isEmpty ? "" : "\t" + flags))
                 }
-                token = page["nextPageToken"]?.stringValue
+                token = page.nextPageToken
             } while token != nil
             FileHandle.standardError.write(Data("\(count) users\n".utf8))
         }

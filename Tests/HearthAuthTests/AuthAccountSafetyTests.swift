@@ -155,7 +155,7 @@ struct AuthAccountSafetyTests {
         #expect(sender.sent.isEmpty, "nothing is mailed to an unknown address")
         for identifier in ["known@x.io", "nobody@x.io"] {
             let answer = try await auth.createAuthUri(body(#"{"identifier":"\#(identifier)","continueUri":"http://localhost"}"#))
-            guard case .object(let members) = answer else { Issue.record("not an object: \(answer)"); continue }
+            guard case .object(let members) = answer.wire else { Issue.record("not an object: \(answer)"); continue }
             #expect(members.map(\.key).sorted() == ["kind", "sessionId"])
         }
     }

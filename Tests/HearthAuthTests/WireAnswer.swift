@@ -37,3 +37,13 @@ extension IdentityToolkit.GetOobConfirmationCodeResponse: WireAnswer {}
 extension IdentityToolkit.ResetPasswordResponse: WireAnswer {}
 extension IdentityToolkit.DeleteAccountResponse: WireAnswer {}
 extension IdentityToolkit.GetAccountInfoResponse: WireAnswer {}
+extension IdentityToolkit.BatchDeleteAccountsResponse: WireAnswer {}
+extension IdentityToolkit.UploadAccountResponse: WireAnswer {}
+extension IdentityToolkit.DownloadAccountResponse: WireAnswer {}
+extension IdentityToolkit.QueryUserInfoResponse: WireAnswer {}
+extension IdentityToolkit.CreateSessionCookieResponse: WireAnswer {}
+extension IdentityToolkit.CreateAuthUriResponse: WireAnswer {}
+extension IdentityToolkit.ProjectConfig: WireAnswer {}
+extension IdentityToolkit.GetRecaptchaParamResponse: WireAnswer {}
+extension IdentityToolkit.EmulatorOobCodes: WireAnswer {}
+extension IdentityToolkit.EmulatorVerificationCodes: WireAnswer {}

@@ -117,11 +117,11 @@ struct AuthController: Sendable {
         case "/identitytoolkit.googleapis.com/v1/projects", Self.v3Prefix + "getProjectConfig":
             guard request.method == .get else { throw PlatformError.notFound }
             try requireKey(request, parameters, privileged)
-            return service.projectConfig
+            return try Self.wire(service.projectConfig)
         case "/identitytoolkit.googleapis.com/v1/recaptchaParams", Self.v3Prefix + "getRecaptchaParam":
             guard request.method == .get else { throw PlatformError.notFound }
             try requireKey(request, parameters, privileged)
-            return service.recaptchaParams
+            return try Self.wire(service.recaptchaParams)
         default: break
         }
         let (operation, admin) = try accountOperation(path, privileged: privileged)
@@ -130,13 +130,13 @@ struct AuthController: Sendable {
             guard privileged else { throw PlatformError.unauthenticated }
             if path.hasPrefix(Self.v3Prefix) {
                 // v3 `downloadAccount`: the page is asked for in the body.
-                return try await service.downloadAccount(try await jsonBody(request))
+                return try Self.wire(await service.downloadAccount(try await jsonBody(request)))
             }
             if let raw = parameters["maxResults"], Int(raw) == nil {
                 throw AuthError("INVALID_ARGUMENT", "Invalid value at 'max_results' (TYPE_INT32), \"\(raw)\"")
             }
-            return try await service.batchGet(
-                maxResults: parameters["maxResults"].flatMap { Int($0) }, pageToken: parameters["nextPageToken"])
+            return try Self.wire(
+                await service.batchGet(maxResults: parameters["maxResults"].flatMap { Int($0) }, pageToken: parameters["nextPageToken"]))
         }
         guard request.method == .post else { throw PlatformError.notFound }
         let body = try await jsonBody(request)
@@ -200,15 +200,15 @@ struct AuthController: Sendable {
         case "signInWithEmailLink": return try Self.wire(await service.signInWithEmailLink(body, linkBase: linkBase(request)))
         case "sendVerificationCode": return try Self.wire(await service.sendVerificationCode(body))
         case "signInWithPhoneNumber": return try Self.wire(await service.signInWithPhoneNumber(body))
-        case "createAuthUri": return try await service.createAuthUri(body)
+        case "createAuthUri": return try Self.wire(await service.createAuthUri(body))
         case "signInWithIdp": return try Self.wire(await service.signInWithIdp(body))
         case "batchDelete", "batchCreate", "query", "queryAccounts", "createSessionCookie":
             guard privileged else { throw PlatformError.unauthenticated }
             switch operation {
-            case "batchDelete": return try await service.batchDelete(body)
-            case "batchCreate": return try await service.batchCreate(body)
-            case "createSessionCookie": return try await service.createSessionCookie(body)
-            default: return try await service.query(body)
+            case "batchDelete": return try Self.wire(await service.batchDelete(body))
+            case "batchCreate": return try Self.wire(await service.batchCreate(body))
+            case "createSessionCookie": return try Self.wire(await service.createSessionCookie(body))
+            default: return try Self.wire(await service.query(body))
             }
         case "signInWithCustomToken":
             // Custom tokens cannot be verified without the minting service account's key.
@@ -232,8 +232,8 @@ struct AuthController: Sendable {
         let parts = rest.split(separator: "/")
         guard parts.count == 2, parts[0] == service.projectID else { throw PlatformError.notFound }
         switch (request.method, parts[1]) {
-        case (.get, "oobCodes"): return try await service.pendingOobCodes()
-        case (.get, "verificationCodes"): return try await service.pendingVerificationCodes()
+        case (.get, "oobCodes"): return try Self.wire(await service.pendingOobCodes())
+        case (.get, "verificationCodes"): return try Self.wire(await service.pendingVerificationCodes())
         case (.delete, "accounts"):
             try await service.deleteAllAccounts()
             return .object([])
