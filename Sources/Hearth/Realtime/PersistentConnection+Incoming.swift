@@ -6,17 +6,17 @@ import HearthWire
 extension PersistentConnection {
     /// One frame from socket `number`; frames of a dropped socket are ignored.
     func receive(_ frame: String, session number: Int) {
-        guard var current = session, current.number == number, !current.abandoned else { return }
+        guard var current = state.liveSession, current.number == number else { return }
         let text: String?
         do {
             text = try current.assembler.receive(frame)
         } catch {
             // The server broke the framing: nothing after this can be trusted.
-            session = current
+            state.update(current)
             abandonSession()
             return
         }
-        session = current
+        state.update(current)
         guard let text else { return }
         // A message that is not valid protocol JSON is skipped, as the JS client does.
         guard let message = try? RealtimeMessage(parsing: text) else { return }
@@ -45,8 +45,7 @@ extension PersistentConnection {
             // Shutdown: offline until `setOnline(true)`, as after `goOffline()`. Reads waiting for
             // an answer fail; writes, onDisconnect changes and listens stay and go out again, in
             // order, on the next socket (as Firebase re-sends its outstanding puts).
-            online = false
-            stopLoop()
+            perform(state.goOffline())
             failWaitingReads(with: .shutDown(reason: payload.stringValue ?? ""))
         case "r":
             // Reset: the server asks for a new socket (its payload names a host; Hearth keeps its URL).
@@ -58,9 +57,7 @@ extension PersistentConnection {
     }
 
     private func receiveHandshake(_ payload: JSONValue) {
-        guard var current = session, !current.handshakeReceived else { return }
-        current.handshakeReceived = true
-        session = current
+        guard state.handshakeReceived() else { return }
         if case .string(let id)? = payload["s"] { lastSessionID = id }
         let serverTime: Int64? =
             switch payload["ts"] {
@@ -115,10 +112,7 @@ extension PersistentConnection {
             // new socket with a freshly refreshed one, before the listens that followed this auth
             // are refused for lack of it. A refreshed token refused again means the identity
             // itself is gone: carry on signed out.
-            if tokenRefresher != nil, token != refreshedToken {
-                needsFreshToken = true
-                reconnectNow()
-            }
+            if tokenRefresher != nil, token != refreshedToken { reconnectNow(refreshingToken: true) }
 
         case .reregistration(let operation):
             if !ok { onDisconnectOperations.removeAll { $0 == operation } }
@@ -148,10 +142,10 @@ extension PersistentConnection {
             // The server no longer accepts the token: drop it and start over on a fresh socket,
             // which authenticates with a freshly refreshed token (when there is a refresher)
             // before it listens again (unless this was already a refreshed token: no loops).
-            if tokenRefresher != nil, authToken != refreshedToken { needsFreshToken = true }
+            let refreshing = tokenRefresher != nil && authToken != refreshedToken
             authToken = nil
             eventSink.yield(.authRevoked(status: body["s"]?.stringValue ?? "", reason: body["d"]?.stringValue ?? ""))
-            reconnectNow()
+            reconnectNow(refreshingToken: refreshing)
         default:
             // `apc` (App Check), `sd` (security debug), `rm` (range merge): not used by Hearth.
             break

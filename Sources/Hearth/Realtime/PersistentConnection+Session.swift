@@ -7,29 +7,44 @@ import HearthWire
 extension PersistentConnection {
     // MARK: - The retry loop
 
-    /// (Re)starts the loop that connects and retries; `delayed` waits the backoff delay first.
-    func startLoop(delayed: Bool) {
+    /// Does what a transition of `state` asks about the loop and the socket.
+    func perform(_ effect: ConnectionState.Effect) {
+        switch effect {
+        case .none:
+            break
+        case .startLoop:
+            startLoop()
+        case .stopLoop(let ending):
+            stopLoop(ending: ending)
+        case .restartLoop(let ending):
+            stopLoop(ending: ending)
+            startLoop()
+        }
+    }
+
+    /// (Re)starts the loop that connects and retries.
+    private func startLoop() {
         loop?.cancel()
         // Owned: cancelled by stopLoop/startLoop; it holds the actor until then (see `close()`).
-        loop = Task { await self.run(delayed: delayed) }
+        loop = Task { await self.run() }
     }
 
-    /// Stops connecting and drops the socket (listens and waiting calls stay).
-    func stopLoop() {
+    /// Stops connecting and drops the socket `ending` (listens and waiting calls stay).
+    private func stopLoop(ending: ConnectionState.EndedSocket?) {
         loop?.cancel()
         loop = nil
-        if let session { endSession(session.number) }
+        if let ending { finish(ending) }
     }
 
-    /// Drops the current socket and connects again at once (server `r` reset, auth revoked).
-    func reconnectNow() {
-        stopLoop()
-        if lifecycle == .open, online { startLoop(delayed: false) }
+    /// Drops the current socket and connects again at once (server `r` reset, auth revoked or refused);
+    /// `refreshingToken`: the next socket waits for a fresh token first.
+    func reconnectNow(refreshingToken: Bool = false) {
+        perform(state.reconnect(refreshingToken: refreshingToken))
     }
 
-    private func run(delayed: Bool) async {
-        var wait = delayed
-        while !Task.isCancelled, lifecycle == .open, online {
+    private func run() async {
+        var wait = false
+        while !Task.isCancelled, state.isRunning {
             if wait {
                 let delay = configuration.backoff.delay(attempt: retryAttempt, random: random())
                 retryAttempt += 1
@@ -37,10 +52,9 @@ extension PersistentConnection {
                 guard !Task.isCancelled else { return }
             }
             wait = true
-            if needsFreshToken, let refresher = tokenRefresher {
-                needsFreshToken = false
+            if let refresher = tokenRefresher, state.takeFreshTokenNeed() {
                 let fresh = await refresher()
-                guard !Task.isCancelled, lifecycle == .open, online else { return }
+                guard !Task.isCancelled, state.isRunning else { return }
                 refreshedToken = fresh
                 authToken = fresh
             }
@@ -51,7 +65,7 @@ extension PersistentConnection {
             } catch {
                 continue
             }
-            guard !Task.isCancelled, lifecycle == .open, online else {
+            guard !Task.isCancelled, state.isRunning else {
                 await socket.close()
                 return
             }
@@ -69,7 +83,10 @@ extension PersistentConnection {
         let number = nextSessionNumber
         nextSessionNumber += 1
         let (outbox, outboxSink) = AsyncStream.makeStream(of: String.self)
-        session = Session(number: number, outbox: outboxSink, lastSentAt: clock.uptime)
+        guard state.socketOpened(Session(number: number, outbox: outboxSink, lastSentAt: clock.uptime)) else {
+            await socket.close()
+            return
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await frame in outbox {
@@ -95,19 +112,19 @@ extension PersistentConnection {
 
     /// Forgets socket `number` (once): what was in flight on it will be re-sent on the next one.
     func endSession(_ number: Int) {
-        guard let ended = session, ended.number == number else { return }
-        session = nil
-        ended.outbox.finish()
+        guard let ended = state.socketEnded(number) else { return }
+        finish(ended)
+    }
+
+    private func finish(_ ended: ConnectionState.EndedSocket) {
+        ended.session.outbox.finish()
         inflight.removeAll()
-        if ended.handshakeReceived { eventSink.yield(.disconnected) }
+        if ended.wasConnected { eventSink.yield(.disconnected) }
     }
 
     /// Drops the current socket (protocol error, fatal server error); the loop reconnects with backoff.
     func abandonSession() {
-        guard var current = session else { return }
-        current.abandoned = true
-        session = current
-        current.outbox.finish()
+        state.abandon()?.outbox.finish()
     }
 
     private func keepAlive(session number: Int) async {
@@ -119,7 +136,7 @@ extension PersistentConnection {
     }
 
     private func keepAliveDelay(session number: Int) -> Duration? {
-        guard let current = session, current.number == number, !current.abandoned else { return nil }
+        guard let current = state.liveSession, current.number == number else { return nil }
         let quiet = clock.uptime - current.lastSentAt
         return max(Duration.zero, configuration.keepAliveInterval - quiet)
     }
@@ -175,9 +192,9 @@ extension PersistentConnection {
 
     /// Queues a message's frames on the current socket, in order.
     func write(_ message: String) {
-        guard var current = session, !current.abandoned else { return }
+        guard var current = state.liveSession else { return }
         for frame in RealtimeFraming.frames(for: message) { current.outbox.yield(frame) }
         current.lastSentAt = clock.uptime
-        session = current
+        state.update(current)
     }
 }

@@ -42,17 +42,10 @@ actor PersistentConnection: RealtimeConnection {
         init() {}
     }
 
-    enum Lifecycle {
-        case idle, open, closed
-    }
-
-    /// One socket's state.
+    /// One socket (where it is in its life: `ConnectionState`).
     struct Session {
         let number: Int
         let outbox: AsyncStream<String>.Continuation
-        var handshakeReceived = false
-        /// Set when the session is being dropped: later frames are ignored.
-        var abandoned = false
         var assembler = RealtimeFrameAssembler()
         var lastSentAt: Duration
     }
@@ -67,13 +60,14 @@ actor PersistentConnection: RealtimeConnection {
     /// Numbers in 0..<1 for the backoff's jitter.
     let random: @Sendable () -> Double
 
-    var lifecycle = Lifecycle.idle
-    var online = true
+    /// Opened or closed, online, and the socket's progress; changed only by its transitions.
+    var state = ConnectionState.idle(online: true)
     /// The task that connects, runs sockets and retries; replaced when the connection restarts.
     var loop: Task<Void, Never>?
     var retryAttempt = 0
     var lastSessionID: String?
-    var session: Session?
+    /// The current socket, also one being dropped.
+    var session: Session? { state.session }
     var nextSessionNumber = 0
 
     var authToken: String?
@@ -85,8 +79,6 @@ actor PersistentConnection: RealtimeConnection {
     /// or refused the current one (`ac`, or a refused `auth`), before the next socket
     /// authenticates and re-listens, as Firebase's clients do.
     let tokenRefresher: (@Sendable () async -> String?)?
-    /// Set when the server revoked or refused the token: the next socket waits for a fresh one.
-    var needsFreshToken = false
     /// The last token a forced refresh produced; if the server refuses that one too, the
     /// connection carries on signed out instead of refreshing in a loop.
     var refreshedToken: String?
@@ -136,35 +128,33 @@ actor PersistentConnection: RealtimeConnection {
     // MARK: - Lifecycle
 
     func open() {
-        guard lifecycle == .idle else { return }
-        lifecycle = .open
+        guard case .idle = state else { return }
         guard RealtimeEndpoint.url(serverURL: serverURL, namespace: namespace, lastSessionID: nil) != nil else {
             shutDown(with: RealtimeError(status: "invalid_url", message: "The server URL must be http(s)://host[:port]"))
             return
         }
-        if online { startLoop(delayed: false) }
+        perform(state.open())
     }
 
     func close() {
-        guard lifecycle != .closed else { return }
+        guard !state.isClosed else { return }
         shutDown(with: .closed)
     }
 
     func setOnline(_ online: Bool) {
-        guard lifecycle != .closed, online != self.online else { return }
-        self.online = online
+        guard !state.isClosed, online != state.isOnline else { return }
         if online {
             retryAttempt = 0
-            if lifecycle == .open { startLoop(delayed: false) }
+            perform(state.goOnline())
         } else {
-            stopLoop()
+            perform(state.goOffline())
         }
     }
 
     func setAuthToken(_ token: String?) {
         guard token != authToken else { return }
         authToken = token
-        guard session?.handshakeReceived == true else { return }
+        guard state.isConnected else { return }
         if let token {
             sendAuth(token)
         } else {
@@ -181,8 +171,7 @@ actor PersistentConnection: RealtimeConnection {
 
     /// Ends for good: the socket closes, every waiting call fails with `error`, `events` finishes.
     func shutDown(with error: RealtimeError) {
-        lifecycle = .closed
-        stopLoop()
+        perform(state.close())
         failWaitingCalls(with: error)
         listens.removeAll()
         onDisconnectOperations.removeAll()
@@ -214,7 +203,7 @@ actor PersistentConnection: RealtimeConnection {
     // MARK: - Listens
 
     func listen(path: Path, query: Query?, tag: Int?, hash: String) async throws -> ListenAcknowledgement {
-        guard lifecycle != .closed else { throw RealtimeError.closed }
+        guard !state.isClosed else { throw RealtimeError.closed }
         catchUpWithToken()
         let key = ListenKey(path: path, tag: tag)
         return try await withCheckedThrowingContinuation { continuation in
@@ -223,7 +212,7 @@ actor PersistentConnection: RealtimeConnection {
             let sequence = nextSequence
             nextSequence += 1
             listens[key] = ActiveListen(sequence: sequence, query: query, hash: hash, waiter: continuation)
-            if session?.handshakeReceived == true { sendListen(key) }
+            if state.isConnected { sendListen(key) }
         }
     }
 
@@ -231,7 +220,7 @@ actor PersistentConnection: RealtimeConnection {
         let key = ListenKey(path: path, tag: tag)
         guard let listen = listens.removeValue(forKey: key) else { return }
         listen.waiter?.resume(throwing: RealtimeError.unlistened)
-        guard session?.handshakeReceived == true else { return }
+        guard state.isConnected else { return }
         var body = [JSONMember("p", .string(path.description))]
         if let tag {
             body.append(JSONMember("q", listen.query?.wireObject ?? .object([])))
@@ -320,11 +309,11 @@ actor PersistentConnection: RealtimeConnection {
 
     private func place(_ request: PendingRequest, at sequence: Int) {
         pending[sequence] = request
-        if session?.handshakeReceived == true { sendPending(sequence) }
+        if state.isConnected { sendPending(sequence) }
     }
 
     private func nextRequestSequence() throws(RealtimeError) -> Int {
-        guard lifecycle != .closed else { throw RealtimeError.closed }
+        guard !state.isClosed else { throw RealtimeError.closed }
         guard pending.count < configuration.maxPendingRequests else { throw RealtimeError.queueFull }
         catchUpWithToken()
         defer { nextSequence += 1 }
@@ -335,7 +324,7 @@ actor PersistentConnection: RealtimeConnection {
     /// comes up within `offlineReadTimeout`.
     private func read(action: String, body: JSONValue) async throws -> JSONValue {
         let sequence = try nextRequestSequence()
-        if session?.handshakeReceived != true {
+        if !state.isConnected {
             let timeout = configuration.offlineReadTimeout
             Task { [weak self] in
                 try? await Task.sleep(for: timeout)
@@ -353,7 +342,7 @@ actor PersistentConnection: RealtimeConnection {
 
     /// Fails a read still waiting for a socket (one sent on a live socket is left to its answer).
     private func failUnsentRead(_ sequence: Int, _ error: RealtimeError) {
-        guard session?.handshakeReceived != true, let request = pending.removeValue(forKey: sequence) else { return }
+        guard !state.isConnected, let request = pending.removeValue(forKey: sequence) else { return }
         request.answer(.failure(error))
     }
 

@@ -34,22 +34,14 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
     private let answer: Answer
     /// Counts the requests answered here (nil: not counted).
     private let answered: InlineCount?
-    /// Requests handed downstream whose response has not ended yet.
-    private var downstream = 0
-    /// Set between the head and the end of a request this handler answers.
-    private var answering: InlineReply?
-    /// Set between the head and the end of a request whose body this handler reads before deciding.
-    private var collecting: Collecting?
-    /// Set while an answer computed elsewhere (`InlinePlan.afterBody`) is awaited; requests read meanwhile wait in
-    /// `held`, so nothing overtakes it.
-    private var awaiting = false
-    private var held: [NIOAny] = []
-    /// A read from the socket asked for while awaiting: it waits too, so `held` stays within what was already read.
-    private var readDeferred = false
-    /// Set between the head and the end of a request that went downstream.
-    private var forwarding = false
+    /// Which request is being read and what is done with it; every transition is in `InlineStateMachine`.
+    private var machine = InlineStateMachine(bodyLimit: InlineResponseHandler.bodyLimit)
+    // The fields below are not request states: they are true or not whatever request is being read.
+    /// Replies were written here since the last flush (flushes are coalesced per turn of the event loop).
     private var needsFlush = false
+    /// That flush is scheduled on the event loop.
     private var flushScheduled = false
+    /// The handler is in a pipeline: an answer arriving after the connection closed is dropped.
     private var attached = true
     private var date = HTTPDate()
 
@@ -58,106 +50,65 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
         self.answer = answer
     }
 
-    private struct Collecting {
-        var head: HTTPRequest
-        var body: ByteBuffer
-        var finish: (ByteBuffer, any EventLoop) -> EventLoopFuture<InlineReply?>
-    }
-
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if awaiting {
-            held.append(data)
-            return
+        read(unwrapInboundIn(data), data: data, context: context)
+    }
+
+    /// Does what the machine says with a part read (`data`: the part as read, nil for a held one).
+    private func read(_ part: HTTPRequestPart, data: NIOAny?, context: ChannelHandlerContext) {
+        let action: InlineStateMachine.ReadAction
+        switch part {
+        case .head(let head): action = machine.headRead(head, allocator: context.channel.allocator, plan: answer)
+        case .body(let body): action = machine.bodyRead(body)
+        case .end(let trailers): action = machine.endRead(trailers)
         }
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            if downstream == 0, !forwarding, head.headerFields[.connection] == nil, let plan = answer(head) {
-                switch plan {
-                case .reply(let reply):
-                    answering = reply
-                    return
-                case .afterBody(let finish):
-                    // Only a body of a declared, small size, and no `Expect: 100-continue` to answer first.
-                    if head.headerFields[.expect] == nil, let length = head.headerFields[.contentLength].flatMap(Int.init),
-                        length <= Self.bodyLimit
-                    {
-                        collecting = Collecting(head: head, body: context.channel.allocator.buffer(capacity: length), finish: finish)
-                        return
-                    }
-                }
-            }
-            startForwarding(head, context: context)
-        case .body(var part):
-            if var request = collecting {
-                collecting = nil
-                guard request.body.readableBytes + part.readableBytes <= Self.bodyLimit else {
-                    // More than the head declared: not ours to judge.
-                    startForwarding(request.head, context: context)
-                    if request.body.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(.body(request.body))) }
-                    context.fireChannelRead(data)
-                    return
-                }
-                request.body.writeBuffer(&part)
-                collecting = request
-                return
-            }
-            // A body on a request answered here (a GET with a body) is read and dropped.
-            if answering == nil { context.fireChannelRead(data) }
-        case .end:
-            if let request = collecting {
-                collecting = nil
-                awaiting = true
-                let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-                let (head, body) = (request.head, request.body)
-                request.finish(body, context.eventLoop).whenComplete { result in
-                    let (handler, context) = bound.value
-                    handler.awaiting = false
-                    guard handler.attached else { return }
-                    if case .success(let reply?) = result {
-                        handler.write(reply, context: context)
-                        context.flush()
-                        handler.needsFlush = false
-                    } else {
-                        handler.startForwarding(head, context: context)
-                        if body.readableBytes > 0 { context.fireChannelRead(handler.wrapInboundOut(.body(body))) }
-                        handler.forwarding = false
-                        context.fireChannelRead(handler.wrapInboundOut(.end(nil)))
-                    }
-                    handler.releaseHeld(context: context)
-                    if !handler.awaiting, handler.readDeferred {
-                        handler.readDeferred = false
-                        context.read()
-                    }
-                }
-            } else if let reply = answering {
-                answering = nil
-                write(reply, context: context)
-            } else {
-                forwarding = false
-                context.fireChannelRead(data)
+        switch action {
+        case .none:
+            break
+        case .passOn:
+            context.fireChannelRead(data ?? wrapInboundOut(part))
+        case .forward(let head):
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+        case .forwardCollected(let head, let body):
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+            if body.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(.body(body))) }
+            context.fireChannelRead(data ?? wrapInboundOut(part))
+        case .write(let reply):
+            write(reply, context: context)
+        case .await(let body, let finish):
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            finish(body, context.eventLoop).whenComplete { result in
+                let (handler, context) = bound.value
+                handler.answerArrived(try? result.get(), context: context)
             }
         }
     }
 
-    /// Reads the parts held while an answer was awaited, until one of them starts another wait.
-    private func releaseHeld(context: ChannelHandlerContext) {
-        var parts = held[...]
-        held = []
+    /// Writes the awaited answer or passes its request on, then reads the parts held meanwhile until one of them
+    /// starts another wait, and does the read of the socket that waited.
+    private func answerArrived(_ reply: InlineReply?, context: ChannelHandlerContext) {
+        guard let answered = machine.answerArrived(reply), attached else { return }
+        switch answered.action {
+        case .write(let reply):
+            write(reply, context: context)
+            context.flush()
+            needsFlush = false
+        case .forward(let head, let body):
+            context.fireChannelRead(wrapInboundOut(.head(head)))
+            if body.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(.body(body))) }
+            context.fireChannelRead(wrapInboundOut(.end(nil)))
+        }
+        var parts = answered.held[...]
         while let part = parts.popFirst() {
-            channelRead(context: context, data: part)
-            if awaiting {
-                held.append(contentsOf: parts)
+            read(part, data: nil, context: context)
+            if machine.isAwaiting {
+                machine.holdAgain(parts)
                 break
             }
         }
         // Schedules the flush of anything answered here, and lets downstream see the requests it was given.
         channelReadComplete(context: context)
-    }
-
-    private func startForwarding(_ head: HTTPRequest, context: ChannelHandlerContext) {
-        forwarding = true
-        downstream += 1
-        context.fireChannelRead(wrapInboundOut(.head(head)))
+        if answered.readDeferred, machine.readRequested() { context.read() }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -184,15 +135,11 @@ final class InlineResponseHandler: ChannelDuplexHandler, RemovableChannelHandler
     }
 
     func read(context: ChannelHandlerContext) {
-        if awaiting {
-            readDeferred = true
-            return
-        }
-        context.read()
+        if machine.readRequested() { context.read() }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { downstream -= 1 }
+        if case .end = unwrapOutboundIn(data) { machine.responseEnded() }
         context.write(data, promise: promise)
     }
 

@@ -25,7 +25,7 @@ struct WireRig {
         // failing test ends instead of hanging.
         Task { [connection] in
             try? await Task.sleep(for: .seconds(30))
-            guard await connection.lifecycle != .closed else { return }
+            guard await !connection.state.isClosed else { return }
             await connection.close()
         }
     }
@@ -133,7 +133,7 @@ struct OutstandingWriteTests {
             _ = try await c1.nextRequest()
             s1.deliver(.control(type: "s", payload: .string("maintenance")))
             // The frame is read asynchronously: go online only once the connection went offline.
-            await expectEventually { await !rig.connection.online }
+            await expectEventually { await !rig.connection.state.isOnline }
             await db.goOnline()
             let (s2, openedS2) = try await rig.connect(session: "s2")
             var c2 = openedS2

@@ -34,7 +34,7 @@ struct RealtimeHarness {
         // watchdog closes a connection still open after 20 s, which fails whatever waits.
         Task { [connection] in
             try? await Task.sleep(for: .seconds(20))
-            guard await connection.lifecycle != .closed else { return }
+            guard await !connection.state.isClosed else { return }
             Issue.record("the test did not finish within 20 seconds")
             await connection.close()
         }
