@@ -118,20 +118,20 @@ actor RealtimeSession {
                 respond(id)
                 await recheckAll()
             case .listen, .legacyListen:
-                try await listen(id, try decoded { () throws(RealtimeBodyError) in try RealtimeListenRequest(body: body) })
+                try await listen(id, try decoded(body, as: RealtimeListenRequest.init(body:)))
             case .unlisten, .legacyUnlisten:
-                try unlisten(try decoded { () throws(RealtimeBodyError) in try RealtimeListenRequest(body: body) })
+                try unlisten(try decoded(body, as: RealtimeListenRequest.init(body:)))
                 respond(id)
             case .get:
-                try await get(id, try decoded { () throws(RealtimeBodyError) in try RealtimeGetRequest(body: body) })
+                try await get(id, try decoded(body, as: RealtimeGetRequest.init(body:)))
             case .put:
-                try await put(id, try writeBody(body))
+                try await put(id, try decoded(body, as: RealtimeWriteRequest.init(body:)))
             case .merge:
-                try await merge(id, try writeBody(body))
+                try await merge(id, try decoded(body, as: RealtimeWriteRequest.init(body:)))
             case .onDisconnectPut, .onDisconnectMerge:
-                try await registerOnDisconnect(id, try writeBody(body), merge: action == .onDisconnectMerge)
+                try await registerOnDisconnect(id, try decoded(body, as: RealtimeWriteRequest.init(body:)), merge: action == .onDisconnectMerge)
             case .onDisconnectCancel:
-                let path = try database.path(try writeBody(body).path)
+                let path = try database.path(try decoded(body, as: RealtimeWriteRequest.init(body:)).path)
                 onDisconnect.removeAll { path.isAncestor(ofOrEqualTo: $0.path) }
                 respond(id)
             case .other:
@@ -148,18 +148,13 @@ actor RealtimeSession {
         }
     }
 
-    /// A typed request body; a malformed one is answered `failed` with its text.
-    private func decoded<Body>(_ read: () throws(RealtimeBodyError) -> Body) throws(DatabaseError) -> Body {
+    /// A request body read as its HearthWire type; a malformed one is answered `failed` with its text.
+    private func decoded<Body>(_ body: JSONValue, as read: (JSONValue) throws(RealtimeBodyError) -> Body) throws(DatabaseError) -> Body {
         do {
-            return try read()
+            return try read(body)
         } catch {
             throw .invalid(error.message)
         }
-    }
-
-    /// The body of a put, merge or onDisconnect request.
-    private func writeBody(_ body: JSONValue) throws(DatabaseError) -> RealtimeWriteRequest {
-        try decoded { () throws(RealtimeBodyError) in try RealtimeWriteRequest(body: body) }
     }
 
     // MARK: Auth
