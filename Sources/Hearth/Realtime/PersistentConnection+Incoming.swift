@@ -37,17 +37,17 @@ extension PersistentConnection {
 
     // MARK: - Control
 
-    private func receiveControl(type: String, payload: JSONValue) {
+    private func receiveControl(type: RealtimeControlType, payload: JSONValue) {
         switch type {
-        case "h":
+        case .handshake:
             receiveHandshake(payload)
-        case "s":
+        case .shutdown:
             // Shutdown: offline until `setOnline(true)`, as after `goOffline()`. Reads waiting for
             // an answer fail; writes, onDisconnect changes and listens stay and go out again, in
             // order, on the next socket (as Firebase re-sends its outstanding puts).
             perform(state.goOffline())
             failWaitingReads(with: .shutDown(reason: payload.stringValue ?? ""))
-        case "r":
+        case .reset:
             // Reset: the server asks for a new socket (its payload names a host; Hearth keeps its URL).
             reconnectNow()
         default:
@@ -72,9 +72,9 @@ extension PersistentConnection {
 
     // MARK: - Answers
 
-    private func receiveResponse(id: Int, status: String, data: JSONValue) {
+    private func receiveResponse(id: Int, status: RealtimeStatus, data: JSONValue) {
         guard let purpose = inflight.removeValue(forKey: id) else { return }
-        let ok = status == RealtimeStatus.ok
+        let ok = status == .ok
         switch purpose {
         case .pending(let sequence):
             guard let request = pending.removeValue(forKey: sequence) else { return }
@@ -107,7 +107,7 @@ extension PersistentConnection {
         case .auth(let token):
             guard !ok else { return }
             if authToken == token { authToken = nil }
-            eventSink.yield(.authRevoked(status: status, reason: data.stringValue ?? status))
+            eventSink.yield(.authRevoked(status: status.rawValue, reason: data.stringValue ?? status.rawValue))
             // The token was refused (it expired, or the server's clock disagrees): start over on a
             // new socket with a freshly refreshed one, before the listens that followed this auth
             // are refused for lack of it. A refreshed token refused again means the identity
@@ -127,45 +127,36 @@ extension PersistentConnection {
 
     // MARK: - Pushes
 
-    private func receivePush(action: String, body: JSONValue) {
+    private func receivePush(action: RealtimePushAction, body: JSONValue) {
+        // A push without the fields it needs is skipped, as the JS client does.
         switch action {
-        case "d":
-            guard case .string(let path)? = body["p"] else { return }
-            eventSink.yield(.overwrite(path: Path(path), data: body["d"] ?? .null, tag: Self.tag(in: body)))
-        case "m":
-            guard case .string(let path)? = body["p"], case .object(let members)? = body["d"] else { return }
-            eventSink.yield(.merge(path: Path(path), data: members, tag: Self.tag(in: body)))
-        case "c":
-            guard case .string(let path)? = body["p"] else { return }
-            revokeListen(path: Path(path), wireQuery: body["q"])
-        case "ac":
+        case .data:
+            guard let push = try? RealtimeDataPush(body: body) else { return }
+            eventSink.yield(.overwrite(path: Path(push.path), data: push.data, tag: push.tag))
+        case .merge:
+            guard let push = try? RealtimeDataPush(body: body), case .object(let members) = push.data else { return }
+            eventSink.yield(.merge(path: Path(push.path), data: members, tag: push.tag))
+        case .listenRevoked:
+            guard let revoked = try? RealtimeListenRevoked(body: body) else { return }
+            revokeListen(path: Path(revoked.path), wireQuery: revoked.query)
+        case .authRevoked:
             // The server no longer accepts the token: drop it and start over on a fresh socket,
             // which authenticates with a freshly refreshed token (when there is a refresher)
             // before it listens again (unless this was already a refreshed token: no loops).
             let refreshing = tokenRefresher != nil && authToken != refreshedToken
             authToken = nil
-            eventSink.yield(.authRevoked(status: body["s"]?.stringValue ?? "", reason: body["d"]?.stringValue ?? ""))
+            let revoked = RealtimeAuthRevoked(body: body)
+            eventSink.yield(.authRevoked(status: revoked.status.rawValue, reason: revoked.reason))
             reconnectNow(refreshingToken: refreshing)
-        default:
-            // `apc` (App Check), `sd` (security debug), `rm` (range merge): not used by Hearth.
+        case .appCheckRevoked, .securityDebug, .rangeMerge, .other:
+            // App Check, security debug text, range merges: not used by Hearth.
             break
         }
     }
 
-    private static func tag(in body: JSONValue) -> Int? {
-        guard case .int(let tag)? = body["t"] else { return nil }
-        return Int(exactly: tag)
-    }
-
     /// `c` push: finds the listen the server dropped (by path and query) and forgets it.
     private func revokeListen(path: Path, wireQuery: JSONValue?) {
-        var wire = wireQuery
-        if case .array(let queries)? = wire { wire = queries.first }
-        let revoked: Query? =
-            switch wire {
-            case nil, .null?: nil
-            case let object?: (try? Query(wireObject: object)).map(Self.normalized)
-            }
+        let revoked: Query? = wireQuery.flatMap { (try? Query(wireObject: $0)).map(Self.normalized) }
         let candidates = listens.filter { $0.key.path == path }.sorted { $0.value.sequence < $1.value.sequence }
         let match = candidates.first { key, listen in
             if key.tag == nil { return revoked?.isUnfiltered ?? true }
@@ -176,7 +167,7 @@ extension PersistentConnection {
         let (key, listen) = (match.key, match.value)
         listens[key] = nil
         if let waiter = listen.waiter {
-            waiter.resume(throwing: RealtimeError(status: RealtimeStatus.permissionDenied, message: "Permission denied"))
+            waiter.resume(throwing: RealtimeError(status: RealtimeStatus.permissionDenied.rawValue, message: "Permission denied"))
         } else {
             eventSink.yield(.listenRevoked(path: path, query: listen.query))
         }

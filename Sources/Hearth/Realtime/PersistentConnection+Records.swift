@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthWire
 
 // What the connection remembers between sockets: listens, requests waiting for an answer,
 // onDisconnect operations the server holds, and what each in-flight request id stands for.
@@ -25,7 +26,7 @@ extension PersistentConnection {
     /// A call waiting for the server's answer: a write, a read or an onDisconnect change. Sent when
     /// connected; re-sent on every new socket until answered.
     struct PendingRequest {
-        var action: String
+        var action: RealtimeAction
         var body: JSONValue
         /// Set for onDisconnect changes, recorded once the server accepted them.
         var onDisconnect: OnDisconnectOperation?
@@ -51,11 +52,11 @@ struct OnDisconnectOperation: Hashable, Sendable {
     enum Kind: Hashable, Sendable {
         case put, merge, cancel
 
-        var action: String {
+        var action: RealtimeAction {
             switch self {
-            case .put: "o"
-            case .merge: "om"
-            case .cancel: "oc"
+            case .put: .onDisconnectPut
+            case .merge: .onDisconnectMerge
+            case .cancel: .onDisconnectCancel
             }
         }
     }
@@ -66,7 +67,7 @@ struct OnDisconnectOperation: Hashable, Sendable {
     var data: JSONValue
 
     var body: JSONValue {
-        .object([JSONMember("p", .string(path.description)), JSONMember("d", data)])
+        RealtimeWriteRequest(path: path.description, data: data).body
     }
 }
 
@@ -100,8 +101,8 @@ extension RealtimeError {
     }
 
     /// A refusal in a response: the server's text when it sent one, else the status.
-    init(status: String, data: JSONValue) {
-        self.init(status: status, message: data.stringValue ?? status)
+    init(status: RealtimeStatus, data: JSONValue) {
+        self.init(status: status.rawValue, message: data.stringValue ?? status.rawValue)
     }
 }
 

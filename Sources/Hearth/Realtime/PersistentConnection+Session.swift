@@ -158,18 +158,15 @@ extension PersistentConnection {
     // MARK: - Sending
 
     func sendAuth(_ token: String) {
-        send(action: "auth", body: .object([JSONMember("cred", .string(token))]), as: .auth(token: token))
+        send(action: .auth, body: RealtimeAuthRequest(credential: token).body, as: .auth(token: token))
     }
 
     func sendListen(_ key: ListenKey) {
         guard let listen = listens[key] else { return }
-        var body = [JSONMember("p", .string(key.path.description))]
-        if let tag = key.tag {
-            body.append(JSONMember("q", listen.query?.wireObject ?? .object([])))
-            body.append(JSONMember("t", .int(Int64(tag))))
-        }
-        body.append(JSONMember("h", .string(listen.hash)))
-        send(action: "q", body: .object(body), as: .listen(key, sequence: listen.sequence))
+        // A tagged listen names its query (`{}` when it has none); a plain one only the path and hash.
+        let request = RealtimeListenRequest(
+            path: key.path.description, query: key.tag.map { _ in listen.query?.wireObject ?? .object([]) }, tag: key.tag, hash: listen.hash)
+        send(action: .listen, body: request.body, as: .listen(key, sequence: listen.sequence))
         // The hash was the cache's when the listen was made; pushes change the data after that, and a server
         // that skips the initial push for a matching hash would leave a value that went back to the cached
         // one unseen. A listen re-sent on a new socket asks for everything.
@@ -182,7 +179,7 @@ extension PersistentConnection {
     }
 
     /// Sends a request on the current socket; `purpose` says what its answer is for (nil: ignored).
-    func send(action: String, body: JSONValue, as purpose: InflightRequest?) {
+    func send(action: RealtimeAction, body: JSONValue, as purpose: InflightRequest?) {
         guard session != nil else { return }
         let id = nextRequestID
         nextRequestID += 1

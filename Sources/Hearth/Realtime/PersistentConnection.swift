@@ -158,7 +158,7 @@ actor PersistentConnection: RealtimeConnection {
         if let token {
             sendAuth(token)
         } else {
-            send(action: "unauth", body: .object([]), as: nil)
+            send(action: .unauth, body: .object([]), as: nil)
         }
     }
 
@@ -221,19 +221,16 @@ actor PersistentConnection: RealtimeConnection {
         guard let listen = listens.removeValue(forKey: key) else { return }
         listen.waiter?.resume(throwing: RealtimeError.unlistened)
         guard state.isConnected else { return }
-        var body = [JSONMember("p", .string(path.description))]
-        if let tag {
-            body.append(JSONMember("q", listen.query?.wireObject ?? .object([])))
-            body.append(JSONMember("t", .int(Int64(tag))))
-        }
-        send(action: "n", body: .object(body), as: nil)
+        // A tagged unlisten names its query (`{}` when it has none); a plain one only the path.
+        let request = RealtimeListenRequest(path: path.description, query: tag.map { _ in listen.query?.wireObject ?? .object([]) }, tag: tag)
+        send(action: .unlisten, body: request.body, as: nil)
     }
 
     // MARK: - Requests
 
     func get(path: Path, query: Query?) async throws -> JSONValue {
-        let body: [JSONMember] = [JSONMember("p", .string(path.description)), JSONMember("q", query?.wireObject ?? .object([]))]
-        return try await read(action: "g", body: .object(body))
+        let request = RealtimeGetRequest(path: path.description, query: query?.wireObject ?? .object([]))
+        return try await read(action: .get, body: request.body)
     }
 
     func put(path: Path, data: JSONValue, hash: String?, receipt: Int64?) async throws {
@@ -259,14 +256,12 @@ actor PersistentConnection: RealtimeConnection {
         return answer
     }
 
-    private static func wire(_ write: SubmittedWrite) -> (action: String, body: JSONValue) {
+    private static func wire(_ write: SubmittedWrite) -> (action: RealtimeAction, body: JSONValue) {
         switch write {
         case .put(let path, let data, let hash):
-            var body = [JSONMember("p", .string(path.description)), JSONMember("d", data)]
-            if let hash { body.append(JSONMember("h", .string(hash))) }
-            return ("p", .object(body))
+            (.put, RealtimeWriteRequest(path: path.description, data: data, hash: hash).body)
         case .merge(let path, let data):
-            return ("m", .object([JSONMember("p", .string(path.description)), JSONMember("d", .object(data))]))
+            (.merge, RealtimeWriteRequest(path: path.description, data: .object(data)).body)
         }
     }
 
@@ -290,7 +285,7 @@ actor PersistentConnection: RealtimeConnection {
     /// data. Writes stay queued until they are answered. `receipt` is yielded as `.writeAcknowledged` when the server
     /// accepts the request.
     private func request(
-        action: String, body: JSONValue, onDisconnect: OnDisconnectOperation? = nil, receipt: Int64? = nil
+        action: RealtimeAction, body: JSONValue, onDisconnect: OnDisconnectOperation? = nil, receipt: Int64? = nil
     ) async throws -> JSONValue {
         try await withCheckedThrowingContinuation { continuation in
             do {
@@ -322,7 +317,7 @@ actor PersistentConnection: RealtimeConnection {
 
     /// A `g`: like a write, but it gives up when its caller's task is cancelled, and fails as offline when no socket
     /// comes up within `offlineReadTimeout`.
-    private func read(action: String, body: JSONValue) async throws -> JSONValue {
+    private func read(action: RealtimeAction, body: JSONValue) async throws -> JSONValue {
         let sequence = try nextRequestSequence()
         if !state.isConnected {
             let timeout = configuration.offlineReadTimeout

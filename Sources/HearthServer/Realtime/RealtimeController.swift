@@ -78,7 +78,7 @@ struct RealtimeController: Sendable {
             connection.outbox.send(
                 RealtimeMessage.handshake(timestamp: database.service.clock(), host: connection.host, session: RealtimeConnections.sessionID()))
         } catch where error.code == .notFound {
-            connection.outbox.send(RealtimeMessage.control(type: "s", payload: .string(error.message)))
+            connection.outbox.send(RealtimeMessage.control(type: .shutdown, payload: .string(error.message)))
             connection.outbox.close()
         } catch {
             connection.outbox.send(RealtimeMessage.error(error.code == .busy ? error.message : "Database unavailable"))

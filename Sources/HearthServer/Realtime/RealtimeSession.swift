@@ -88,12 +88,12 @@ actor RealtimeSession {
         do {
             message = try RealtimeMessage(parsing: text)
         } catch {
-            outbox.send(.control(type: "e", payload: .string("Unparseable message: \(error.description)")))
+            outbox.send(.control(type: .error, payload: .string("Unparseable message: \(error.description)")))
             return
         }
         switch message {
         case .control(let type, _):
-            if type == "p" { outbox.send(.pong) }
+            if type == .ping { outbox.send(.pong) }
         case .request(let id, let action, let body):
             await expireAuthIfNeeded()
             await handle(id: id, action: action, body: body)
@@ -102,74 +102,82 @@ actor RealtimeSession {
         }
     }
 
-    private func respond(_ id: Int, _ status: String = RealtimeStatus.ok, _ data: JSONValue = .string("")) {
+    private func respond(_ id: Int, _ status: RealtimeStatus = .ok, _ data: JSONValue = .string("")) {
         outbox.send(.response(id: id, status: status, data: data))
     }
 
-    private func handle(id: Int, action: String, body: JSONValue) async {
+    private func handle(id: Int, action: RealtimeAction, body: JSONValue) async {
         do {
             switch action {
-            case "s", "appcheck", "unappeck":
+            case .stats, .appCheck, .appCheckRemove:
                 respond(id)
-            case "auth", "gauth":
+            case .auth, .googleAuth:
                 await authenticate(id, body)
-            case "unauth":
+            case .unauth:
                 enter(.signedOut)
                 respond(id)
                 await recheckAll()
-            case "q", "l":
-                try await listen(id, body)
-            case "n", "u":
-                try unlisten(body)
+            case .listen, .legacyListen:
+                try await listen(id, try decoded(body, as: RealtimeListenRequest.init(body:)))
+            case .unlisten, .legacyUnlisten:
+                try unlisten(try decoded(body, as: RealtimeListenRequest.init(body:)))
                 respond(id)
-            case "g":
-                try await get(id, body)
-            case "p":
-                try await put(id, body)
-            case "m":
-                try await merge(id, body)
-            case "o", "om":
-                try await registerOnDisconnect(id, body, merge: action == "om")
-            case "oc":
-                let path = try requestPath(body)
+            case .get:
+                try await get(id, try decoded(body, as: RealtimeGetRequest.init(body:)))
+            case .put:
+                try await put(id, try decoded(body, as: RealtimeWriteRequest.init(body:)))
+            case .merge:
+                try await merge(id, try decoded(body, as: RealtimeWriteRequest.init(body:)))
+            case .onDisconnectPut, .onDisconnectMerge:
+                try await registerOnDisconnect(id, try decoded(body, as: RealtimeWriteRequest.init(body:)), merge: action == .onDisconnectMerge)
+            case .onDisconnectCancel:
+                let path = try database.path(try decoded(body, as: RealtimeWriteRequest.init(body:)).path)
                 onDisconnect.removeAll { path.isAncestor(ofOrEqualTo: $0.path) }
                 respond(id)
-            default:
-                respond(id, RealtimeStatus.failed, .string("Unknown action \(action)"))
+            case .other:
+                respond(id, .failed, .string("Unknown action \(action)"))
             }
         } catch let e as DatabaseError {
             switch e {
-            case .permissionDenied: respond(id, RealtimeStatus.permissionDenied, .string("Permission denied"))
-            case .invalid, .namespace: respond(id, RealtimeStatus.failed, .string(e.description))
+            case .permissionDenied: respond(id, .permissionDenied, .string("Permission denied"))
+            case .invalid, .namespace: respond(id, .failed, .string(e.description))
             }
         } catch {
             logger.error("realtime request failed", metadata: ["hearth.action": "\(action)", "hearth.error": "\(error)"])
-            respond(id, RealtimeStatus.unavailable, .string("Internal error"))
+            respond(id, .unavailable, .string("Internal error"))
         }
     }
 
-    private func requestPath(_ body: JSONValue) throws(DatabaseError) -> Path {
-        guard case .string(let raw)? = body["p"] else { throw .invalid("Request lacks a path") }
-        return try database.path(raw)
+    /// A request body read as its HearthWire type; a malformed one is answered `failed` with its text.
+    private func decoded<Body>(_ body: JSONValue, as read: (JSONValue) throws(RealtimeBodyError) -> Body) throws(DatabaseError) -> Body {
+        do {
+            return try read(body)
+        } catch {
+            throw .invalid(error.message)
+        }
     }
 
     // MARK: Auth
 
     private func authenticate(_ id: Int, _ body: JSONValue) async {
-        guard case .string(let credential)? = body["cred"] else {
-            respond(id, RealtimeStatus.invalidToken, .string("Missing credential"))
+        let request: RealtimeAuthRequest
+        do {
+            request = try RealtimeAuthRequest(body: body)
+        } catch {
+            respond(id, .invalidToken, .string(error.message))
             return
         }
+        let credential = request.credential
         if authenticator.isAdmin(credential) {
-            if case .object? = body["authvar"], let authvar = body["authvar"] {
+            if let authvar = request.authvar {
                 enter(.admin(actingAs: .user(authvar)))
-                respond(id, RealtimeStatus.ok, .object([JSONMember("auth", authvar), JSONMember("admin", .bool(false))]))
-            } else if body["noauth"] == .bool(true) {
+                respond(id, .ok, .object([JSONMember("auth", authvar), JSONMember("admin", .bool(false))]))
+            } else if request.noauth {
                 enter(.admin(actingAs: .user(nil)))
-                respond(id, RealtimeStatus.ok, .object([JSONMember("auth", .null), JSONMember("admin", .bool(false))]))
+                respond(id, .ok, .object([JSONMember("auth", .null), JSONMember("admin", .bool(false))]))
             } else {
                 enter(.admin(actingAs: .admin))
-                respond(id, RealtimeStatus.ok, .object([JSONMember("auth", .null), JSONMember("admin", .bool(true))]))
+                respond(id, .ok, .object([JSONMember("auth", .null), JSONMember("admin", .bool(true))]))
             }
         } else {
             // ID tokens Hearth signed, and in `--dev` unsigned ones too; the session honours `exp` for both (tests rely
@@ -180,14 +188,14 @@ actor RealtimeSession {
                 var expires: Int64?
                 if case .int(let exp)? = claims["exp"] { expires = exp }
                 enter(.user(auth, expires: expires, timer: expires.map(expiryTimer)))
-                respond(id, RealtimeStatus.ok, .object([JSONMember("auth", claims), JSONMember("expires", expires.map { .int($0) } ?? .null)]))
+                respond(id, .ok, .object([JSONMember("auth", claims), JSONMember("expires", expires.map { .int($0) } ?? .null)]))
             } else {
                 enter(.signedOut)
                 // An already-expired token is refused now, not answered ok and revoked a moment later.
                 if case .failure(.expired) = checked {
-                    respond(id, RealtimeStatus.expiredToken, .string("Auth token is expired."))
+                    respond(id, .expiredToken, .string("Auth token is expired."))
                 } else {
-                    respond(id, RealtimeStatus.invalidToken, .string("Could not parse auth token."))
+                    respond(id, .invalidToken, .string("Could not parse auth token."))
                 }
             }
         }
@@ -241,19 +249,17 @@ actor RealtimeSession {
     private func expireAuthIfNeeded() async {
         guard case .user(_, let expires?, _) = auth, database.clock() / 1000 >= expires else { return }
         enter(.signedOut)
-        outbox.send(.push(action: "ac", body: .object([
-            JSONMember("s", .string(RealtimeStatus.expiredToken)), JSONMember("d", .string("Auth token is expired.")),
-        ])))
+        outbox.send(.push(action: .authRevoked, body: RealtimeAuthRevoked(status: .expiredToken, reason: "Auth token is expired.").body))
         await recheckAll()
     }
 
     // MARK: Listens
 
-    private func listen(_ id: Int, _ body: JSONValue) async throws {
-        let path = try requestPath(body)
-        var (query, wireQuery) = try requestQuery(body)
-        var tag: Int?
-        if case .int(let t)? = body["t"] { tag = Int(exactly: t) }
+    private func listen(_ id: Int, _ request: RealtimeListenRequest) async throws {
+        let path = try database.path(request.path)
+        var query = try requestQuery(request.parsedQuery)
+        let wireQuery = request.queryObject
+        let tag = request.tag
         // A query without range or limit returns the whole location: served as a plain listen.
         if let q = query, q.isUnfiltered, tag == nil { query = nil }
         let key = ListenKey(path: path, query: wireQuery)
@@ -280,7 +286,7 @@ actor RealtimeSession {
         outbox.send(RealtimeMessage.dataPush(path: path, node: snapshot.0, tag: tag))
         // Changes committed since the snapshot follow the initial data.
         await drain(key, hubID: hubID)
-        respond(id, RealtimeStatus.ok, warnings.isEmpty ? .object([]) : .object([JSONMember("w", .array(warnings))]))
+        respond(id, .ok, warnings.isEmpty ? .object([]) : .object([JSONMember("w", .array(warnings))]))
     }
 
     private func register(path: Path, isQuery: Bool, checksRules: Bool, rules: RuleSet) -> (Int, ListenGate) {
@@ -309,44 +315,21 @@ actor RealtimeSession {
         DatabaseService.indexName(query).map { namespace.rules.hasIndex($0, at: path) } ?? true
     }
 
-    /// The request's wire query (`q`) parsed, and as sent; nil when absent or empty.
-    private func requestQuery(_ body: JSONValue) throws -> (Query?, JSONValue?) {
-        guard let q = Self.listenQuery(body) else { return (nil, nil) }
+    /// A request's query parsed; a malformed one is answered `failed` with its text.
+    private func requestQuery(_ parse: () throws(QueryError) -> Query?) throws(DatabaseError) -> Query? {
         do {
-            return (try Query(wireObject: q), q)
+            return try parse()
         } catch {
-            throw DatabaseError.invalid(error.message)
+            throw .invalid(error.message)
         }
     }
 
     /// Stops the listen with exactly this path and query; an unlisten of anything else does nothing.
     /// (It once fell back to the plain listen on the path, so an unlisten crossing a revoked query's
     /// `c` silenced the client's other listener there.)
-    private func unlisten(_ body: JSONValue) throws {
-        let path = try requestPath(body)
-        drop(ListenKey(path: path, query: Self.listenQuery(body)))
-    }
-
-    /// The `q` of a listen or unlisten in its canonical form; nil when absent, `null` or `{}`.
-    static func listenQuery(_ body: JSONValue) -> JSONValue? {
-        guard let q = body["q"], q != .null, q != .object([]) else { return nil }
-        return canonicalQuery(q)
-    }
-
-    /// A listen's query as its identity: members sorted by name and integral numbers as integers, so
-    /// an unlisten that spells the same query differently (`{"l":5.0,"i":"x"}`) still matches.
-    static func canonicalQuery(_ value: JSONValue) -> JSONValue {
-        switch value {
-        case .object(let members):
-            return .object(members.map { JSONMember($0.key, canonicalQuery($0.value)) }.sorted { $0.key < $1.key })
-        case .array(let items):
-            return .array(items.map(canonicalQuery))
-        case .double(let d):
-            if let i = Int64(exactly: d) { return .int(i) }
-            return value
-        default:
-            return value
-        }
+    private func unlisten(_ request: RealtimeListenRequest) throws {
+        let path = try database.path(request.path)
+        drop(ListenKey(path: path, query: request.queryObject))
     }
 
     private func drop(_ key: ListenKey) {
@@ -403,9 +386,8 @@ actor RealtimeSession {
     /// Ends a listen the client may no longer read (`c` push).
     private func revoke(_ key: ListenKey) {
         drop(key)
-        var body = [JSONMember("p", .string(key.path.keys.map(\.string).joined(separator: "/")))]
-        if let q = key.query { body.append(JSONMember("q", .array([q]))) }
-        outbox.send(.push(action: "c", body: .object(body)))
+        let revoked = RealtimeListenRevoked(path: key.path.keys.map(\.string).joined(separator: "/"), query: key.query)
+        outbox.send(.push(action: .listenRevoked, body: revoked.body))
     }
 
     /// After the identity changed: listens the client may no longer read are revoked, and the rest
@@ -440,9 +422,9 @@ actor RealtimeSession {
 
     // MARK: Reads and writes
 
-    private func get(_ id: Int, _ body: JSONValue) async throws {
-        let path = try requestPath(body)
-        let (asked, _) = try requestQuery(body)
+    private func get(_ id: Int, _ request: RealtimeGetRequest) async throws {
+        let path = try database.path(request.path)
+        let asked = try requestQuery(request.parsedQuery)
         // An order-only query reads like a plain get, but the rules still see its order (`query.orderByChild`),
         // as they do for the same REST read.
         let query = asked.flatMap { $0.isUnfiltered ? nil : $0 }
@@ -451,18 +433,16 @@ actor RealtimeSession {
         outbox.send(RealtimeMessage.dataResponse(id: id, node: node))
     }
 
-    private func put(_ id: Int, _ body: JSONValue) async throws {
-        guard case .string(let raw)? = body["p"] else { throw DatabaseError.invalid("Request lacks a path") }
-        let data = body["d"] ?? .null
-        var ifMatch: String?
-        if case .string(let hash)? = body["h"] { ifMatch = hash.isEmpty ? Node.empty.etag : hash }
+    private func put(_ id: Int, _ body: RealtimeWriteRequest) async throws {
+        let data = body.data
+        let ifMatch = body.hash.map { $0.isEmpty ? Node.empty.etag : $0 }
         let request: WriteRequest
-        let segments = raw.split(separator: "/")
+        let segments = body.path.split(separator: "/")
         if segments.last == ".priority" {
-            let path = try requestPath(.object([JSONMember("p", .string(segments.dropLast().joined(separator: "/")))]))
+            let path = try database.path(segments.dropLast().joined(separator: "/"))
             request = WriteRequest(path: path, operation: try database.priorityOperation(data), ifMatch: ifMatch)
         } else {
-            let path = try requestPath(body)
+            let path = try database.path(body.path)
             request = WriteRequest(path: path, operation: .set(try database.parseWrite(data, at: path)), ifMatch: ifMatch)
         }
         // With `h` (a transaction) the write needs read access too: `ok` or `datastale` would answer whether the
@@ -470,9 +450,9 @@ actor RealtimeSession {
         try await write(id, request)
     }
 
-    private func merge(_ id: Int, _ body: JSONValue) async throws {
-        let path = try requestPath(body)
-        guard case .object(let members)? = body["d"] else { throw DatabaseError.invalid(ErrorMessage.invalidPatch) }
+    private func merge(_ id: Int, _ body: RealtimeWriteRequest) async throws {
+        let path = try database.path(body.path)
+        guard case .object(let members) = body.data else { throw DatabaseError.invalid(ErrorMessage.invalidPatch) }
         try await write(id, WriteRequest(path: path, operation: try database.updateOperation(members, at: path)))
     }
 
@@ -490,15 +470,15 @@ actor RealtimeSession {
         case .committed:
             respond(id)
         case .preconditionFailed:
-            respond(id, RealtimeStatus.dataStale, .string("Transaction hash does not match"))
+            respond(id, .dataStale, .string("Transaction hash does not match"))
         }
     }
 
     // MARK: onDisconnect
 
-    private func registerOnDisconnect(_ id: Int, _ body: JSONValue, merge: Bool) async throws {
-        let path = try requestPath(body)
-        let data = body["d"] ?? .null
+    private func registerOnDisconnect(_ id: Int, _ body: RealtimeWriteRequest, merge: Bool) async throws {
+        let path = try database.path(body.path)
+        let data = body.data
         let operation: DisconnectOperation
         var writes: [(Path, ParsedWrite)] = []
         var priorities: [(path: Path, priority: Leaf?)] = []

@@ -9,13 +9,13 @@ public import HearthCore
 /// - Fatal error (server → client): `{"t":"d","d":{"error":<text>}}`
 public enum RealtimeMessage: Sendable, Hashable {
     /// `t: "c"`: connection control (`h` handshake, `o` pong, `r` reset, `s` shutdown, `e` error text, …) with its payload.
-    case control(type: String, payload: JSONValue)
+    case control(type: RealtimeControlType, payload: JSONValue)
     /// A client request numbered `id` (`q` listen, `n` unlisten, `p` put, `m` merge, `g` get, `auth`, `o` onDisconnect, …).
-    case request(id: Int, action: String, body: JSONValue)
-    /// The server's answer to request `id`: a ``RealtimeStatus`` string and data.
-    case response(id: Int, status: String, data: JSONValue)
+    case request(id: Int, action: RealtimeAction, body: JSONValue)
+    /// The server's answer to request `id`: a status and data.
+    case response(id: Int, status: RealtimeStatus, data: JSONValue)
     /// A server-initiated message (`d` data, `m` merge, `c` listen cancelled, `ac` auth revoked, …).
-    case push(action: String, body: JSONValue)
+    case push(action: RealtimePushAction, body: JSONValue)
     /// A fatal error the server sends before closing (`d.error`).
     case error(String)
 
@@ -33,7 +33,7 @@ public enum RealtimeMessage: Sendable, Hashable {
         switch t {
         case "c":
             guard case .string(let type)? = d["t"] else { throw RealtimeFramingError("control message lacks its type") }
-            self = .control(type: type, payload: d["d"] ?? .null)
+            self = .control(type: RealtimeControlType(rawValue: type), payload: d["d"] ?? .null)
         case "d":
             if case .string(let text)? = d["error"] {
                 self = .error(text)
@@ -43,14 +43,14 @@ public enum RealtimeMessage: Sendable, Hashable {
             if let r = d["r"] {
                 guard case .int(let id) = r, let id = Int(exactly: id) else { throw RealtimeFramingError("request id must be an integer") }
                 if case .string(let action)? = d["a"] {
-                    self = .request(id: id, action: action, body: body)
+                    self = .request(id: id, action: RealtimeAction(rawValue: action), body: body)
                 } else {
                     guard case .string(let status)? = body["s"] else { throw RealtimeFramingError("response lacks a status") }
-                    self = .response(id: id, status: status, data: body["d"] ?? .null)
+                    self = .response(id: id, status: RealtimeStatus(rawValue: status), data: body["d"] ?? .null)
                 }
             } else {
                 guard case .string(let action)? = d["a"] else { throw RealtimeFramingError("data message lacks an action") }
-                self = .push(action: action, body: body)
+                self = .push(action: RealtimePushAction(rawValue: action), body: body)
             }
         default:
             throw RealtimeFramingError("unknown message type \(t)")
@@ -62,23 +62,23 @@ public enum RealtimeMessage: Sendable, Hashable {
         let envelope: JSONValue
         switch self {
         case .control(let type, let payload):
-            envelope = .object([JSONMember("t", .string("c")), JSONMember("d", .object([JSONMember("t", .string(type)), JSONMember("d", payload)]))])
+            envelope = .object([JSONMember("t", .string("c")), JSONMember("d", .object([JSONMember("t", .string(type.rawValue)), JSONMember("d", payload)]))])
         case .request(let id, let action, let body):
             envelope = .object([
                 JSONMember("t", .string("d")),
-                JSONMember("d", .object([JSONMember("r", .int(Int64(id))), JSONMember("a", .string(action)), JSONMember("b", body)])),
+                JSONMember("d", .object([JSONMember("r", .int(Int64(id))), JSONMember("a", .string(action.rawValue)), JSONMember("b", body)])),
             ])
         case .response(let id, let status, let data):
             envelope = .object([
                 JSONMember("t", .string("d")),
                 JSONMember("d", .object([
                     JSONMember("r", .int(Int64(id))),
-                    JSONMember("b", .object([JSONMember("s", .string(status)), JSONMember("d", data)])),
+                    JSONMember("b", .object([JSONMember("s", .string(status.rawValue)), JSONMember("d", data)])),
                 ])),
             ])
         case .push(let action, let body):
             envelope = .object([
-                JSONMember("t", .string("d")), JSONMember("d", .object([JSONMember("a", .string(action)), JSONMember("b", body)])),
+                JSONMember("t", .string("d")), JSONMember("d", .object([JSONMember("a", .string(action.rawValue)), JSONMember("b", body)])),
             ])
         case .error(let text):
             envelope = .object([JSONMember("t", .string("d")), JSONMember("d", .object([JSONMember("error", .string(text))]))])
@@ -87,47 +87,27 @@ public enum RealtimeMessage: Sendable, Hashable {
     }
 }
 
-/// Status strings of realtime responses.
-public enum RealtimeStatus {
-    /// The request succeeded.
-    public static let ok = "ok"
-    /// The security rules refused the request.
-    public static let permissionDenied = "permission_denied"
-    /// A transaction's expected hash did not match the stored value: the client retries with fresh data.
-    public static let dataStale = "datastale"
-    /// The request could not be done (an unknown action, an invalid path or value).
-    public static let failed = "failed"
-    /// Firebase's answer when data asked for exceeds what one request may read; Hearth does not send it today.
-    public static let tooBig = "too_big"
-    /// The server failed internally; the client may retry.
-    public static let unavailable = "unavailable"
-    /// An `auth` request without a credential, or with one that does not verify.
-    public static let invalidToken = "invalid_token"
-    /// An `auth` request whose token has expired; also pushed when the session's token expires.
-    public static let expiredToken = "expired_token"
-}
-
 extension RealtimeMessage {
     /// The handshake the server sends right after the upgrade.
     public static func handshake(timestamp: Int64, host: String, session: String) -> RealtimeMessage {
-        .control(type: "h", payload: .object([
+        .control(type: .handshake, payload: .object([
             JSONMember("ts", .int(timestamp)), JSONMember("v", .string("5")), JSONMember("h", .string(host)),
             JSONMember("s", .string(session)),
         ]))
     }
 
     /// The answer to a client's ping.
-    public static let pong = RealtimeMessage.control(type: "o", payload: .null)
+    public static let pong = RealtimeMessage.control(type: .pong, payload: .null)
 
     /// A `d` (overwrite) push written straight from a node in export format, so a fan-out encodes
     /// each change once without building JSON values.
     public static func dataPush(path: Path, node: Node, tag: Int? = nil) -> [UInt8] {
-        pushBytes(action: "d", path: path, tag: tag) { $0.write(node, format: .export) }
+        pushBytes(action: .data, path: path, tag: tag) { $0.write(node, format: .export) }
     }
 
     /// An `m` (merge) push: relative paths to their new values (empty = deleted).
     public static func mergePush(path: Path, entries: [PatchEntry], tag: Int? = nil) -> [UInt8] {
-        pushBytes(action: "m", path: path, tag: tag) { w in
+        pushBytes(action: .merge, path: path, tag: tag) { w in
             w.beginObject()
             for (i, e) in entries.enumerated() {
                 w.separator(first: i == 0)
@@ -148,10 +128,10 @@ extension RealtimeMessage {
         return w.bytes
     }
 
-    static func pushBytes(action: String, path: Path, tag: Int?, data: (inout JSONWriter) -> Void) -> [UInt8] {
+    static func pushBytes(action: RealtimePushAction, path: Path, tag: Int?, data: (inout JSONWriter) -> Void) -> [UInt8] {
         var w = JSONWriter(reservingCapacity: 128)
         w.bytes.append(contentsOf: #"{"t":"d","d":{"a":""#.utf8)
-        w.bytes.append(contentsOf: action.utf8)
+        w.bytes.append(contentsOf: action.rawValue.utf8)
         w.bytes.append(contentsOf: #"","b":{"p":"#.utf8)
         w.write(path.keys.map(\.string).joined(separator: "/"))
         w.bytes.append(contentsOf: #","d":"#.utf8)

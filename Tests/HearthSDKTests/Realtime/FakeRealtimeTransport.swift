@@ -94,7 +94,7 @@ final class FakeSocket: RealtimeTransport {
     }
 
     func deliverResponse(to request: ClientRequest, status: String = "ok", data: JSONValue = .string("")) {
-        deliver(.response(id: request.id, status: status, data: data))
+        deliver(.response(id: request.id, status: RealtimeStatus(rawValue: status), data: data))
     }
 
     /// The network fails under the socket.
@@ -140,6 +140,6 @@ struct ClientMessages {
             Issue.record("expected a request, got \(message)", sourceLocation: sourceLocation)
             throw RealtimeTransportError("not a request")
         }
-        return ClientRequest(id: id, action: action, body: body)
+        return ClientRequest(id: id, action: action.rawValue, body: body)
     }
 }
