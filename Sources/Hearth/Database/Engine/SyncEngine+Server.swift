@@ -158,6 +158,14 @@ extension SyncEngine {
 
     func failListen(_ spec: ListenSpec, generation: Int, error: any Error) {
         guard let state = listens[spec], state.generation == generation else { return }
+        if error as? RealtimeError == .unlistened {
+            // The engine unlistens only what it released, so the current listen of `spec` was dropped for an older call
+            // of the same view that reached the connection after it (listens run in child tasks, which may start in
+            // either order: a view observed again right after its observer was cancelled). Listening again replaces
+            // that older call; the observers never see it.
+            commands.yield(.listen(spec, tag: state.tag, hash: state.sentHash, generation: generation))
+            return
+        }
         let failure = DatabaseError.from(error, path: spec.path)
         if failure.code == .disconnected { return }  // closing: nothing to report
         listens[spec] = nil

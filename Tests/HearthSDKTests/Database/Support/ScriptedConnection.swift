@@ -40,6 +40,7 @@ final class ScriptedConnection: RealtimeConnection {
         var heldListen: CheckedContinuation<Void, Never>?
         var holdNextGet = false
         var heldGet: CheckedContinuation<Void, Never>?
+        var supersedeNextListen = false
     }
 
     private let state: Mutex<State>
@@ -80,6 +81,10 @@ final class ScriptedConnection: RealtimeConnection {
     func holdNextListen() { state.withLock { $0.holdNextListen = true } }
     var isHoldingListen: Bool { state.withLock { $0.heldListen != nil } }
     func releaseHeldListen() { state.withLock { s in defer { s.heldListen = nil }; return s.heldListen }?.resume() }
+
+    /// The next listen fails with `RealtimeError.unlistened`, as `PersistentConnection` fails a listen that an older call
+    /// of the same view replaced (it reached the connection later).
+    func supersedeNextListen() { state.withLock { $0.supersedeNextListen = true } }
 
     /// The next get reads the data when it arrives, then waits to answer until ``releaseHeldGet()``.
     func holdNextGet() { state.withLock { $0.holdNextGet = true } }
@@ -157,6 +162,7 @@ final class ScriptedConnection: RealtimeConnection {
     func listen(path: Path, query: Query?, tag: Int?, hash: String) async throws -> ListenAcknowledgement {
         state.withLock { $0.calls.append(.listen(path: path.description, query: query, tag: tag, hash: hash)) }
         try await waitOnline()
+        if state.withLock({ s in defer { s.supersedeNextListen = false }; return s.supersedeNextListen }) { throw RealtimeError.unlistened }
         if state.withLock({ s in defer { s.holdNextListen = false }; return s.holdNextListen }) {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in state.withLock { $0.heldListen = c } }
         }
