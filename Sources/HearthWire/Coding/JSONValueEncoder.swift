@@ -28,42 +28,59 @@ final class EncodingSlot {
     enum Content {
         case empty
         case value(JSONValue)
-        case object([(key: String, slot: EncodingSlot)])
-        case array([EncodingSlot])
+        case object
+        case array
     }
 
     var content = Content.empty
+    /// An object's members in the order first written (when `content` is `.object`). Kept beside `content`, not in
+    /// it, so appending never copies the list.
+    private var members: [(key: String, slot: EncodingSlot)] = []
+    /// An array's items (when `content` is `.array`).
+    private var items: [EncodingSlot] = []
 
     /// The finished value; a slot nothing was written to is an empty object, as Foundation's encoder writes it.
     var json: JSONValue {
         switch content {
         case .empty: return .object([])
         case .value(let v): return v
-        case .object(let members): return .object(members.map { JSONMember($0.key, $0.slot.json) })
-        case .array(let items): return .array(items.map(\.json))
+        case .object: return .object(members.map { JSONMember($0.key, $0.slot.json) })
+        case .array: return .array(items.map(\.json))
         }
     }
 
-    /// The child slot for `key`, made on first use (a key written twice keeps its first place; the later write replaces the value).
+    /// Makes this slot an object (keeping its members if it is one already).
+    func becomeObject() {
+        if case .object = content { return }
+        (content, members) = (.object, [])
+    }
+
+    /// Makes this slot an array (keeping its items if it is one already).
+    func becomeArray() {
+        if case .array = content { return }
+        (content, items) = (.array, [])
+    }
+
+    /// The child slot for `key`, made on first use (a key written twice keeps its first place; the later write
+    /// replaces the value).
     func member(_ key: String) -> EncodingSlot {
-        var members: [(key: String, slot: EncodingSlot)] = []
-        if case .object(let existing) = content { members = existing }
+        becomeObject()
         if let found = members.first(where: { $0.key == key }) { return found.slot }
         let child = EncodingSlot()
         members.append((key, child))
-        content = .object(members)
         return child
     }
 
     /// A new slot at the end of this array.
     func appended() -> EncodingSlot {
-        var items: [EncodingSlot] = []
-        if case .array(let existing) = content { items = existing }
+        becomeArray()
         let child = EncodingSlot()
         items.append(child)
-        content = .array(items)
         return child
     }
+
+    /// How many items this array has.
+    var count: Int { items.count }
 
     /// The `Encoder` over one slot; it is also its single-value container.
     struct Writer: Encoder, SingleValueEncodingContainer {
@@ -72,12 +89,12 @@ final class EncodingSlot {
         var userInfo: [CodingUserInfoKey: Any] { [:] }
 
         func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-            if case .object = slot.content {} else { slot.content = .object([]) }
+            slot.becomeObject()
             return KeyedEncodingContainer(Keyed<Key>(slot: slot, codingPath: codingPath))
         }
 
         func unkeyedContainer() -> any UnkeyedEncodingContainer {
-            if case .array = slot.content {} else { slot.content = .array([]) }
+            slot.becomeArray()
             return Unkeyed(slot: slot, codingPath: codingPath)
         }
 
@@ -145,10 +162,7 @@ final class EncodingSlot {
     struct Unkeyed: UnkeyedEncodingContainer {
         let slot: EncodingSlot
         let codingPath: [any CodingKey]
-        var count: Int {
-            if case .array(let items) = slot.content { return items.count }
-            return 0
-        }
+        var count: Int { slot.count }
 
         private struct Index: CodingKey {
             var intValue: Int?

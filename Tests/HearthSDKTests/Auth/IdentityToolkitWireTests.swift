@@ -102,6 +102,20 @@ struct JSONValueEncoderTests {
         #expect(throws: EncodingError.self) { try JSONValueEncoder().encode(Ratio(r: .infinity)) }
     }
 
+    @Test func longArraysKeepTheirOrderAndARepeatedKeyKeepsItsFirstPlace() throws {
+        #expect(try JSONValueEncoder().encode(Array(0..<1000)) == .array((0..<1000).map { .int(Int64($0)) }))
+        struct Twice: Encodable {
+            enum Key: String, CodingKey { case a, b }
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: Key.self)
+                try c.encode(1, forKey: .a)
+                try c.encode(2, forKey: .b)
+                try c.encode(3, forKey: .a)
+            }
+        }
+        #expect(try JSONValueEncoder().encode(Twice()) == .object([JSONMember("a", .int(3)), JSONMember("b", .int(2))]))
+    }
+
     @Test func topLevelValuesAndArrays() throws {
         #expect(try JSONValueEncoder().encode("text") == .string("text"))
         #expect(try JSONValueEncoder().encode([1, 2]) == .array([.int(1), .int(2)]))
