@@ -31,8 +31,8 @@ extension HearthServer {
         routes.append(
             Route(
                 "auth", claim: { _, path in AuthController.handles(path) ? .certain : .none },
-                respondNow: { head, uri in
-                    guard let auth, head.method == .post, uri.path == AuthController.tokenPath else { return nil }
+                inline: Route.Inline(method: .post) { head, uri in
+                    guard let auth, uri.path == AuthController.tokenPath else { return nil }
                     // Off the event loop: the RSA signature (~0.25 ms) on the loop held up every other request of the
                     // loop's connections (GET p99 under a refresh load: 4-5 ms → 14-15 ms; docs/benchmarks.md).
                     return .afterBody { body, loop in
@@ -72,8 +72,8 @@ extension HearthServer {
         routes.append(
             Route(
                 "database", claim: { _, _ in .certain },
-                respondNow: { head, uri in
-                    guard uri.path.hasSuffix(".json") else { return nil }
+                inline: Route.Inline(method: .get) { head, uri in
+                    guard uri.path.hasUTF8Suffix(".json") else { return nil }
                     return controller.respondNow(to: head, uri: uri).map(InlinePlan.reply)
                 }
             ) { request, context in

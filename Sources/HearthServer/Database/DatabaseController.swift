@@ -152,7 +152,7 @@ struct DatabaseController: Sendable {
     /// Firebase answers for a malformed one.
     func target(_ head: HTTPRequest, path uriPath: String, parameters: [String: String]) throws -> Target {
         var rawPath = Substring(uriPath)
-        guard rawPath.hasSuffix(".json") else {
+        guard rawPath.hasUTF8Suffix(".json") else {
             throw RestError(.notFound, "Not found: Realtime Database paths end in .json")
         }
         rawPath = rawPath.dropLast(5)

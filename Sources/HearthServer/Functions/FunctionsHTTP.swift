@@ -17,7 +17,7 @@ extension FunctionsRuntime {
         let path = request.uri.path
         if path.hasPrefix(Self.adminPrefix) { return await admin(request, controller: controller) }
         // Database REST paths end in `.json`; nothing here does.
-        if path.hasSuffix(".json") { return nil }
+        if path.hasUTF8Suffix(".json") { return nil }
         if let name = callableName(path) {
             if let entry = functions.callables[name] { return await call(entry, request, controller: controller) }
             if path.hasPrefix("/functions/") { return Self.callableError(CallableError(.notFound, "Function not found: \(name)")) }
@@ -55,7 +55,7 @@ extension FunctionsRuntime {
     /// request): false means it returns nil.
     func mayRespond(path: String, method: HTTPRequest.Method) -> Bool {
         if path.hasPrefix(Self.adminPrefix) { return true }
-        if path.hasSuffix(".json") { return false }
+        if path.hasUTF8Suffix(".json") { return false }
         if callableName(path) != nil { return true }
         let keys = Path(path)
         return functions.routes.contains { $0.method == method && $0.pattern.match(keys) != nil }

@@ -23,18 +23,26 @@ struct Route: Sendable {
     let claim: @Sendable (HTTPRequest.Method, String) -> RouteClaim
     /// The route's answer; nil passes a ``RouteClaim/possible`` request to the next route.
     let respond: @Sendable (Request, HearthRequestContext) async throws -> Response?
-    /// An answer computed without a task (see `InlineResponseHandler`), or nil for the normal way.
-    let respondNow: (@Sendable (HTTPRequest, URI) -> InlinePlan?)?
+    /// Answers computed without a task (see `InlineResponseHandler`), or nil for the normal way.
+    let inline: Inline?
+
+    /// The requests of one method a route may answer on the event loop, and how.
+    struct Inline: Sendable {
+        /// The only method answered this way; other requests skip the routing table's inline pass
+        /// altogether, so a PUT is routed once, not twice.
+        let method: HTTPRequest.Method
+        /// The answer, or nil for the normal way.
+        let respond: @Sendable (HTTPRequest, URI) -> InlinePlan?
+    }
 
     init(
-        _ name: String, claim: @escaping @Sendable (HTTPRequest.Method, String) -> RouteClaim,
-        respondNow: (@Sendable (HTTPRequest, URI) -> InlinePlan?)? = nil,
+        _ name: String, claim: @escaping @Sendable (HTTPRequest.Method, String) -> RouteClaim, inline: Inline? = nil,
         respond: @escaping @Sendable (Request, HearthRequestContext) async throws -> Response?
     ) {
         self.name = name
         self.claim = claim
         self.respond = respond
-        self.respondNow = respondNow
+        self.inline = inline
     }
 }
 
@@ -42,6 +50,15 @@ struct Route: Sendable {
 struct HearthResponder: HTTPResponder {
     /// In order; the last one (the database) claims every request.
     let routes: [Route]
+    /// The methods some route answers inline (GET, and POST for the token refresh).
+    private let inlineMethods: [HTTPRequest.Method]
+
+    init(routes: [Route]) {
+        self.routes = routes
+        var methods: [HTTPRequest.Method] = []
+        for case let inline? in routes.map(\.inline) where !methods.contains(inline.method) { methods.append(inline.method) }
+        self.inlineMethods = methods
+    }
 
     func respond(to request: Request, context: HearthRequestContext) async throws -> Response {
         let path = request.uri.path
@@ -54,9 +71,13 @@ struct HearthResponder: HTTPResponder {
     /// The answer of the route that owns `head`, computed without a task when that route can (the
     /// database's small reads, auth's token refresh); nil sends the request the normal way.
     func respondNow(to head: HTTPRequest) -> InlinePlan? {
+        // Before parsing the URI: a write (most requests that are not reads) is routed once, by `respond`.
+        guard inlineMethods.contains(head.method) else { return nil }
         let uri = URI(head.path ?? "")
         let path = uri.path
-        guard let route = routes.first(where: { $0.claim(head.method, path) != .none }) else { return nil }
-        return route.respondNow?(head, uri)
+        guard let route = routes.first(where: { $0.claim(head.method, path) != .none }),
+            let inline = route.inline, inline.method == head.method
+        else { return nil }
+        return inline.respond(head, uri)
     }
 }

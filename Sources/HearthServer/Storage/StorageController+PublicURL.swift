@@ -20,7 +20,7 @@ extension StorageController {
     static func mayBePublicObject(_ path: String) -> Bool {
         let rest = path.dropFirst()
         guard let slash = rest.firstIndex(of: "/") else { return false }
-        return !rest.hasSuffix(".json") || rest[..<slash].contains(".")
+        return !rest.hasUTF8Suffix(".json") || rest[..<slash].utf8.contains(UInt8(ascii: "."))
     }
 
     /// The object's bytes, or nil when the request is not for an object of an existing bucket (the
