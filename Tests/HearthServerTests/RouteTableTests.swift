@@ -3,6 +3,7 @@ import HearthFunctions
 import HearthStore
 import Hummingbird
 import Logging
+import Synchronization
 import Testing
 
 @testable import HearthServer
@@ -43,5 +44,38 @@ struct RouteTableTests {
         // Not the function's method, and a path no other edge names: the database's (REST answers 404).
         #expect(Self.owner(routes, .post, "/hooks/lamp") == "database")
         await server.shutdown()
+    }
+
+    /// The inline pass asks the owning route only for the method that route declares, and skips every other
+    /// method before looking at the path.
+    @Test func onlyDeclaredMethodsTakeTheInlinePass() {
+        let asked = Mutex<[String]>([])
+        func route(_ name: String, method: HTTPRequest.Method) -> Route {
+            Route(
+                name, claim: { _, path in path.hasPrefix("/" + name) ? .certain : .none },
+                inline: Route.Inline(method: method) { _, uri in
+                    asked.withLock { $0.append("\(name) \(uri.path)") }
+                    return nil
+                }
+            ) { _, _ in nil }
+        }
+        let responder = HearthResponder(routes: [route("token", method: .post), route("db", method: .get)])
+        for (method, path) in [(HTTPRequest.Method.put, "/db/a.json"), (.get, "/token"), (.post, "/db/a.json"), (.delete, "/db/a.json")] {
+            #expect(responder.respondNow(to: HTTPRequest(method: method, scheme: nil, authority: nil, path: path)) == nil)
+        }
+        #expect(asked.withLock { $0 }.isEmpty)
+        _ = responder.respondNow(to: HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/db/a.json?x=1"))
+        _ = responder.respondNow(to: HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/token"))
+        #expect(asked.withLock { $0 } == ["db /db/a.json", "token /token"])
+    }
+
+    @Test func suffixesAreComparedAsBytes() {
+        #expect("/users/alice.json".hasUTF8Suffix(".json"))
+        #expect("/é.json".hasUTF8Suffix(".json"))
+        #expect(!"/users/alice.jso".hasUTF8Suffix(".json"))
+        #expect(!"json".hasUTF8Suffix(".json"))
+        #expect(!"/a.JSON".hasUTF8Suffix(".json"))
+        #expect("".hasUTF8Suffix(""))
+        #expect("/a/b.json"[...].dropLast(0).hasUTF8Suffix("b.json"))
     }
 }
