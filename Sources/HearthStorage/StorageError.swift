@@ -47,4 +47,9 @@ package struct StorageError: Error, Sendable, Equatable {
     package static func noSuchObject(_ bucket: String, _ name: String) -> StorageError { .notFound("No such object: \(bucket)/\(name)") }
     package static let noSuchBucket = StorageError(.notFound, "The specified bucket does not exist.")
     package static let internalError = StorageError(.backendError, "Internal error")
+
+    /// An error kept with a resumable session, as it was stored.
+    package init(stored failure: UploadSession.Failure) {
+        self.init(Code(rawValue: failure.reason) ?? .backendError, failure.message)
+    }
 }

@@ -23,6 +23,9 @@ public final class StorageService: Sendable {
     /// Functions to run when objects are finalized or deleted (server functions install them).
     public let events = EventHook()
 
+    /// The largest object Hearth accepts (5 TiB is Cloud Storage's; a single server is smaller).
+    package static let maxObjectBytes: Int64 = 64 * 1024 * 1024 * 1024
+
     /// True at most once an hour: time to drop abandoned upload sessions.
     package func sweepDue(now: Int64) -> Bool {
         lastSweep.withLock { last in

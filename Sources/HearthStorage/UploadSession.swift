@@ -30,14 +30,16 @@ package struct UploadSession: Codable, Sendable {
     package var starter: Starter?
 
     package struct Failure: Codable, Sendable {
-        package var status: Int
+        /// The HTTP status, as sessions written by older versions kept it (read by nothing now: the
+        /// reason names the error, and each API's edge maps it to its status).
+        package var status: Int?
         package var message: String
         package var reason: String
 
-        package init(status: Int, message: String, reason: String) {
-            self.status = status
-            self.message = message
-            self.reason = reason
+        /// The failure `error` left behind.
+        package init(_ error: StorageError) {
+            self.message = error.message
+            self.reason = error.reason
         }
     }
     package var created: Int64

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthStorage
 import HearthStore
 import HearthWire
 
@@ -7,8 +8,6 @@ import HearthWire
 enum ObjectResource {
     static func timestamp(_ millis: Int64) -> String { rfc3339(milliseconds: millis) }
 
-    static func etag(_ o: ObjectRecord) -> String { "\"\(o.md5Hash)/\(o.generation)/\(o.metageneration)\"" }
-
     static func optionalFields(_ o: ObjectRecord) -> [JSONMember] {
         var m: [JSONMember] = []
         if let v = o.contentDisposition { m.append(JSONMember("contentDisposition", .string(v))) }
@@ -16,10 +15,6 @@ enum ObjectResource {
         if let v = o.cacheControl { m.append(JSONMember("cacheControl", .string(v))) }
         if let v = o.customTime { m.append(JSONMember("customTime", .string(v))) }
         return m
-    }
-
-    static func metadataMap(_ entries: [String: String]) -> JSONValue {
-        .object(entries.keys.sorted().map { JSONMember($0, .string(entries[$0]!)) })
     }
 
     /// Firebase v0: tokens lifted out of `metadata` into `downloadTokens`.
@@ -34,11 +29,11 @@ enum ObjectResource {
         ]
         m += optionalFields(o)
         m.append(JSONMember("crc32c", .string(o.crc32c)))
-        m.append(JSONMember("etag", .string(etag(o))))
+        m.append(JSONMember("etag", .string(o.etag)))
         m.append(JSONMember("downloadTokens", .string(o.downloadTokens.joined(separator: ","))))
         var custom = o.metadata
         custom[ObjectRecord.downloadTokensKey] = nil
-        m.append(JSONMember("metadata", metadataMap(custom)))
+        m.append(JSONMember("metadata", ObjectRecord.metadataJSON(custom)))
         return .object(m)
     }
 
@@ -54,12 +49,12 @@ enum ObjectResource {
             JSONMember("generation", .string(String(o.generation))), JSONMember("metageneration", .string(String(o.metageneration))),
             JSONMember("contentType", .string(o.contentType ?? "application/octet-stream")), JSONMember("storageClass", .string("STANDARD")),
             JSONMember("size", .string(String(o.size))), JSONMember("md5Hash", .string(o.md5Hash)), JSONMember("crc32c", .string(o.crc32c)),
-            JSONMember("etag", .string(etag(o))), JSONMember("timeCreated", .string(timestamp(o.timeCreated))),
+            JSONMember("etag", .string(o.etag)), JSONMember("timeCreated", .string(timestamp(o.timeCreated))),
             JSONMember("updated", .string(timestamp(o.updated))), JSONMember("timeStorageClassUpdated", .string(timestamp(o.timeCreated))),
         ]
         if let v = o.contentEncoding { m.append(JSONMember("contentEncoding", .string(v))) }
         m += optionalFields(o)
-        if !o.metadata.isEmpty { m.append(JSONMember("metadata", metadataMap(o.metadata))) }
+        if !o.metadata.isEmpty { m.append(JSONMember("metadata", ObjectRecord.metadataJSON(o.metadata))) }
         return .object(m)
     }
 

@@ -15,8 +15,8 @@ extension StorageController {
             switch request.method {
             case .put, .post: return try await resumableChunk(request, id: id, bucket: bucket)
             case .delete:
-                let (upload, _) = try await session(id, firebase: false, bucket: bucket)
-                try await cancelSession(upload)
+                let (upload, _) = try await access.session(id, firebase: false, bucket: bucket)
+                try await access.cancelSession(upload)
                 return Response(status: HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request"))
             default: throw StorageError.notFound()
             }
@@ -43,7 +43,7 @@ extension StorageController {
             try StorageService.checkName(name)
             let contentType = request.headers[HTTPField.Name("X-Upload-Content-Type")!]
             let total = request.headers[HTTPField.Name("X-Upload-Content-Length")!].flatMap { Int64($0) }
-            let id = try await startSession(UploadSession(
+            let id = try await access.startSession(UploadSession(
                 bucket: bucket, name: name, metadata: String(decoding: json.jsonBytes, as: UTF8.self), firebase: false,
                 contentType: contentType, total: total, preconditions: query.filter { $0.key.hasPrefix("if") }, created: service.clock()))
             var h = HTTPFields()
@@ -58,9 +58,9 @@ extension StorageController {
     /// One PUT of a resumable session: `Content-Range: bytes a-b/total|*` appends, `bytes */total|*`
     /// asks how much arrived. 308 + `Range` until the object is complete, then 200 + the resource.
     private func resumableChunk(_ request: Request, id: String, bucket: String) async throws -> Response {
-        let (upload, session) = try await session(id, firebase: false, bucket: bucket)
+        let (upload, session) = try await access.session(id, firebase: false, bucket: bucket)
         if session.finishedGeneration != nil {
-            let object = try await finishSession(upload, session, caller: .admin)
+            let object = try await access.finishSession(upload, session, caller: .admin)
             return Self.json(ObjectResource.cloud(object, base: base(request)))
         }
         let range = try request.headers[.contentRange].map(Self.contentRange)
@@ -84,7 +84,7 @@ extension StorageController {
                 fields.crc32c = hashes.crc32c ?? fields.crc32c
                 finishing.metadata = try Self.withChecksums(session.metadata, md5: fields.md5Hash, crc32c: fields.crc32c)
             }
-            let object = try await finishSession(upload, finishing, caller: .admin)
+            let object = try await access.finishSession(upload, finishing, caller: .admin)
             return Self.json(ObjectResource.cloud(object, base: base(request)))
         }
         var h = HTTPFields()
@@ -95,7 +95,7 @@ extension StorageController {
     private func appendChunk(_ upload: UploadID, at offset: Int64, _ request: Request, limit: Int64?) async throws -> Int64 {
         do {
             return try await service.blobs.append(
-                to: upload, at: offset, contentsOf: bounded(request, from: offset, limit: limit ?? Self.maxObjectBytes))
+                to: upload, at: offset, contentsOf: bounded(request, from: offset, limit: limit ?? StorageService.maxObjectBytes))
         } catch let error as BlobStoreError where error.code == .offsetGap {
             throw StorageError.badRequest("The chunk starts at byte \(offset), past the bytes received")
         }

@@ -14,7 +14,7 @@ extension StorageController {
         h[.contentType] = object.contentType ?? "application/octet-stream"
         let filename = object.name.split(separator: "/").last.map(String.init) ?? object.name
         h[.contentDisposition] = "\(object.contentDisposition ?? "attachment"); filename*=UTF-8''\(StoragePath.encodeSegment(filename))"
-        h[.eTag] = ObjectResource.etag(object)
+        h[.eTag] = object.etag
         if let cache = object.cacheControl { h[.cacheControl] = cache }
         if let encoding = object.contentEncoding, encoding != "identity" { h[.contentEncoding] = encoding }
         if let language = object.contentLanguage { h[.contentLanguage] = language }
@@ -27,7 +27,7 @@ extension StorageController {
         h[HTTPField.Name("x-goog-metageneration")!] = String(object.metageneration)
         h[HTTPField.Name("x-goog-storage-class")!] = "STANDARD"
         h[HTTPField.Name("x-goog-hash")!] = "crc32c=\(object.crc32c),md5=\(object.md5Hash)"
-        let etag = ObjectResource.etag(object)
+        let etag = object.etag
         if let condition = request.headers[.ifMatch], !Self.etagListMatches(condition, etag, weak: false) {
             throw StorageError.preconditionFailed
         }

@@ -50,7 +50,7 @@ extension StorageController {
             let object = try await service.update(bucket: bucket, name: name) { record in
                 var updated = record
                 try fields.apply(to: &updated, keepTokens: true)
-                try self.authorize(caller, .update, bucket: bucket, name: name, resource: updated, existing: record)
+                try access.authorize(caller, .update, bucket: bucket, name: name, resource: updated, existing: record)
                 record = updated
             }
             return Self.json(ObjectResource.firebase(object))
@@ -64,7 +64,7 @@ extension StorageController {
     private func firebaseList(bucket: String, query: [String: String], caller: Caller) async throws -> Response {
         let prefix = query["prefix"] ?? ""
         guard prefix.isEmpty || prefix.hasSuffix("/") else { throw StorageError.badRequest("The prefix must be empty or end with /") }
-        try authorize(caller, .list, bucket: bucket, name: prefix)
+        try access.authorize(caller, .list, bucket: bucket, name: prefix)
         let maxResults = min(1000, max(1, Int(query["maxResults"] ?? "") ?? 1000))
         guard (query["delimiter"] ?? "/") == "/" else { throw StorageError.badRequest("The delimiter must be /") }
         let listQuery = ObjectListQuery(prefix: prefix, delimiter: query["delimiter"], pageToken: query["pageToken"], maxResults: maxResults)
@@ -85,7 +85,7 @@ extension StorageController {
             items = items.filter { object in
                 let folder = object.name.lastIndex(of: "/").map { object.name[...$0] } ?? ""
                 if let known = allowed[folder] { return known }
-                let ok = (try? authorize(caller, .list, bucket: bucket, name: String(folder))) != nil
+                let ok = (try? access.authorize(caller, .list, bucket: bucket, name: String(folder))) != nil
                 allowed[folder] = ok
                 return ok
             }
@@ -113,12 +113,12 @@ extension StorageController {
             let declaredType = request.headers[HTTPField.Name("X-Goog-Upload-Header-Content-Type")!]
             if fields.contentType == nil, let declaredType { fields.contentType = .some(declaredType) }
             let total = request.headers[HTTPField.Name("X-Goog-Upload-Header-Content-Length")!].flatMap { Int64($0) }
-            try await precheck(caller, bucket: bucket, name: name, size: total, fields: fields)
+            try await access.precheck(caller, bucket: bucket, name: name, size: total, fields: fields)
             var started = UploadSession(
                 bucket: bucket, name: name, metadata: String(decoding: json.jsonBytes, as: UTF8.self), firebase: true, contentType: declaredType,
                 total: total, created: service.clock())
             started.starter = UploadSession.Starter(caller)
-            let id = try await startSession(started)
+            let id = try await access.startSession(started)
             var h = HTTPFields()
             let url = "\(base(request))/v0/b/\(StoragePath.encodeSegment(bucket))/o?name=\(StoragePath.encodeSegment(name))&upload_id=\(id)&upload_protocol=resumable"
             h[HTTPField.Name("X-Goog-Upload-Status")!] = "active"
@@ -140,13 +140,13 @@ extension StorageController {
 
     /// Chunks, queries, finalize and cancel of the X-Goog-Upload protocol.
     private func firebaseResumable(_ request: Request, id: String, bucket: String, caller: Caller) async throws -> Response {
-        let (upload, session) = try await session(id, firebase: true, bucket: bucket)
+        let (upload, session) = try await access.session(id, firebase: true, bucket: bucket)
         try session.checkStarter(caller)
         let commands = Set((request.headers[HTTPField.Name("X-Goog-Upload-Command")!] ?? "").lowercased()
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         var h = HTTPFields()
         if commands.contains("cancel") {
-            try await cancelSession(upload)
+            try await access.cancelSession(upload)
             return Self.json(.object([]))
         }
         if session.finishedGeneration != nil {
@@ -154,7 +154,7 @@ extension StorageController {
             // is appended (the JS SDK stops on `final`; `active` would make it start over).
             h[HTTPField.Name("X-Goog-Upload-Status")!] = "final"
             do {
-                let object = try await finishSession(upload, session, caller: caller)
+                let object = try await access.finishSession(upload, session, caller: caller)
                 h[HTTPField.Name("X-Goog-Upload-Size-Received")!] = String(object.size)
                 return Self.json(ObjectResource.firebase(object), headers: h)
             } catch let error as StorageError {
@@ -182,7 +182,7 @@ extension StorageController {
             }
             do {
                 // The declared size, or what the rules could accept if that is less.
-                let allowed = uploadLimit(caller, bucket: session.bucket, name: session.name)
+                let allowed = access.uploadLimit(caller, bucket: session.bucket, name: session.name)
                 let body = if let total = session.total, total <= allowed.bytes {
                     bounded(request, from: offset, limit: total)
                 } else {
@@ -194,8 +194,8 @@ extension StorageController {
             } catch let error as StorageError where error.code == .forbidden {
                 // Past what the rules could accept: the session ends refused.
                 var failed = session
-                failed.failure = UploadSession.Failure(status: error.status, message: error.message, reason: error.reason)
-                try await saveSession(upload, failed)
+                failed.failure = UploadSession.Failure(error)
+                try await access.saveSession(upload, failed)
                 var response = Self.firebaseError(error)
                 response.headers[HTTPField.Name("X-Goog-Upload-Status")!] = "final"
                 return response
@@ -214,7 +214,7 @@ extension StorageController {
             }
             h[HTTPField.Name("X-Goog-Upload-Status")!] = "final"
             do {
-                let object = try await finishSession(upload, session, caller: caller)
+                let object = try await access.finishSession(upload, session, caller: caller)
                 return Self.json(ObjectResource.firebase(object), headers: h)
             } catch let error as StorageError {
                 var response = Self.firebaseError(error)
@@ -231,7 +231,7 @@ extension StorageController {
     /// as for an existing object, so the rules decide what a caller learns about names.
     private func missing(_ caller: Caller, _ method: StorageRulesMethod, bucket: String, name: String) -> StorageError {
         do {
-            try authorize(caller, method, bucket: bucket, name: name)
+            try access.authorize(caller, method, bucket: bucket, name: name)
             return .notFound()
         } catch let denial as StorageError {
             return denial
@@ -245,7 +245,7 @@ extension StorageController {
     private func firebaseMetadata(bucket: String, name: String, token: String?, caller: Caller) async throws -> Response {
         guard let existing = try await service.object(bucket: bucket, name: name) else { throw missing(caller, .get, bucket: bucket, name: name) }
         if !Self.hasDownloadToken(token, existing) {
-            try authorize(caller, .get, bucket: bucket, name: name, existing: existing)
+            try access.authorize(caller, .get, bucket: bucket, name: name, existing: existing)
         }
         var object = existing
         if object.downloadTokens.isEmpty {
@@ -261,7 +261,7 @@ extension StorageController {
         try await retryingReplaced(bucket, name) {
             guard let object = try await service.object(bucket: bucket, name: name) else { throw missing(caller, .get, bucket: bucket, name: name) }
             if !Self.hasDownloadToken(token, object) {
-                try authorize(caller, .get, bucket: bucket, name: name, existing: object)
+                try access.authorize(caller, .get, bucket: bucket, name: name, existing: object)
             }
             return try await download(request, object)
         }
@@ -276,7 +276,7 @@ extension StorageController {
     private func firebaseDelete(bucket: String, name: String, caller: Caller) async throws -> Response {
         do {
             try await service.delete(bucket: bucket, name: name) { existing in
-                try self.authorize(caller, .delete, bucket: bucket, name: name, existing: existing)
+                try access.authorize(caller, .delete, bucket: bucket, name: name, existing: existing)
             }
         } catch let error as StorageError where error.code == .notFound {
             throw missing(caller, .delete, bucket: bucket, name: name)

@@ -22,15 +22,15 @@ extension StorageController {
             guard let name = queryName ?? json["name"]?.stringValue else { throw StorageError.badRequest("The upload names no object") }
             guard let media = try await reader.nextPart() else { throw StorageError.badRequest("The multipart body has no media part") }
             if fields.contentType == nil, let type = media.contentType { fields.contentType = .some(type) }
-            try await precheck(caller, bucket: bucket, name: name, size: nil, fields: fields)
-            let limit = uploadLimit(caller, bucket: bucket, name: name)
+            try await access.precheck(caller, bucket: bucket, name: name, size: nil, fields: fields)
+            let limit = access.uploadLimit(caller, bucket: bucket, name: name)
             let writer = try await service.blobs.makeWriter()
             let blob: BlobInfo
             do {
                 var total: Int64 = 0
                 while let chunk = try await reader.nextBodyChunk() {
                     total += Int64(chunk.readableBytes)
-                    guard total <= limit.bytes else { throw limit.refusal ?? StorageError.tooLarge(Int(Self.maxObjectBytes)) }
+                    guard total <= limit.bytes else { throw limit.refusal ?? StorageError.tooLarge(Int(StorageService.maxObjectBytes)) }
                     try await writer.write(chunk)
                 }
                 // Anything after the media part is ignored, but the body must be well formed.
@@ -42,7 +42,7 @@ extension StorageController {
             }
             return try await service.store(
                 bucket: bucket, name: name, blob: blob, fields: fields, preconditions: preconditions, firebase: firebase,
-                authorize: uploadAuthorizer(caller))
+                authorize: access.uploadAuthorizer(caller))
         } catch let error as MultipartError {
             throw StorageError.badRequest("Malformed multipart body: \(error)")
         } catch let error as JSONError {

@@ -12,7 +12,7 @@ extension StorageController {
         switch (request.method, request.uri.path) {
         case (.get, "/internal/getRules"):
             return Self.json(.object([JSONMember("rules", .object([JSONMember("files", .array([.object([
-                JSONMember("name", .string("storage.rules")), JSONMember("content", .string(rules.current.source)),
+                JSONMember("name", .string("storage.rules")), JSONMember("content", .string(access.rules.current.source)),
             ])]))]))]))
         case (.put, "/internal/setRules"), (.post, "/internal/setRules"):
             let body = try await metadataBody(request)
@@ -20,7 +20,7 @@ extension StorageController {
                 throw StorageError.badRequest("Expected {\"rules\":{\"files\":[{\"name\":\"storage.rules\",\"content\":\"…\"}]}}")
             }
             do {
-                try rules.replace(with: content)
+                try access.rules.replace(with: content)
             } catch let error as RulesError {
                 throw StorageError.badRequest("\(error)")
             }

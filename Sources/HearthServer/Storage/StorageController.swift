@@ -15,8 +15,9 @@ struct StorageController: Sendable {
     let service: StorageService
     let configuration: ServerConfiguration
     let auth: AuthService?
-    let rules: StorageRulesHolder
     let logger: Logger
+    /// The storage rules applied to callers (and the upload sessions, checked under them).
+    let access: StorageAccess
     /// Credentials → caller, shared with the other products.
     let authenticator: Authenticator
 
@@ -27,8 +28,14 @@ struct StorageController: Sendable {
         self.service = service
         self.configuration = configuration
         self.auth = auth
-        self.rules = rules
         self.logger = logger
+        let dev = configuration.dev
+        self.access = StorageAccess(service: service, rules: rules) { [logger] method, bucket, name, reason in
+            guard dev else { return }
+            logger.info(
+                "storage rules denied a request",
+                metadata: ["hearth.method": "\(method)", "hearth.object": "\(bucket)/\(name)", "hearth.rule": "\(reason)"])
+        }
         self.authenticator = authenticator ?? Authenticator(configuration, verifier: auth)
     }
 

@@ -16,8 +16,4 @@ extension StorageError {
         }
     }
 
-    /// An error kept with a resumable session, as it was stored (older sessions kept the status beside it).
-    init(stored failure: UploadSession.Failure) {
-        self.init(Code(rawValue: failure.reason) ?? .backendError, failure.message)
-    }
 }
