@@ -2,31 +2,6 @@ public import HearthCore
 import HearthStore
 public import HearthWire
 
-extension JSONValue {
-    /// A string field; JSON null counts as absent.
-    func string(_ key: String) -> String? { self[key]?.stringValue }
-
-    func bool(_ key: String) -> Bool? {
-        if case .bool(let b)? = self[key] { return b }
-        return nil
-    }
-
-    /// int64 fields arrive as numbers or strings.
-    func int64(_ key: String) -> Int64? {
-        switch self[key] {
-        case .int(let i)?: return i
-        case .double(let d)?: return Int64(exactly: d.rounded(.down))
-        case .string(let s)?: return Int64(s)
-        default: return nil
-        }
-    }
-
-    func strings(_ key: String) -> [String] {
-        guard case .array(let items)? = self[key] else { return [] }
-        return items.compactMap(\.stringValue)
-    }
-}
-
 extension AuthService {
     // MARK: accounts:signUp
 
@@ -35,15 +10,14 @@ extension AuthService {
     /// uid; the answer carries ID and refresh tokens. `privileged` (admin `create_user`) takes any attributes,
     /// `localId` included, and issues no tokens. Throws `EMAIL_EXISTS`, `WEAK_PASSWORD`, `INVALID_EMAIL`, `MISSING_EMAIL`, `MISSING_PASSWORD`, and
     /// `UNEXPECTED_PARAMETER` for a `localId` without privilege.
-    public func signUp(_ body: JSONValue, privileged: Bool) async throws -> IdentityToolkit.SignUpResponse {
-        try body.checkFieldTypes(Self.userFieldTypes)
+    public func signUp(_ request: IdentityToolkit.SignUpRequest, privileged: Bool) async throws -> IdentityToolkit.SignUpResponse {
         let now = clock()
-        if !privileged, body["localId"] != nil { throw AuthError("UNEXPECTED_PARAMETER", "User ID") }
-        if privileged { return try await create(body, now: now) }
-        let email = body.string("email")
-        let password = body.string("password")
-        if let idToken = body.string("idToken") {
-            return try await linkEmailPassword(idToken: idToken, email: email, password: password, body: body, now: now)
+        if !privileged, request.localId != nil { throw AuthError("UNEXPECTED_PARAMETER", "User ID") }
+        if privileged { return try await create(request, now: now) }
+        let email = request.email
+        let password = request.password
+        if let idToken = request.idToken {
+            return try await linkEmailPassword(idToken: idToken, email: email, password: password, displayName: request.displayName, now: now)
         }
         let anonymous = email == nil && password == nil
         var hashed: PasswordCredentials?
@@ -56,7 +30,7 @@ extension AuthService {
         return try await store.transaction { tx in
             var user = UserRecord(localId: Self.newUID(), createdAt: now, validSince: now / 1000)
             user.lastLoginAt = now
-            if let displayName = body.string("displayName") { user.displayName = displayName }
+            if let displayName = request.displayName { user.displayName = displayName }
             if let email, let credentials {
                 user.email = email.lowercased()
                 if try tx.account(email: user.email!) != nil { throw AuthError("EMAIL_EXISTS") }
@@ -80,7 +54,7 @@ extension AuthService {
 
     /// `signUp` with an `idToken`: the (anonymous) user keeps its uid and gains email + password.
     func linkEmailPassword(
-        idToken: String, email: String?, password: String?, body: JSONValue, now: Int64
+        idToken: String, email: String?, password: String?, displayName: String?, now: Int64
     ) async throws -> IdentityToolkit.SignUpResponse {
         try Self.checkCredentials(email: email, password: password)
         let credentials = try await hasher.hash(password!)
@@ -98,7 +72,7 @@ extension AuthService {
             user.email = lower
             user.emailVerified = false
             user.setPassword(credentials, at: now)
-            if let displayName = body.string("displayName") { user.displayName = displayName }
+            if let displayName { user.displayName = displayName }
             user.lastLoginAt = now
             let authTime = Self.authTime(keeping: signedInAt, before: before, after: user)
             let tokens = try self.issueTokens(for: &user, provider: "password", in: tx, now: now, authTime: authTime)
@@ -108,28 +82,28 @@ extension AuthService {
     }
 
     /// Admin `create_user`: any attributes, no tokens.
-    func create(_ body: JSONValue, now: Int64) async throws -> IdentityToolkit.SignUpResponse {
-        let uid = body.string("localId") ?? Self.newUID()
+    func create(_ request: IdentityToolkit.SignUpRequest, now: Int64) async throws -> IdentityToolkit.SignUpResponse {
+        let uid = request.localId ?? Self.newUID()
         if uid.isEmpty || uid.utf8.count > 128 { throw AuthError("INVALID_LOCAL_ID") }
         var user = UserRecord(localId: uid, createdAt: now, validSince: now / 1000)
-        if let email = body.string("email") {
+        if let email = request.email {
             guard Self.isValidEmail(email) else { throw AuthError("INVALID_EMAIL") }
             user.email = email.lowercased()
         }
-        if let password = body.string("password") {
+        if let password = request.password {
             guard password.count >= 6 else { throw AuthError.weakPassword }
             let credentials = try await hasher.hash(password)
             user.setPassword(credentials, at: now)
         }
-        user.displayName = body.string("displayName")
-        user.photoUrl = body.string("photoUrl")
-        if let phone = body.string("phoneNumber") {
+        user.displayName = request.displayName
+        user.photoUrl = request.photoUrl
+        if let phone = request.phoneNumber {
             // The format phone sign-in accepts, so an account an admin creates can also sign in by SMS.
             guard Self.isValidPhone(phone) else { throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.") }
             user.phoneNumber = phone
         }
-        user.emailVerified = body.bool("emailVerified") ?? false
-        user.disabled = body.bool("disabled") ?? false
+        user.emailVerified = request.emailVerified ?? false
+        user.disabled = request.disabled ?? false
         let created = user
         try await store.transaction { tx in try self.save(created, in: tx, mustBeNew: true) }
         return IdentityToolkit.SignUpResponse(localId: uid, email: user.email, displayName: user.displayName, tokens: nil)
@@ -146,11 +120,13 @@ extension AuthService {
     ///
     /// With email-enumeration protection, an unknown email, an account without a password and a wrong password all
     /// answer `INVALID_LOGIN_CREDENTIALS` after the same work, and `USER_DISABLED` needs the right password.
-    public func signInWithPassword(_ body: JSONValue, clientAddress: String? = nil) async throws -> IdentityToolkit.SignInWithPasswordResponse {
+    public func signInWithPassword(
+        _ request: IdentityToolkit.SignInWithPasswordRequest, clientAddress: String? = nil
+    ) async throws -> IdentityToolkit.SignInWithPasswordResponse {
         let now = clock()
-        guard let email = body.string("email") else { throw AuthError("MISSING_EMAIL") }
+        guard let email = request.email else { throw AuthError("MISSING_EMAIL") }
         if !Self.isValidEmail(email) { throw AuthError("INVALID_EMAIL") }
-        guard let password = body.string("password"), !password.isEmpty else { throw AuthError("MISSING_PASSWORD") }
+        guard let password = request.password, !password.isEmpty else { throw AuthError("MISSING_PASSWORD") }
         let lower = email.lowercased()
         let privacy = emailPrivacy
         // Attempts are taken before any password is hashed and given back only on success: forty concurrent guesses
@@ -224,9 +200,9 @@ extension AuthService {
     /// Secure Token `v1/token`: a new ID token (and the same refresh token) for `grant_type=refresh_token`. Throws
     /// `MISSING_GRANT_TYPE`, `INVALID_GRANT_TYPE`, `MISSING_REFRESH_TOKEN`, `INVALID_REFRESH_TOKEN` (unknown token),
     /// `USER_NOT_FOUND`, `USER_DISABLED`, and `TOKEN_EXPIRED` when the user's tokens were revoked after it was issued.
-    public func refresh(grantType: String?, refreshToken: String?) async throws -> IdentityToolkit.RefreshTokenResponse {
+    public func refresh(_ request: IdentityToolkit.RefreshTokenRequest) async throws -> IdentityToolkit.RefreshTokenResponse {
         let now = clock()
-        let token = try Self.refreshTokenParameter(grantType: grantType, refreshToken: refreshToken)
+        let token = try Self.refreshTokenParameter(request)
         let grant = try await store.read { tx in try self.refreshGrant(token, in: tx) }
         let answer = try refreshAnswer(grant, refreshToken: token, now: now)
         if lastRefreshIsDue(grant.user, now: now) {
@@ -244,19 +220,19 @@ extension AuthService {
     /// `refresh`'s answer computed on the calling thread without suspending (for a thread-pool job): nil when the
     /// account store cannot read that way or the user's `lastRefreshAt` is due to be written; then call `refresh`.
     /// Throws exactly what `refresh` would.
-    public func refreshNow(grantType: String?, refreshToken: String?) throws -> IdentityToolkit.RefreshTokenResponse? {
+    public func refreshNow(_ request: IdentityToolkit.RefreshTokenRequest) throws -> IdentityToolkit.RefreshTokenResponse? {
         let now = clock()
-        let token = try Self.refreshTokenParameter(grantType: grantType, refreshToken: refreshToken)
+        let token = try Self.refreshTokenParameter(request)
         guard let grant = try store.readNow({ tx in try self.refreshGrant(token, in: tx) }) else { return nil }
         // Checked before signing: the write needs `refresh`, which signs on its own.
         if lastRefreshIsDue(grant.user, now: now) { return nil }
         return try refreshAnswer(grant, refreshToken: token, now: now)
     }
 
-    private static func refreshTokenParameter(grantType: String?, refreshToken: String?) throws -> String {
-        guard let grantType, !grantType.isEmpty else { throw AuthError("MISSING_GRANT_TYPE") }
+    private static func refreshTokenParameter(_ request: IdentityToolkit.RefreshTokenRequest) throws -> String {
+        guard let grantType = request.grantType, !grantType.isEmpty else { throw AuthError("MISSING_GRANT_TYPE") }
         guard grantType == "refresh_token" else { throw AuthError("INVALID_GRANT_TYPE") }
-        guard let refreshToken, !refreshToken.isEmpty else { throw AuthError("MISSING_REFRESH_TOKEN") }
+        guard let refreshToken = request.refreshToken, !refreshToken.isEmpty else { throw AuthError("MISSING_REFRESH_TOKEN") }
         return refreshToken
     }
 
@@ -281,10 +257,20 @@ extension AuthService {
         if case .object(let m)? = data["claims"] { claims = m }
         // A refresh token from before `authTime` was stored counts from when it was issued (the session's sign-in;
         // refresh tokens are not replaced), a time the server set and nothing moves.
-        let issuedAt = data.int64("issuedAt") ?? 0
+        let issuedAt = Self.storedSeconds(data["issuedAt"]) ?? 0
         return RefreshGrant(
-            user: user, issuedAt: issuedAt, authTime: data.int64("authTime") ?? issuedAt,
-            provider: data.string("provider") ?? "password", claims: claims)
+            user: user, issuedAt: issuedAt, authTime: Self.storedSeconds(data["authTime"]) ?? issuedAt,
+            provider: data["provider"]?.stringValue ?? "password", claims: claims)
+    }
+
+    /// A time stored with a refresh token (written as an integer; read as leniently as it always was).
+    private static func storedSeconds(_ value: JSONValue?) -> Int64? {
+        switch value {
+        case .int(let i)?: i
+        case .double(let d)?: Int64(exactly: d.rounded(.down))
+        case .string(let s)?: Int64(s)
+        default: nil
+        }
     }
 
     private func refreshAnswer(_ grant: RefreshGrant, refreshToken: String, now: Int64) throws -> IdentityToolkit.RefreshTokenResponse {
@@ -307,24 +293,24 @@ extension AuthService {
 
     /// `accounts:lookup`: the user of the body's `idToken`; `privileged` callers may instead ask by `localId`,
     /// `email`, `phoneNumber` or `federatedUserId` (lists), and unknown ones are left out of `users`.
-    public func lookup(_ body: JSONValue, privileged: Bool) async throws -> IdentityToolkit.GetAccountInfoResponse {
+    public func lookup(_ request: IdentityToolkit.GetAccountInfoRequest, privileged: Bool) async throws -> IdentityToolkit.GetAccountInfoResponse {
         let now = clock()
         let users: [UserRecord] = try await store.transaction { tx in
-            if !privileged || body["idToken"] != nil {
-                return [try self.user(forIDToken: body.string("idToken"), in: tx, now: now)]
+            if !privileged || request.idToken != nil {
+                return [try self.user(forIDToken: request.idToken, in: tx, now: now)]
             }
             var out: [UserRecord] = []
             var seen = Set<String>()
             func add(_ row: AccountRow?) throws {
                 if let u = try self.load(row), seen.insert(u.localId).inserted { out.append(u) }
             }
-            for uid in body.strings("localId") { try add(tx.account(uid: uid)) }
-            for email in body.strings("email") { try add(tx.account(email: email.lowercased())) }
-            for phone in body.strings("phoneNumber") { try add(tx.account(phoneNumber: phone)) }
-            if case .array(let wanted)? = body["federatedUserId"] {
-                for case let linked? in wanted.map(ProviderInfo.init(request:)) {
-                    if let user = try self.user(linking: linked.identity, in: tx), seen.insert(user.localId).inserted { out.append(user) }
-                }
+            for uid in request.localId ?? [] { try add(tx.account(uid: uid)) }
+            for email in request.email ?? [] { try add(tx.account(email: email.lowercased())) }
+            for phone in request.phoneNumber ?? [] { try add(tx.account(phoneNumber: phone)) }
+            for wanted in request.federatedUserId ?? [] {
+                guard let provider = wanted.providerId, !provider.isEmpty, let rawId = wanted.rawId, !rawId.isEmpty else { continue }
+                let identity = AccountIdentity(providerId: provider, rawId: rawId)
+                if let user = try self.user(linking: identity, in: tx), seen.insert(user.localId).inserted { out.append(user) }
             }
             return out
         }
@@ -337,15 +323,15 @@ extension AuthService {
     /// ``Options/recentSignInWindow`` of signing in), or for `privileged` callers without an `idToken` the body's
     /// `localId` (`MISSING_LOCAL_ID` without one). Throws
     /// `USER_NOT_FOUND` when there is no such account.
-    public func delete(_ body: JSONValue, privileged: Bool) async throws -> IdentityToolkit.DeleteAccountResponse {
+    public func delete(_ request: IdentityToolkit.DeleteAccountRequest, privileged: Bool) async throws -> IdentityToolkit.DeleteAccountResponse {
         let now = clock()
         try await store.transaction { tx in
             let uid: String
-            if privileged, body["idToken"] == nil {
-                guard let id = body.string("localId"), !id.isEmpty else { throw AuthError("MISSING_LOCAL_ID") }
+            if privileged, request.idToken == nil {
+                guard let id = request.localId, !id.isEmpty else { throw AuthError("MISSING_LOCAL_ID") }
                 uid = id
             } else {
-                uid = try self.user(forIDToken: body.string("idToken"), in: tx, now: now, recentSignIn: !privileged).localId
+                uid = try self.user(forIDToken: request.idToken, in: tx, now: now, recentSignIn: !privileged).localId
             }
             if try !self.deleteAccount(uid: uid, in: tx) { throw AuthError.userNotFound }
         }
@@ -355,9 +341,14 @@ extension AuthService {
     // MARK: accounts:batchGet
 
     /// v3 `downloadAccount`: the page asked for in the body (`maxResults`, `nextPageToken`).
-    public func downloadAccount(_ body: JSONValue) async throws -> IdentityToolkit.DownloadAccountResponse {
-        if let raw = body["maxResults"], raw != .null, body.int64("maxResults") == nil { throw AuthError("INVALID_PAGE_SELECTION") }
-        return try await batchGet(maxResults: body.int64("maxResults").map { Int(clamping: $0) }, pageToken: body.string("nextPageToken"))
+    public func downloadAccount(_ request: IdentityToolkit.DownloadAccountRequest) async throws -> IdentityToolkit.DownloadAccountResponse {
+        var maxResults: Int?
+        switch request.maxResults {
+        case .unreadable?: throw AuthError("INVALID_PAGE_SELECTION")
+        case .count(let n)?: maxResults = Int(clamping: n)
+        case nil: break
+        }
+        return try await batchGet(maxResults: maxResults, pageToken: request.nextPageToken)
     }
 
     /// `accounts:batchGet`: up to `maxResults` accounts (1-1000, default 20) in uid order after `pageToken`, with

@@ -1,5 +1,5 @@
 import Foundation
-public import HearthCore
+import HearthCore
 import HearthStore
 import HearthWire
 
@@ -8,10 +8,10 @@ extension AuthService {
 
     /// `accounts:batchDelete` (admin): deletes up to 1000 `localIds`. Without `force`, an account that is not
     /// disabled is kept and listed in `errors` (`NOT_DISABLED`); unknown uids are skipped silently.
-    public func batchDelete(_ body: JSONValue) async throws -> IdentityToolkit.BatchDeleteAccountsResponse {
-        let uids = body.strings("localIds")
+    public func batchDelete(_ request: IdentityToolkit.BatchDeleteAccountsRequest) async throws -> IdentityToolkit.BatchDeleteAccountsResponse {
+        let uids = request.localIds ?? []
         guard !uids.isEmpty, uids.count <= 1000 else { throw AuthError("LOCAL_ID_LIST_EXCEEDS_LIMIT") }
-        let force = body.bool("force") ?? false
+        let force = request.force ?? false
         let errors: [IdentityToolkit.BatchError] = try await store.transaction { tx in
             var errors: [IdentityToolkit.BatchError] = []
             for (i, uid) in uids.enumerated() {
@@ -34,21 +34,16 @@ extension AuthService {
     /// Firebase's SCRYPT, BCRYPT, STANDARD_SCRYPT, PBKDF2_SHA256 and PBKDF_SHA1 (replaced by
     /// Hearth's own hash at each user's first sign-in). Other algorithms are refused rather than
     /// stored in a form nobody could sign in with.
-    public func batchCreate(_ body: JSONValue) async throws -> IdentityToolkit.UploadAccountResponse {
-        try body.checkFieldTypes([
-            "users": .objects, "hashAlgorithm": .string, "signerKey": .string, "saltSeparator": .string, "rounds": .int64,
-            "memoryCost": .int64, "cpuMemCost": .int64, "blockSize": .int64, "parallelization": .int64, "dkLen": .int64, "derivedKeyLength": .int64,
-            "allowOverwrite": .bool, "sanityCheck": .bool,
-        ])
-        guard case .array(let users)? = body["users"], !users.isEmpty else { throw AuthError("MISSING_USER_ACCOUNT") }
+    public func batchCreate(_ request: IdentityToolkit.UploadAccountRequest) async throws -> IdentityToolkit.UploadAccountResponse {
+        guard let users = request.users, !users.isEmpty else { throw AuthError("MISSING_USER_ACCOUNT") }
         // Two entries for one uid would silently keep only the last: refuse the request.
         var seen = Set<String>()
         for u in users {
-            guard let uid = u.string("localId") else { continue }
+            guard let uid = u.localId else { continue }
             if !seen.insert(uid).inserted { throw AuthError("DUPLICATE_LOCAL_ID", uid) }
         }
         let now = clock()
-        let (scrypt, imported) = try Self.importHashParameters(body)
+        let (scrypt, imported) = try Self.importHashParameters(request)
         var prepared: [(Int, UserRecord?, String?)] = []
         for (i, u) in users.enumerated() {
             do {
@@ -92,25 +87,25 @@ extension AuthService {
 
     /// The hash parameters of an import: Firebase's modified scrypt (`SCRYPT` with a signer key) or
     /// another algorithm's (`BCRYPT`, `PBKDF2_SHA256`, …); neither when the users bring raw passwords.
-    private static func importHashParameters(_ body: JSONValue) throws -> (FirebaseScryptParameters?, ImportedHash?) {
+    private static func importHashParameters(_ request: IdentityToolkit.UploadAccountRequest) throws -> (FirebaseScryptParameters?, ImportedHash?) {
         var scrypt: FirebaseScryptParameters?
         var imported: ImportedHash?
-        if let algorithm = body.string("hashAlgorithm"), let other = ImportedHash.Algorithm(rawValue: algorithm.uppercased()) {
+        if let algorithm = request.hashAlgorithm, let other = ImportedHash.Algorithm(rawValue: algorithm.uppercased()) {
             imported = try ImportedHash.validated(
                 // admin SDKs send standard scrypt's N as `cpuMemCost`.
-                other, rounds: body.int64("rounds"), memoryCost: body.int64("cpuMemCost") ?? body.int64("memoryCost"), blockSize: body.int64("blockSize"),
-                parallelization: body.int64("parallelization"), derivedKeyLength: body.int64("dkLen") ?? body.int64("derivedKeyLength"))
-        } else if let algorithm = body.string("hashAlgorithm") {
+                other, rounds: request.rounds, memoryCost: request.cpuMemCost ?? request.memoryCost, blockSize: request.blockSize,
+                parallelization: request.parallelization, derivedKeyLength: request.dkLen ?? request.derivedKeyLength)
+        } else if let algorithm = request.hashAlgorithm {
             let supported = (["SCRYPT"] + ImportedHash.Algorithm.allCases.map(\.rawValue)).joined(separator: ", ")
             guard algorithm.uppercased() == "SCRYPT" else { throw AuthError("INVALID_HASH_ALGORITHM", "\(algorithm) cannot be imported; supported: \(supported)") }
-            guard let signer = body.string("signerKey").flatMap(Self.standardBase64), let rounds = body.int64("rounds"),
-                let memory = body.int64("memoryCost")
+            guard let signer = request.signerKey.flatMap(Self.standardBase64), let rounds = request.rounds,
+                let memory = request.memoryCost
             else { throw AuthError("INVALID_HASH_ALGORITHM", "SCRYPT (Firebase's) needs signerKey, rounds and memoryCost") }
             // Firebase's own ranges (`auth:import --rounds 1-8 --mem-cost 1-14`); a hash made
             // with anything else could never be checked, and its users could never sign in.
             guard (1...8).contains(rounds) else { throw AuthError("INVALID_HASH_ROUNDS", "SCRYPT rounds must be 1-8") }
             guard (1...14).contains(memory) else { throw AuthError("INVALID_HASH_MEMORY_COST", "SCRYPT memoryCost must be 1-14") }
-            guard let separator = Self.standardBase64(body.string("saltSeparator") ?? "") else {
+            guard let separator = Self.standardBase64(request.saltSeparator ?? "") else {
                 throw AuthError("INVALID_HASH_SALT_SEPARATOR", "saltSeparator must be base64")
             }
             scrypt = FirebaseScryptParameters(signerKey: signer, saltSeparator: separator, rounds: Int(rounds), memoryCost: Int(memory))
@@ -120,33 +115,29 @@ extension AuthService {
 
     /// One user of an import as it will be stored, or an ``ImportRefusal`` saying what is wrong with it.
     private func importedUser(
-        _ u: JSONValue, now: Int64, scrypt: FirebaseScryptParameters?, imported: ImportedHash?
+        _ u: IdentityToolkit.UserImport, now: Int64, scrypt: FirebaseScryptParameters?, imported: ImportedHash?
     ) async throws -> UserRecord {
-        do {
-            try u.checkFieldTypes(Self.userFieldTypes)
-        } catch let error as AuthError {
-            throw ImportRefusal(error.detail ?? error.code)
-        }
-        guard let uid = u.string("localId"), !uid.isEmpty, uid.utf8.count <= 128 else {
+        if let wrong = u.invalidField { throw ImportRefusal(wrong.message) }
+        guard let uid = u.localId, !uid.isEmpty, uid.utf8.count <= 128 else {
             throw ImportRefusal("localId is missing or invalid")
         }
-        if let phone = u.string("phoneNumber"), !Self.isValidPhone(phone) {
+        if let phone = u.phoneNumber, !Self.isValidPhone(phone) {
             throw ImportRefusal("phone number format is invalid")
         }
-        var user = UserRecord(localId: uid, createdAt: u.int64("createdAt") ?? now, validSince: now / 1000)
-        if let email = u.string("email") {
+        var user = UserRecord(localId: uid, createdAt: u.createdAt ?? now, validSince: now / 1000)
+        if let email = u.email {
             guard Self.isValidEmail(email) else {
                 throw ImportRefusal("email is invalid")
             }
             user.email = email.lowercased()
         }
-        user.emailVerified = u.bool("emailVerified") ?? false
-        user.displayName = u.string("displayName")
-        user.photoUrl = u.string("photoUrl")
-        user.phoneNumber = u.string("phoneNumber")
-        user.disabled = u.bool("disabled") ?? false
-        user.lastLoginAt = u.int64("lastLoginAt")
-        if let attributes = u.string("customAttributes") {
+        user.emailVerified = u.emailVerified ?? false
+        user.displayName = u.displayName
+        user.photoUrl = u.photoUrl
+        user.phoneNumber = u.phoneNumber
+        user.disabled = u.disabled ?? false
+        user.lastLoginAt = u.lastLoginAt
+        if let attributes = u.customAttributes {
             do { try Self.checkCustomAttributes(attributes) } catch {
                 throw ImportRefusal("\(error)")
             }
@@ -155,20 +146,18 @@ extension AuthService {
         // Linked identity providers (Google, Apple, …) travel with the user, so tokens keep
         // listing them in `firebase.identities`. `password` and `phone` are derived from the
         // email/password and phone fields, never stored as entries.
-        if case .array(let infos)? = u["providerUserInfo"] {
-            for case let linked? in infos.map(ProviderInfo.init(request:)) where !linked.isDerived {
-                user.linkedProviders.removeAll { $0.providerId == linked.providerId }
-                user.linkedProviders.append(linked)
-            }
+        for case let linked? in (u.providerUserInfo ?? []).map(ProviderInfo.init(request:)) where !linked.isDerived {
+            user.linkedProviders.removeAll { $0.providerId == linked.providerId }
+            user.linkedProviders.append(linked)
         }
-        if let raw = u.string("rawPassword") {
+        if let raw = u.rawPassword {
             let credentials = try await hasher.hash(raw)
             user.setPassword(credentials, at: now)
-        } else if let hash = u.string("passwordHash") {
+        } else if let hash = u.passwordHash {
             guard hash != UserRecord.redactedHash else {
                 throw ImportRefusal("passwordHash is the redacted placeholder lookups show, not a hash")
             }
-            guard scrypt != nil || imported != nil, let h = Self.standardBase64(hash), let salt = Self.standardBase64(u.string("salt") ?? "")
+            guard scrypt != nil || imported != nil, let h = Self.standardBase64(hash), let salt = Self.standardBase64(u.salt ?? "")
             else {
                 throw ImportRefusal("passwordHash needs a hashAlgorithm with its parameters (or import rawPassword)")
             }
@@ -198,25 +187,23 @@ extension AuthService {
 
     /// `accounts:query` (admin): `recordsCount` and, unless `returnUserInfo` is false, one page (`limit` 1-500,
     /// `offset`) of accounts in uid order. The request's `expression` is type-checked but not applied as a filter.
-    public func query(_ body: JSONValue) async throws -> IdentityToolkit.QueryUserInfoResponse {
-        try body.checkFieldTypes(["limit": .int64, "offset": .int64, "returnUserInfo": .bool, "expression": .objects])
+    public func query(_ request: IdentityToolkit.QueryUserInfoRequest) async throws -> IdentityToolkit.QueryUserInfoResponse {
         // proto3: 0 is the same as unset.
-        let limit = body.int64("limit").flatMap { $0 == 0 ? nil : $0 } ?? 500
-        let offset = body.int64("offset") ?? 0
+        let limit = request.limit.flatMap { $0 == 0 ? nil : $0 } ?? 500
+        let offset = request.offset ?? 0
         guard (1...500).contains(limit) else { throw AuthError("INVALID_ARGUMENT", "limit must be between 1 and 500") }
         guard (0...Int64(Int32.max)).contains(offset) else { throw AuthError("INVALID_ARGUMENT", "offset must be between 0 and \(Int32.max)") }
         let (start, pageSize) = (Int(offset), Int(limit))
-        let returnUserInfo = body.bool("returnUserInfo") ?? true
+        let returnUserInfo = request.returnUserInfo ?? true
         // Each expression names one account by `email`, `userId` or `phoneNumber`; several match any of them.
         var lookups: [(field: String, value: String)] = []
-        if case .array(let expressions)? = body["expression"] {
-            for expression in expressions {
-                let named = ["email", "userId", "phoneNumber"].compactMap { key in expression[key]?.stringValue.map { (key, $0) } }
-                guard named.count == 1 else {
-                    throw AuthError("INVALID_ARGUMENT", "each expression names exactly one of email, userId or phoneNumber")
-                }
-                lookups.append(named[0])
+        for expression in request.expression ?? [] {
+            let fields = [("email", expression.email), ("userId", expression.userId), ("phoneNumber", expression.phoneNumber)]
+            let named = fields.compactMap { key, value in value.map { (key, $0) } }
+            guard named.count == 1 else {
+                throw AuthError("INVALID_ARGUMENT", "each expression names exactly one of email, userId or phoneNumber")
             }
+            lookups.append(named[0])
         }
         let (count, rows): (Int, [AccountRow])
         if lookups.isEmpty {
@@ -249,12 +236,13 @@ extension AuthService {
     /// (300 to 14 days, default 14 days): the token's claims re-signed with issuer
     /// `https://session.firebase.google.com/<project>`. Throws `INVALID_DURATION`, `MISSING_ID_TOKEN`, and the ID
     /// token's own errors.
-    public func createSessionCookie(_ body: JSONValue) async throws -> IdentityToolkit.CreateSessionCookieResponse {
-        try body.checkFieldTypes(["idToken": .string, "validDuration": .int64])
+    public func createSessionCookie(
+        _ request: IdentityToolkit.CreateSessionCookieRequest
+    ) async throws -> IdentityToolkit.CreateSessionCookieResponse {
         let now = clock()
-        let duration = body.int64("validDuration") ?? 14 * 24 * 3600
+        let duration = request.validDuration ?? 14 * 24 * 3600
         guard (300...1_209_600).contains(duration) else { throw AuthError("INVALID_DURATION") }
-        guard let idToken = body.string("idToken"), !idToken.isEmpty else { throw AuthError("MISSING_ID_TOKEN") }
+        guard let idToken = request.idToken, !idToken.isEmpty else { throw AuthError("MISSING_ID_TOKEN") }
         _ = try await store.transaction { tx in try self.user(forIDToken: idToken, in: tx, now: now) }
         guard case .object(var claims)? = keys.verifiedPayload(idToken) else { throw AuthError.invalidIDToken }
         claims.removeAll { ["iss", "iat", "exp"].contains($0.key) }

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-public import HearthCore
+import HearthCore
 import HearthStore
 public import HearthWire
 
@@ -105,25 +105,25 @@ extension AuthService {
     /// `RESET_PASSWORD_EXCEED_LIMIT` past ``Options/messagesPerRecipientPerHour``. A failed delivery still answers
     /// success; `onDeliveryFailure` hears of it.
     public func sendOobCode(
-        _ body: JSONValue, privileged: Bool, linkBase: String
+        _ request: IdentityToolkit.GetOobConfirmationCodeRequest, privileged: Bool, linkBase: String
     ) async throws -> IdentityToolkit.GetOobConfirmationCodeResponse {
         let now = clock()
-        guard let requestType = body.string("requestType"), requestType != "OOB_REQ_TYPE_UNSPECIFIED" else {
+        guard let requestType = request.requestType, requestType != "OOB_REQ_TYPE_UNSPECIFIED" else {
             throw AuthError("MISSING_REQ_TYPE")
         }
-        let returnLink = body.bool("returnOobLink") ?? false
+        let returnLink = request.returnOobLink ?? false
         if returnLink && !privileged { throw AuthError("INSUFFICIENT_PERMISSION") }
         // A link mailed to someone must not carry its code to a site the project does not own: the continue URL is
         // read as the browser that follows the link will read it, and the link carries it as parsed.
-        let continueURL = try body.string("continueUrl").map { try authorizedContinueURL($0) }
-        if let domain = body.string("linkDomain"), !domain.isEmpty, let allowed = options.linkDomains, !allowed.contains(domain.lowercased()) {
+        let continueURL = try request.continueUrl.map { try authorizedContinueURL($0) }
+        if let domain = request.linkDomain, !domain.isEmpty, let allowed = options.linkDomains, !allowed.contains(domain.lowercased()) {
             throw AuthError("INVALID_HOSTING_LINK_DOMAIN")
         }
         var record = OneTimeCode(requestType: requestType, created: now)
         let mode: String
-        switch IdentityToolkit.OobRequestType(rawValue: requestType) {
+        switch request.type {
         case .passwordReset?:
-            guard let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_EMAIL") }
+            guard let email = request.email?.lowercased() else { throw AuthError("MISSING_EMAIL") }
             guard let user = try await store.transaction({ tx in try self.load(tx.account(email: email)) }) else {
                 // With email-enumeration protection an unknown address looks like a known one, and nothing is sent.
                 if emailPrivacy && !privileged {
@@ -134,23 +134,23 @@ extension AuthService {
             (record.email, record.uid, mode) = (email, user.localId, "resetPassword")
         case .verifyEmail?:
             let user: UserRecord = try await store.transaction { tx in
-                if let idToken = body.string("idToken") { return try self.user(forIDToken: idToken, in: tx, now: now) }
-                guard privileged, let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_ID_TOKEN") }
+                if let idToken = request.idToken { return try self.user(forIDToken: idToken, in: tx, now: now) }
+                guard privileged, let email = request.email?.lowercased() else { throw AuthError("MISSING_ID_TOKEN") }
                 guard let u = try self.load(tx.account(email: email)) else { throw AuthError.userNotFound }
                 return u
             }
             guard let email = user.email else { throw AuthError("MISSING_EMAIL") }
             (record.email, record.uid, mode) = (email, user.localId, "verifyEmail")
         case .verifyAndChangeEmail?:
-            guard let newEmail = body.string("newEmail")?.lowercased() else { throw AuthError("MISSING_NEW_EMAIL") }
+            guard let newEmail = request.newEmail?.lowercased() else { throw AuthError("MISSING_NEW_EMAIL") }
             guard Self.isValidEmail(newEmail) else { throw AuthError("INVALID_EMAIL") }
             let user: UserRecord = try await store.transaction { tx in
                 // The caller first: otherwise anyone with the API key could probe which addresses are registered.
                 let user: UserRecord
-                if let idToken = body.string("idToken") {
+                if let idToken = request.idToken {
                     user = try self.user(forIDToken: idToken, in: tx, now: now, recentSignIn: !privileged)
                 } else {
-                    guard privileged, let email = body.string("email")?.lowercased(), let u = try self.load(tx.account(email: email)) else {
+                    guard privileged, let email = request.email?.lowercased(), let u = try self.load(tx.account(email: email)) else {
                         throw AuthError.userNotFound
                     }
                     user = u
@@ -160,7 +160,7 @@ extension AuthService {
             }
             (record.email, record.newEmail, record.uid, mode) = (user.email, newEmail, user.localId, "verifyAndChangeEmail")
         case .emailSignIn?:
-            guard let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_EMAIL") }
+            guard let email = request.email?.lowercased() else { throw AuthError("MISSING_EMAIL") }
             guard Self.isValidEmail(email) else { throw AuthError("INVALID_EMAIL") }
             (record.email, mode) = (email, "signIn")
         case .recoverEmail?, nil:
@@ -201,10 +201,10 @@ extension AuthService {
     /// client's `checkActionCode`: its `requestType` and addresses); with one it uses a `PASSWORD_RESET` code to set
     /// the password, which also verifies the email. Throws `MISSING_OOB_CODE`, `INVALID_OOB_CODE`, `WEAK_PASSWORD`,
     /// `USER_DISABLED`.
-    public func resetPassword(_ body: JSONValue) async throws -> IdentityToolkit.ResetPasswordResponse {
+    public func resetPassword(_ request: IdentityToolkit.ResetPasswordRequest) async throws -> IdentityToolkit.ResetPasswordResponse {
         let now = clock()
-        guard let code = body.string("oobCode"), !code.isEmpty else { throw AuthError("MISSING_OOB_CODE") }
-        guard let newPassword = body.string("newPassword") else {
+        guard let code = request.oobCode, !code.isEmpty else { throw AuthError("MISSING_OOB_CODE") }
+        guard let newPassword = request.newPassword else {
             // Emailed codes only: an SMS session or a phone proof is not an action code.
             guard let record = try await codes.peek(code, now: now), let type = IdentityToolkit.OobRequestType(rawValue: record.requestType) else {
                 throw AuthError("INVALID_OOB_CODE")
@@ -309,11 +309,11 @@ extension AuthService {
     /// - Parameter linkBase: where links in mails this sends point (`http://host:port`): the recovery link mailed
     ///   to the previous address when a link with an `idToken` replaces the account's email.
     public func signInWithEmailLink(
-        _ body: JSONValue, linkBase: String? = nil
+        _ request: IdentityToolkit.SignInWithEmailLinkRequest, linkBase: String? = nil
     ) async throws -> IdentityToolkit.SignInWithEmailLinkResponse {
         let now = clock()
-        guard let code = body.string("oobCode"), !code.isEmpty else { throw AuthError("MISSING_OOB_CODE") }
-        guard let email = body.string("email")?.lowercased() else { throw AuthError("MISSING_EMAIL") }
+        guard let code = request.oobCode, !code.isEmpty else { throw AuthError("MISSING_OOB_CODE") }
+        guard let email = request.email?.lowercased() else { throw AuthError("MISSING_EMAIL") }
         guard let record = try await codes.peek(code, now: now), record.requestType == "EMAIL_SIGNIN" else { throw AuthError("INVALID_OOB_CODE") }
         guard record.email == email else { throw AuthError("INVALID_EMAIL", "The email provided does not match the sign-in email address.") }
         let (response, recovery): (IdentityToolkit.SignInWithEmailLinkResponse, EmailRecovery?) = try await store.transaction { tx in
@@ -322,7 +322,7 @@ extension AuthService {
             var isNew = false
             var authTime: Int64?
             var recovery: EmailRecovery?
-            if let idToken = body.string("idToken") {
+            if let idToken = request.idToken {
                 // Linking an email to an account that has one is a credential change, as in `signUp` with an
                 // idToken: it needs a recent sign-in (outside the emulator), ends the account's other sessions, and mails
                 // the previous address a link that undoes it, as `update` does.
@@ -363,9 +363,11 @@ extension AuthService {
     /// Custom tokens are minted by admin SDKs with the service account's key, which Hearth does
     /// not have; like the emulator, Hearth decodes them without checking the signature, so this
     /// endpoint is only served with `--dev` or to admin callers.
-    public func signInWithCustomToken(_ body: JSONValue) async throws -> IdentityToolkit.SignInWithCustomTokenResponse {
+    public func signInWithCustomToken(_ request: IdentityToolkit.SignInWithCustomTokenRequest) async throws
+        -> IdentityToolkit.SignInWithCustomTokenResponse
+    {
         let now = clock()
-        guard let token = body.string("token"), !token.isEmpty else { throw AuthError("INVALID_CUSTOM_TOKEN", "missing token") }
+        guard let token = request.token, !token.isEmpty else { throw AuthError("INVALID_CUSTOM_TOKEN", "missing token") }
         let payload: JSONValue
         if token.hasPrefix("{") {
             guard let p = try? JSONValue.parse(token) else { throw AuthError("INVALID_CUSTOM_TOKEN", "invalid JSON") }
@@ -375,10 +377,10 @@ extension AuthService {
             guard parts.count == 3, let bytes = Base64URL.decode(parts[1]), let p = try? JSONValue.parse(bytes) else {
                 throw AuthError("INVALID_CUSTOM_TOKEN", "malformed token")
             }
-            guard p.string("aud") == Self.customTokenAudience else { throw AuthError("INVALID_CUSTOM_TOKEN", "wrong audience") }
+            guard p["aud"]?.stringValue == Self.customTokenAudience else { throw AuthError("INVALID_CUSTOM_TOKEN", "wrong audience") }
             payload = p
         }
-        guard let uid = payload.string("uid") ?? payload.string("user_id"), !uid.isEmpty, uid.utf8.count <= 128 else {
+        guard let uid = payload["uid"]?.stringValue ?? payload["user_id"]?.stringValue, !uid.isEmpty, uid.utf8.count <= 128 else {
             throw AuthError("MISSING_IDENTIFIER")
         }
         var extra: [JSONMember] = []
@@ -411,8 +413,8 @@ extension AuthService {
     /// `accounts:createAuthUri` (the client's `fetchSignInMethods(forEmail:)`): whether `identifier` has an account
     /// and its sign-in methods (`password`, `emailLink`, linked providers). With email privacy on it answers only a
     /// `sessionId`, saying nothing about the address. Throws `MISSING_IDENTIFIER`, `INVALID_IDENTIFIER`.
-    public func createAuthUri(_ body: JSONValue) async throws -> IdentityToolkit.CreateAuthUriResponse {
-        guard let identifier = body.string("identifier")?.lowercased() else { throw AuthError("MISSING_IDENTIFIER") }
+    public func createAuthUri(_ request: IdentityToolkit.CreateAuthUriRequest) async throws -> IdentityToolkit.CreateAuthUriResponse {
+        guard let identifier = request.identifier?.lowercased() else { throw AuthError("MISSING_IDENTIFIER") }
         guard Self.isValidEmail(identifier) else { throw AuthError("INVALID_IDENTIFIER") }
         // With email-enumeration protection the answer says nothing about the address.
         if emailPrivacy {

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-public import HearthCore
+import HearthCore
 import HearthStore
 public import HearthWire
 
@@ -18,14 +18,10 @@ extension AuthService {
     /// signs up with it (email-link sign-in and password resets go by the user's email). A link refused with
     /// `FEDERATED_USER_ID_ALREADY_LINKED` or `EMAIL_EXISTS` is answered with `errorMessage` and the provider
     /// fields when `returnIdpCredential` is set (the Firebase SDKs set it), else thrown.
-    public func signInWithIdp(_ body: JSONValue) async throws -> IdentityToolkit.SignInWithIdpResponse {
-        try body.checkFieldTypes([
-            "requestUri": .string, "postBody": .string, "idToken": .string, "returnSecureToken": .bool, "returnIdpCredential": .bool,
-            "autoCreate": .bool,
-        ])
+    public func signInWithIdp(_ request: IdentityToolkit.SignInWithIdpRequest) async throws -> IdentityToolkit.SignInWithIdpResponse {
         let now = clock()
-        guard body.string("requestUri")?.isEmpty == false else { throw AuthError("MISSING_REQUEST_URI") }
-        guard let postBody = body.string("postBody"), !postBody.isEmpty else {
+        guard request.requestUri?.isEmpty == false else { throw AuthError("MISSING_REQUEST_URI") }
+        guard let postBody = request.postBody, !postBody.isEmpty else {
             throw AuthError("INVALID_IDP_RESPONSE", "postBody is missing: send the provider's id_token and providerId in it.")
         }
         let form = parseFormBody(postBody)
@@ -57,7 +53,7 @@ extension AuthService {
             providerId: providerID, rawId: subject, federatedId: federatedID, email: email, displayName: claims["name"]?.stringValue,
             photoUrl: claims["picture"]?.stringValue)
         let rawUserInfo = String(decoding: claims.jsonBytes, as: UTF8.self)
-        let idToken = body.string("idToken")
+        let idToken = request.idToken
         // What every answer carries, `needConfirmation` too: the client rebuilds the provider credential from
         // `oauthIdToken` to link it once the user has signed in the old way.
         let base = IdentityToolkit.SignInWithIdpResponse(
@@ -65,9 +61,9 @@ extension AuthService {
             emailVerified: email.map { _ in emailVerified }, displayName: linked.displayName, photoUrl: linked.photoUrl)
         do {
             return try await signInWithIdp(
-                linked, answer: base, verifiedEmail: verifiedEmail, linkingTo: idToken, autoCreate: body.bool("autoCreate") ?? true, now: now)
+                linked, answer: base, verifiedEmail: verifiedEmail, linkingTo: idToken, autoCreate: request.autoCreate ?? true, now: now)
         } catch let error as AuthError
-            where idToken != nil && body["returnIdpCredential"] == .bool(true) && Self.answeredWithCredential.contains(error.code)
+            where idToken != nil && request.returnIdpCredential == true && Self.answeredWithCredential.contains(error.code)
         {
             // A refused link asked to return the credential is answered 200 with the code in `errorMessage` and no
             // session, as Firebase does: its iOS SDK then attaches the credential to `credentialAlreadyInUse`, so the

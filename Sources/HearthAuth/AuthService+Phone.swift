@@ -1,5 +1,5 @@
 import Foundation
-public import HearthCore
+import HearthCore
 import HearthStore
 public import HearthWire
 
@@ -9,9 +9,11 @@ extension AuthService {
     /// `accounts:sendVerificationCode`: texts a 6-digit code to the E.164 `phoneNumber` through ``sender`` and answers
     /// the `sessionInfo` that ``signInWithPhoneNumber(_:)`` takes with it. Throws `INVALID_PHONE_NUMBER`, and
     /// `QUOTA_EXCEEDED` past ``Options/messagesPerRecipientPerHour``.
-    public func sendVerificationCode(_ body: JSONValue) async throws -> IdentityToolkit.SendVerificationCodeResponse {
+    public func sendVerificationCode(_ request: IdentityToolkit.SendVerificationCodeRequest) async throws
+        -> IdentityToolkit.SendVerificationCodeResponse
+    {
         let now = clock()
-        guard let phone = body.string("phoneNumber"), Self.isValidPhone(phone) else {
+        guard let phone = request.phoneNumber, Self.isValidPhone(phone) else {
             throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
         }
         try checkMessageQuota(phone, now: now, code: "QUOTA_EXCEEDED")
@@ -35,22 +37,25 @@ extension AuthService {
     /// that number, or a new one; with an `idToken` the number is linked to that user instead (a recent sign-in
     /// needed). When the number belongs to another account, linking answers a `temporaryProof` that signs in as
     /// that account. Wrong codes are counted and the session dropped after a few.
-    public func signInWithPhoneNumber(_ body: JSONValue) async throws -> IdentityToolkit.SignInWithPhoneNumberResponse {
+    public func signInWithPhoneNumber(
+        _ request: IdentityToolkit.SignInWithPhoneNumberRequest
+    ) async throws -> IdentityToolkit.SignInWithPhoneNumberResponse {
         let now = clock()
         // The session or proof is used up in the transaction that signs in, so a request that fails there (a bad
         // `idToken`, say) leaves it for a retry.
         let (phone, key, invalid): (String, String, String)
-        if let proof = body.string("temporaryProof"), !proof.isEmpty {
-            (phone, key, invalid) = (try await redeemTemporaryProof(proof, phoneNumber: body.string("phoneNumber"), now: now), proof, "INVALID_TEMPORARY_PROOF")
+        if let proof = request.temporaryProof, !proof.isEmpty {
+            let phoneNumber = try await redeemTemporaryProof(proof, phoneNumber: request.phoneNumber, now: now)
+            (phone, key, invalid) = (phoneNumber, proof, "INVALID_TEMPORARY_PROOF")
         } else {
-            (phone, key, invalid) = try await verifySMSCode(body, now: now)
+            (phone, key, invalid) = try await verifySMSCode(request, now: now)
         }
         return try await store.transaction { tx in
             guard try self.codes.take(key, now: now, in: tx) != nil else { throw AuthError(invalid) }
             var user: UserRecord
             var isNew = false
             var authTime: Int64?
-            if let idToken = body.string("idToken") {
+            if let idToken = request.idToken {
                 // A new way into an account that has one needs a recent sign-in: otherwise a stolen session could
                 // link the thief's phone and sign in with it afresh.
                 let signedInAt: Int64
@@ -72,7 +77,7 @@ extension AuthService {
                 let owner = try tx.account(phoneNumber: phone)
                 // Re-authenticating (`operation: REAUTH`, what the SDKs send before a sensitive change) proves who the
                 // user is; it never makes a new account.
-                if owner == nil, body.string("operation") == "REAUTH" { throw AuthError.userNotFound }
+                if owner == nil, request.operation == "REAUTH" { throw AuthError.userNotFound }
                 (user, isNew) = try self.existingOrNewUser(owner, now: now)
                 user.phoneNumber = phone
             }
@@ -96,9 +101,9 @@ extension AuthService {
 
     /// Checks `{sessionInfo, code}`; returns the session's number, the session (for the caller to use up) and the
     /// error for a session that is gone by then.
-    private func verifySMSCode(_ body: JSONValue, now: Int64) async throws -> (String, String, String) {
-        guard let session = body.string("sessionInfo"), !session.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
-        guard let code = body.string("code"), !code.isEmpty else { throw AuthError("MISSING_CODE") }
+    private func verifySMSCode(_ request: IdentityToolkit.SignInWithPhoneNumberRequest, now: Int64) async throws -> (String, String, String) {
+        guard let session = request.sessionInfo, !session.isEmpty else { throw AuthError("MISSING_SESSION_INFO") }
+        guard let code = request.code, !code.isEmpty else { throw AuthError("MISSING_CODE") }
         guard let record = try await codes.peek(session, now: now), record.requestType == "PHONE", let phone = record.phoneNumber,
             let digest = record.codeDigest.flatMap({ Data(base64Encoded: $0) })
         else {

@@ -1,4 +1,4 @@
-public import HearthCore
+import HearthCore
 import HearthStore
 public import HearthWire
 
@@ -21,15 +21,14 @@ extension AuthService {
     /// - Parameter linkBase: where links in mails this sends point (`http://host:port`): the
     ///   recovery link an email change mails to the previous address.
     public func update(
-        _ body: JSONValue, privileged: Bool, linkBase: String? = nil
+        _ request: IdentityToolkit.SetAccountInfoRequest, privileged: Bool, linkBase: String? = nil
     ) async throws -> IdentityToolkit.SetAccountInfoResponse {
-        try body.checkFieldTypes(Self.userFieldTypes)
         let now = clock()
-        let idToken = body.string("idToken")
-        if idToken == nil, let code = body.string("oobCode") { return try await applyOobCode(code, now: now, linkBase: linkBase) }
-        try Self.checkUpdate(body, privileged: privileged)
+        let idToken = request.idToken
+        if idToken == nil, let code = request.oobCode { return try await applyOobCode(code, now: now, linkBase: linkBase) }
+        try Self.checkUpdate(request, privileged: privileged)
         var credentials: PasswordCredentials?
-        if let password = body.string("password") { credentials = try await hasher.hash(password) }
+        if let password = request.password { credentials = try await hasher.hash(password) }
         let newCredentials = credentials
         let (response, recovery): (IdentityToolkit.SetAccountInfoResponse, EmailRecovery?) = try await store.transaction { tx in
             var user: UserRecord
@@ -38,19 +37,20 @@ extension AuthService {
                 // A new password or email, or taking one away (after which the account would count as anonymous and
                 // be exempt), needs a recent sign-in.
                 let removesCredential =
-                    !body.strings("deleteProvider").isEmpty || body.strings("deleteAttribute").contains { ["PASSWORD", "EMAIL"].contains($0) }
-                let sensitive = !privileged && (body["password"] != nil || body["email"] != nil || removesCredential)
+                    !(request.deleteProvider ?? []).isEmpty || (request.deleteAttribute ?? []).contains { ["PASSWORD", "EMAIL"].contains($0) }
+                let sensitive = !privileged && (request.password != nil || request.email != nil || removesCredential)
                 (user, signedInAt) = try self.session(forIDToken: idToken, in: tx, now: now, recentSignIn: sensitive)
             } else {
-                guard let found = try self.load(tx.account(uid: body.string("localId")!)) else { throw AuthError.userNotFound }
+                guard let found = try self.load(tx.account(uid: request.localId!)) else { throw AuthError.userNotFound }
                 user = found
             }
             let before = user.validSince
             let wasAnonymous = user.isAnonymous
-            let recovery = try self.apply(body, to: &user, credentials: newCredentials, byUser: idToken != nil, privileged: privileged, now: now, in: tx)
+            let recovery = try self.apply(
+                request, to: &user, credentials: newCredentials, byUser: idToken != nil, privileged: privileged, now: now, in: tx)
             var tokens: SessionTokens?
             let linked = wasAnonymous && !user.isAnonymous
-            if let idToken, user.validSince != before || linked || (body.bool("returnSecureToken") ?? false) {
+            if let idToken, user.validSince != before || linked || (request.returnSecureToken ?? false) {
                 let provider = wasAnonymous && user.passwordHash != nil ? "password" : (Self.provider(ofIDToken: idToken) ?? "password")
                 // Not a sign-in: the session keeps its auth_time, unless an anonymous user just gained a credential or
                 // the change ended the other sessions (see `authTime(keeping:before:after:)`).
@@ -68,14 +68,14 @@ extension AuthService {
     /// Returns the recovery to send when the user changed their own email.
     /// - Parameter byUser: the request carried the user's ID token (not an admin's `localId`).
     private func apply(
-        _ body: JSONValue, to user: inout UserRecord, credentials: PasswordCredentials?, byUser: Bool, privileged: Bool, now: Int64,
-        in tx: any AccountTransaction
+        _ request: IdentityToolkit.SetAccountInfoRequest, to user: inout UserRecord, credentials: PasswordCredentials?, byUser: Bool,
+        privileged: Bool, now: Int64, in tx: any AccountTransaction
     ) throws -> EmailRecovery? {
         var recovery: EmailRecovery?
         let wasAnonymous = user.isAnonymous
-        if let name = body.string("displayName") { user.displayName = name }
-        if let photo = body.string("photoUrl") ?? body.string("photoURL") { user.photoUrl = photo }
-        if let email = body.string("email") {
+        if let name = request.displayName { user.displayName = name }
+        if let photo = request.photoUrl ?? request.photoURL { user.photoUrl = photo }
+        if let email = request.email {
             let lower = email.lowercased()
             if let other = try tx.account(email: lower), other.uid != user.localId { throw AuthError("EMAIL_EXISTS") }
             if lower != user.email {
@@ -94,7 +94,7 @@ extension AuthService {
             user.setPassword(credentials, at: now)
             if !wasAnonymous { user.validSince = now / 1000 }
         }
-        for attribute in body.strings("deleteAttribute") {
+        for attribute in request.deleteAttribute ?? [] {
             switch attribute {
             case "DISPLAY_NAME": user.displayName = nil
             case "PHOTO_URL": user.photoUrl = nil
@@ -103,7 +103,7 @@ extension AuthService {
             default: throw AuthError("INVALID_REQ_TYPE", "Unsupported deleteAttribute \(attribute)")
             }
         }
-        for provider in body.strings("deleteProvider") {
+        for provider in request.deleteProvider ?? [] {
             switch provider {
             case "phone": user.phoneNumber = nil
             case "password":
@@ -113,16 +113,16 @@ extension AuthService {
             }
         }
         if privileged && !byUser {
-            if let verified = body.bool("emailVerified") { user.emailVerified = verified }
-            if let disabled = body.bool("disableUser") { user.disabled = disabled }
-            if let phone = body.string("phoneNumber") { user.phoneNumber = phone }
-            if let attributes = body.string("customAttributes") { user.customAttributes = attributes == "{}" ? nil : attributes }
-            if let validSince = body.int64("validSince") { user.validSince = validSince }
+            if let verified = request.emailVerified { user.emailVerified = verified }
+            if let disabled = request.disableUser { user.disabled = disabled }
+            if let phone = request.phoneNumber { user.phoneNumber = phone }
+            if let attributes = request.customAttributes { user.customAttributes = attributes == "{}" ? nil : attributes }
+            if let validSince = request.validSince { user.validSince = validSince }
             // Account history carried over from another system (admin SDKs' migrations).
-            if let created = body.int64("createdAt") { user.createdAt = created }
-            if let lastLogin = body.int64("lastLoginAt") { user.lastLoginAt = lastLogin }
-            if let info = body["linkProviderUserInfo"] { try link(info, to: &user, in: tx) }
-        } else if privileged, let phone = body.string("phoneNumber") {
+            if let created = request.createdAt { user.createdAt = created }
+            if let lastLogin = request.lastLoginAt { user.lastLoginAt = lastLogin }
+            if let info = request.linkProviderUserInfo { try link(info, to: &user, in: tx) }
+        } else if privileged, let phone = request.phoneNumber {
             user.phoneNumber = phone
         }
         // A client's `phoneNumber` is ignored, as its `emailVerified` is: a number joins an account only through
@@ -140,21 +140,21 @@ extension AuthService {
 
     /// The checks an update passes before anything is hashed or read, in the order their errors take
     /// precedence: who may ask, then the email, the password's length, custom claims and the phone number.
-    static func checkUpdate(_ body: JSONValue, privileged: Bool) throws {
-        if body.string("idToken") == nil {
+    static func checkUpdate(_ request: IdentityToolkit.SetAccountInfoRequest, privileged: Bool) throws {
+        if request.idToken == nil {
             guard privileged else {
                 throw AuthError("INVALID_REQ_TYPE", "Unsupported request parameters.")
             }
-            guard let uid = body.string("localId"), !uid.isEmpty else { throw AuthError("MISSING_LOCAL_ID") }
+            guard let uid = request.localId, !uid.isEmpty else { throw AuthError("MISSING_LOCAL_ID") }
             _ = uid
         } else if !privileged {
-            if body["customAttributes"] != nil { throw AuthError("INSUFFICIENT_PERMISSION") }
-            if body["disableUser"] != nil { throw AuthError("OPERATION_NOT_ALLOWED") }
+            if request.customAttributes != nil { throw AuthError("INSUFFICIENT_PERMISSION") }
+            if request.disableUser != nil { throw AuthError("OPERATION_NOT_ALLOWED") }
         }
-        if let email = body.string("email"), !Self.isValidEmail(email) { throw AuthError("INVALID_EMAIL") }
-        if let password = body.string("password"), password.count < 6 { throw AuthError.weakPassword }
-        if let attributes = body.string("customAttributes"), privileged { try Self.checkCustomAttributes(attributes) }
-        if privileged, let phone = body.string("phoneNumber"), !Self.isValidPhone(phone) {
+        if let email = request.email, !Self.isValidEmail(email) { throw AuthError("INVALID_EMAIL") }
+        if let password = request.password, password.count < 6 { throw AuthError.weakPassword }
+        if let attributes = request.customAttributes, privileged { try Self.checkCustomAttributes(attributes) }
+        if privileged, let phone = request.phoneNumber, !Self.isValidPhone(phone) {
             throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
         }
     }
@@ -164,7 +164,7 @@ extension AuthService {
     /// Links an identity provider (`linkProviderUserInfo`, admin update): `providerId` and `rawId`
     /// are required, `password` and `phone` are not providers one links this way, and one provider
     /// account belongs to one user (`FEDERATED_USER_ID_ALREADY_LINKED`).
-    func link(_ info: JSONValue, to user: inout UserRecord, in tx: any AccountTransaction) throws {
+    func link(_ info: IdentityToolkit.ProviderUserInfoInput, to user: inout UserRecord, in tx: any AccountTransaction) throws {
         guard let linked = ProviderInfo(request: info) else {
             throw AuthError("INVALID_PROVIDER_ID", "linkProviderUserInfo needs providerId and rawId")
         }

@@ -7,7 +7,7 @@ import Synchronization
 
 /// Hearth's accounts and tokens, speaking Identity Toolkit's request and response shapes.
 ///
-/// Every method takes the request body as JSON and returns the response body; failures throw
+/// Every method takes the typed request body (`IdentityToolkit.SignUpRequest`, …) and returns the typed answer; failures throw
 /// `AuthError` with Firebase's codes.
 public final class AuthService: Sendable {
     /// The project id: the `aud` of the ID tokens this service signs, and part of their `iss`

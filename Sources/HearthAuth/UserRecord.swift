@@ -8,14 +8,11 @@ public typealias ProviderInfo = IdentityToolkit.ProviderUserInfo
 
 extension ProviderInfo {
     /// A `providerUserInfo` entry as admin requests send it; nil without `providerId` and `rawId`.
-    init?(request info: JSONValue) {
-        guard let provider = info["providerId"]?.stringValue, !provider.isEmpty,
-            let rawId = info["rawId"]?.stringValue, !rawId.isEmpty
-        else { return nil }
+    init?(request info: IdentityToolkit.ProviderUserInfoInput) {
+        guard let provider = info.providerId, !provider.isEmpty, let rawId = info.rawId, !rawId.isEmpty else { return nil }
         self.init(
-            providerId: provider, rawId: rawId, federatedId: info["federatedId"]?.stringValue ?? rawId,
-            email: info["email"]?.stringValue, displayName: info["displayName"]?.stringValue,
-            photoUrl: info["photoUrl"]?.stringValue, phoneNumber: info["phoneNumber"]?.stringValue)
+            providerId: provider, rawId: rawId, federatedId: info.federatedId ?? rawId, email: info.email, displayName: info.displayName,
+            photoUrl: info.photoUrl, phoneNumber: info.phoneNumber)
     }
 
     /// `password` and `phone` entries are derived from the user's own fields, never stored.

@@ -112,25 +112,26 @@ struct UsersCommand: AsyncParsableCommand {
                 throw fail(
                     "\(withHashes) users have password hashes: pass --hash-key (and --salt-separator/--rounds/--mem-cost) from the Firebase console, or --hash-algo for hashes from elsewhere")
             }
-            var request = [JSONMember("users", .array(users))]
+            var request = IdentityToolkit.UploadAccountRequest()
+            // Read as the server reads an import: a user with a mistyped field is reported alone, below.
+            do { request.users = try AuthError.decode([IdentityToolkit.UserImport].self, from: .array(users)) } catch { throw fail(error) }
             if let algorithm {
-                request.append(JSONMember("hashAlgorithm", .string(algorithm)))
-                func number(_ key: String, _ value: Int?) { if let value { request.append(JSONMember(key, .int(Int64(value)))) } }
+                request.hashAlgorithm = algorithm
                 if algorithm == "SCRYPT" {
                     guard let hashKey else { throw fail("SCRYPT needs --hash-key") }
-                    request += [JSONMember("signerKey", .string(hashKey)), JSONMember("saltSeparator", .string(saltSeparator))]
-                    number("rounds", rounds ?? 8)
-                    number("memoryCost", memCost ?? 14)
+                    (request.signerKey, request.saltSeparator) = (hashKey, saltSeparator)
+                    request.rounds = Int64(rounds ?? 8)
+                    request.memoryCost = Int64(memCost ?? 14)
                 } else {
-                    number("rounds", rounds)
-                    number("cpuMemCost", memCost)
-                    number("blockSize", blockSize)
-                    number("parallelization", parallelization)
-                    number("dkLen", dkLen)
+                    request.rounds = rounds.map(Int64.init)
+                    request.cpuMemCost = memCost.map(Int64.init)
+                    request.blockSize = blockSize.map(Int64.init)
+                    request.parallelization = parallelization.map(Int64.init)
+                    request.dkLen = dkLen.map(Int64.init)
                 }
             }
             let result: IdentityToolkit.UploadAccountResponse
-            do { result = try await location.service(creating: true).batchCreate(.object(request)) } catch { throw fail(error) }
+            do { result = try await location.service(creating: true).batchCreate(request) } catch { throw fail(error) }
             let errors = result.error ?? []
             let failed = errors.count
             for e in errors { print("user \(e.index): \(e.message)") }
@@ -224,14 +225,11 @@ struct UsersCommand: AsyncParsableCommand {
         @Option var phone: String?
 
         func run() async throws {
-            var m: [JSONMember] = []
-            if let uid { m.append(JSONMember("localId", .string(uid))) }
-            if let email { m.append(JSONMember("email", .string(email))) }
-            if let p = password ?? ProcessInfo.processInfo.environment["HEARTH_NEW_PASSWORD"] { m.append(JSONMember("password", .string(p))) }
-            if let displayName { m.append(JSONMember("displayName", .string(displayName))) }
-            if let phone { m.append(JSONMember("phoneNumber", .string(phone))) }
+            let request = IdentityToolkit.SignUpRequest(
+                localId: uid, email: email, password: password ?? ProcessInfo.processInfo.environment["HEARTH_NEW_PASSWORD"],
+                displayName: displayName, phoneNumber: phone)
             do {
-                let created = try await location.service(creating: true).signUp(.object(m), privileged: true)
+                let created = try await location.service(creating: true).signUp(request, privileged: true)
                 print(created.localId ?? "")
             } catch { throw fail(error) }
         }
@@ -243,7 +241,8 @@ struct UsersCommand: AsyncParsableCommand {
         @Argument var uid: String
 
         func run() async throws {
-            do { _ = try await location.service().delete(.object([JSONMember("localId", .string(uid))]), privileged: true) } catch { throw fail(error) }
+            let request = IdentityToolkit.DeleteAccountRequest(localId: uid)
+            do { _ = try await location.service().delete(request, privileged: true) } catch { throw fail(error) }
         }
     }
 
@@ -255,8 +254,8 @@ struct UsersCommand: AsyncParsableCommand {
         @Argument(help: "Claims, e.g. '{\"admin\": true}'.") var claims: String
 
         func run() async throws {
-            let body = JSONValue.object([JSONMember("localId", .string(uid)), JSONMember("customAttributes", .string(claims))])
-            do { _ = try await location.service().update(body, privileged: true) } catch { throw fail(error) }
+            let request = IdentityToolkit.SetAccountInfoRequest(localId: uid, customAttributes: claims)
+            do { _ = try await location.service().update(request, privileged: true) } catch { throw fail(error) }
         }
     }
 }

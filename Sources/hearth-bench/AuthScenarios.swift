@@ -96,12 +96,9 @@ extension Scenarios {
         try await withThrowingTaskGroup(of: (Int, String?).self) { group in
             for i in 0..<count {
                 group.addTask {
-                    let body = JSONValue.object([
-                        JSONMember("email", .string("mint-\(i)@bench.example")),
-                        JSONMember("password", .string("password-\(i)")),
-                        JSONMember("returnSecureToken", .bool(true)),
-                    ])
-                    return (i, try await service.signUp(body, privileged: false).idToken)
+                    let request = IdentityToolkit.SignUpRequest(
+                        email: "mint-\(i)@bench.example", password: "password-\(i)", returnSecureToken: true)
+                    return (i, try await service.signUp(request, privileged: false).idToken)
                 }
             }
             var tokens = [String](repeating: "", count: count)

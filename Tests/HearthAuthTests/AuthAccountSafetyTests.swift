@@ -1,6 +1,7 @@
 import Foundation
 import HearthAuth
 import HearthCore
+import HearthWire
 import HearthStore
 import Testing
 
@@ -131,15 +132,15 @@ struct AuthAccountSafetyTests {
         let replaced = try await auth.signUp(
             body(#"{"idToken":"\#(try string(a, "idToken"))","email":"new@x.io","password":"other12"}"#), privileged: false)
         await #expect(throws: AuthError("TOKEN_EXPIRED")) {
-            try await auth.refresh(grantType: "refresh_token", refreshToken: try string(a, "refreshToken"))
+            try await auth.refresh(.init(grantType: "refresh_token", refreshToken: try string(a, "refreshToken")))
         }
-        _ = try await auth.refresh(grantType: "refresh_token", refreshToken: try string(replaced, "refreshToken"))
+        _ = try await auth.refresh(.init(grantType: "refresh_token", refreshToken: try string(replaced, "refreshToken")))
 
         let anonymous = try await auth.signUp(body("{}"), privileged: false)
         clock.advance(seconds: 2)
         _ = try await auth.signUp(
             body(#"{"idToken":"\#(try string(anonymous, "idToken"))","email":"kept@x.io","password":"secret1"}"#), privileged: false)
-        let refreshed = try await auth.refresh(grantType: "refresh_token", refreshToken: try string(anonymous, "refreshToken"))
+        let refreshed = try await auth.refresh(.init(grantType: "refresh_token", refreshToken: try string(anonymous, "refreshToken")))
         #expect(refreshed["user_id"] == anonymous["localId"])
     }
 

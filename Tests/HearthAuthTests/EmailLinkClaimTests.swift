@@ -1,5 +1,6 @@
 import HearthAuth
 import HearthCore
+import HearthWire
 import HearthStore
 import Testing
 
@@ -39,12 +40,12 @@ struct EmailLinkClaimTests {
         await #expect(throws: AuthError("INVALID_PASSWORD")) {
             try await auth.signInWithPassword(body(#"{"email":"carol@example.com","password":"attacker1"}"#))
         }
-        await #expect(throws: AuthError("TOKEN_EXPIRED")) { try await auth.refresh(grantType: "refresh_token", refreshToken: squatterRefresh) }
+        await #expect(throws: AuthError("TOKEN_EXPIRED")) { try await auth.refresh(.init(grantType: "refresh_token", refreshToken: squatterRefresh)) }
         await #expect(throws: AuthError("TOKEN_EXPIRED")) { try await auth.lookup(body(#"{"idToken":"\#(squatterID)"}"#), privileged: false) }
         let looked = try await auth.lookup(body(#"{"idToken":"\#(try #require(carol["idToken"]?.stringValue))"}"#), privileged: false)
         #expect(looked["users"]?[0]?["emailVerified"] == .bool(true))
         #expect(looked["users"]?[0]?["passwordHash"] == nil)
-        _ = try await auth.refresh(grantType: "refresh_token", refreshToken: try #require(carol["refreshToken"]?.stringValue))
+        _ = try await auth.refresh(.init(grantType: "refresh_token", refreshToken: try #require(carol["refreshToken"]?.stringValue)))
     }
 
     @Test("a verified account keeps its password and sessions when its owner also signs in with a link")
@@ -58,7 +59,7 @@ struct EmailLinkClaimTests {
         let code = try await signInCode(auth, "dan@example.com")
         _ = try await auth.signInWithEmailLink(body(#"{"email":"dan@example.com","oobCode":"\#(code)"}"#))
         _ = try await auth.signInWithPassword(body(#"{"email":"dan@example.com","password":"secret12"}"#))
-        _ = try await auth.refresh(grantType: "refresh_token", refreshToken: try #require(owner["refreshToken"]?.stringValue))
+        _ = try await auth.refresh(.init(grantType: "refresh_token", refreshToken: try #require(owner["refreshToken"]?.stringValue)))
     }
 
     @Test("an address set unverified on a passwordless account is claimed too: the setter's sessions end")
@@ -73,7 +74,7 @@ struct EmailLinkClaimTests {
         let code = try await signInCode(auth, "erin@example.com")
         let erin = try await auth.signInWithEmailLink(body(#"{"email":"erin@example.com","oobCode":"\#(code)"}"#))
         #expect(erin["localId"] == trial["localId"])
-        await #expect(throws: AuthError("TOKEN_EXPIRED")) { try await auth.refresh(grantType: "refresh_token", refreshToken: setterRefresh) }
-        _ = try await auth.refresh(grantType: "refresh_token", refreshToken: try #require(erin["refreshToken"]?.stringValue))
+        await #expect(throws: AuthError("TOKEN_EXPIRED")) { try await auth.refresh(.init(grantType: "refresh_token", refreshToken: setterRefresh)) }
+        _ = try await auth.refresh(.init(grantType: "refresh_token", refreshToken: try #require(erin["refreshToken"]?.stringValue)))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HearthAuth
 import HearthCore
+import HearthWire
 import HearthStore
 import Testing
 
@@ -62,7 +63,7 @@ struct RecentSignInTests {
                 privileged: false, linkBase: "http://localhost")
         } == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
         // A refreshed token keeps the sign-in's time.
-        let refreshed = try await auth.refresh(grantType: "refresh_token", refreshToken: try string(changed, "refreshToken"))
+        let refreshed = try await auth.refresh(.init(grantType: "refresh_token", refreshToken: try string(changed, "refreshToken")))
         #expect(await refusal { try await auth.update(body(#"{"idToken":"\#(try string(refreshed, "id_token"))","password":"secret4"}"#), privileged: false) }
             == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
         // Not sensitive: the profile. Admin calls are exempt.
@@ -103,9 +104,9 @@ struct RecentSignInTests {
         clock.advance(seconds: 1)
         let linked = try await auth.signInWithEmailLink(body(#"{"email":"new@x.io","oobCode":"\#(code)","idToken":"\#(fresh)"}"#))
         #expect(linked["email"] == .string("new@x.io"))
-        #expect(await refusal { try await auth.refresh(grantType: "refresh_token", refreshToken: try string(user, "refreshToken")) }
+        #expect(await refusal { try await auth.refresh(.init(grantType: "refresh_token", refreshToken: try string(user, "refreshToken"))) }
             == "TOKEN_EXPIRED")
-        _ = try await auth.refresh(grantType: "refresh_token", refreshToken: try string(linked, "refreshToken"))
+        _ = try await auth.refresh(.init(grantType: "refresh_token", refreshToken: try string(linked, "refreshToken")))
     }
 
     /// Sends an SMS code to `phone` and returns the body fields that verify it.
@@ -125,7 +126,7 @@ struct RecentSignInTests {
         clock.advance(seconds: 400)
         // The owner signs in on another device; the stolen session's refresh still says when *it* signed in.
         _ = try await auth.signInWithPassword(body(#"{"email":"ann@x.io","password":"secret1"}"#))
-        let refreshed = try string(try await auth.refresh(grantType: "refresh_token", refreshToken: try string(stolen, "refreshToken")), "id_token")
+        let refreshed = try string(try await auth.refresh(.init(grantType: "refresh_token", refreshToken: try string(stolen, "refreshToken"))), "id_token")
         #expect(await refusal { try await auth.delete(body(#"{"idToken":"\#(refreshed)"}"#), privileged: false) } == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
         // The session cannot add a way in of the thief's own (a phone, a provider account) to sign in with afresh.
         let phoneLink = try await verification(auth, "+15550002001")
@@ -167,8 +168,8 @@ struct RecentSignInTests {
         let replaced = try await auth.signInWithPhoneNumber(
             body("{" + (try await verification(auth, "+15550003002")) + #","idToken":"\#(try string(first, "idToken"))"}"#))
         #expect(replaced["phoneNumber"] == .string("+15550003002"))
-        #expect(await refusal { try await auth.refresh(grantType: "refresh_token", refreshToken: try string(other, "refreshToken")) } == "TOKEN_EXPIRED")
-        _ = try await auth.refresh(grantType: "refresh_token", refreshToken: try string(replaced, "refreshToken"))
+        #expect(await refusal { try await auth.refresh(.init(grantType: "refresh_token", refreshToken: try string(other, "refreshToken"))) } == "TOKEN_EXPIRED")
+        _ = try await auth.refresh(.init(grantType: "refresh_token", refreshToken: try string(replaced, "refreshToken")))
 
         let ann = try await auth.signUp(body(#"{"email":"ann@x.io","password":"secret1"}"#), privileged: false)
         _ = try await auth.sendOobCode(body(#"{"requestType":"EMAIL_SIGNIN","email":"ann2@x.io"}"#), privileged: false, linkBase: "http://h")
@@ -188,7 +189,7 @@ struct RecentSignInTests {
         let payload = try #require(Base64URL.decode(try string(changed, "idToken").split(separator: ".")[1]))
         let claims = try JSONValue.parse(payload)
         #expect(claims["auth_time"] == .int(clock.now / 1000))
-        let refreshed = try await auth.refresh(grantType: "refresh_token", refreshToken: try string(changed, "refreshToken"))
+        let refreshed = try await auth.refresh(.init(grantType: "refresh_token", refreshToken: try string(changed, "refreshToken")))
         let again = try JSONValue.parse(try #require(Base64URL.decode(try string(refreshed, "id_token").split(separator: ".")[1])))
         #expect(again["auth_time"] == .int(clock.now / 1000), "the session's refreshes keep it")
     }

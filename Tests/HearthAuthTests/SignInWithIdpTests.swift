@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HearthAuth
 import HearthCore
+import HearthWire
 import HearthStore
 import Synchronization
 import Testing
@@ -208,7 +209,7 @@ struct SignInWithIdpTests {
         }
         #expect(passwordError != nil, "the squatter's password is gone")
         var refreshError: String?
-        do { _ = try await auth.refresh(grantType: "refresh_token", refreshToken: squatterRefresh) } catch {
+        do { _ = try await auth.refresh(.init(grantType: "refresh_token", refreshToken: squatterRefresh)) } catch {
             refreshError = (error as? AuthError)?.code
         }
         #expect(refreshError == "TOKEN_EXPIRED", "the squatter's session has ended")

@@ -14,7 +14,7 @@ struct AuthenticatorTests {
 
     /// An ID token the auth service signed at the clock's time (an anonymous sign-up).
     static func signedToken(_ service: AuthService) async throws -> String {
-        let answer = try await service.signUp(.object([JSONMember("returnSecureToken", .bool(true))]), privileged: false)
+        let answer = try await service.signUp(IdentityToolkit.SignUpRequest(returnSecureToken: true), privileged: false)
         return try #require(answer.idToken)
     }
 

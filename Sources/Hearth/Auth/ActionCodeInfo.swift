@@ -33,7 +33,8 @@ extension Auth {
     ///
     /// Throws ``AuthError`` `.invalidActionCode` (unknown, used or expired).
     public func checkActionCode(_ code: String) async throws -> ActionCodeInfo {
-        let answer: IdentityToolkit.ResetPasswordResponse = try await client.call("resetPassword", ["oobCode": .string(code)])
+        let answer: IdentityToolkit.ResetPasswordResponse = try await client.call(
+            "resetPassword", IdentityToolkit.ResetPasswordRequest(oobCode: code))
         guard let operation = answer.requestType.flatMap(ActionCodeInfo.Operation.init(rawValue:)) else {
             throw AuthError.invalidResponse(status: 200)
         }

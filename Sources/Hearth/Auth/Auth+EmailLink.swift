@@ -14,10 +14,9 @@ extension Auth {
     public func sendSignInLink(toEmail email: String, continueURL: URL) async throws {
         let _: IdentityToolkit.GetOobConfirmationCodeResponse = try await client.call(
             "sendOobCode",
-            [
-                "requestType": .string(IdentityToolkit.OobRequestType.emailSignIn.rawValue), "email": .string(email), "canHandleCodeInApp": .bool(true),
-                "continueUrl": .string(continueURL.absoluteString),
-            ])
+            IdentityToolkit.GetOobConfirmationCodeRequest(
+                requestType: IdentityToolkit.OobRequestType.emailSignIn.rawValue, email: email, continueUrl: continueURL.absoluteString,
+                canHandleCodeInApp: true))
     }
 
     /// Whether `link` is an email sign-in link: the URL an opened sign-in mail leads to, the
@@ -34,7 +33,7 @@ extension Auth {
     public func signIn(email: String, link: URL) async throws -> User {
         let code = try Self.requireSignInCode(in: link)
         let answer: IdentityToolkit.SignInWithEmailLinkResponse = try await client.call(
-            "signInWithEmailLink", ["email": .string(email), "oobCode": .string(code), "returnSecureToken": .bool(true)])
+            "signInWithEmailLink", IdentityToolkit.SignInWithEmailLinkRequest(email: email, oobCode: code, returnSecureToken: true))
         return try await start(answer)
     }
 
@@ -57,7 +56,7 @@ extension Auth {
         let (answer, epoch) = try await withToken { token -> IdentityToolkit.SignInWithEmailLinkResponse in
             try await client.call(
                 "signInWithEmailLink",
-                ["email": .string(email), "oobCode": .string(code), "idToken": .string(token), "returnSecureToken": .bool(true)])
+                IdentityToolkit.SignInWithEmailLinkRequest(email: email, oobCode: code, idToken: token, returnSecureToken: true))
         }
         return try await refreshUser(epoch: epoch, tokens: answer)
     }
@@ -71,7 +70,7 @@ extension Auth {
     public func sendEmailVerification(beforeUpdatingEmail newEmail: String) async throws {
         _ = try await withToken { token -> IdentityToolkit.GetOobConfirmationCodeResponse in
             try await client.call(
-                "sendOobCode", ["requestType": .string(IdentityToolkit.OobRequestType.verifyAndChangeEmail.rawValue), "idToken": .string(token), "newEmail": .string(newEmail)])
+                "sendOobCode", IdentityToolkit.GetOobConfirmationCodeRequest(type: .verifyAndChangeEmail, idToken: token, newEmail: newEmail))
         }
     }
 

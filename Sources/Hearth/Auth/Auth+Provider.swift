@@ -83,18 +83,14 @@ extension Auth {
             throw AuthError(code: .noSuchProvider, message: "The user has no \(providerID) sign-in to remove.")
         }
         let (answer, epoch) = try await withToken { token -> IdentityToolkit.SetAccountInfoResponse in
-            try await client.call("update", ["idToken": .string(token), "deleteProvider": .strings([providerID])])
+            try await client.call("update", IdentityToolkit.SetAccountInfoRequest(deleteProvider: [providerID], idToken: token))
         }
         return try await refreshUser(epoch: epoch, tokens: answer)
     }
 
-    static func idpBody(_ credential: ProviderCredential, idToken: String?) -> AuthWire.Body {
-        var body: AuthWire.Body = [
-            "requestUri": .string("http://localhost"), "postBody": .string(credential.postBody), "returnSecureToken": .bool(true),
-            "returnIdpCredential": .bool(true),
-        ]
-        if let idToken { body["idToken"] = .string(idToken) }
-        return body
+    static func idpBody(_ credential: ProviderCredential, idToken: String?) -> IdentityToolkit.SignInWithIdpRequest {
+        IdentityToolkit.SignInWithIdpRequest(
+            requestUri: "http://localhost", postBody: credential.postBody, idToken: idToken, returnSecureToken: true, returnIdpCredential: true)
     }
 
     /// `needConfirmation`: the server signed nobody in because an account has the provider's email; `errorMessage`:

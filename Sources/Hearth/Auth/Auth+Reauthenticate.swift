@@ -16,7 +16,8 @@ extension Auth {
     @discardableResult
     public func reauthenticate(email: String, password: String) async throws -> User {
         try await reauthenticate { () async throws -> IdentityToolkit.SignInWithPasswordResponse in
-            try await client.call("signInWithPassword", ["email": .string(email), "password": .string(password), "returnSecureToken": .bool(true)])
+            try await client.call(
+                "signInWithPassword", IdentityToolkit.SignInWithPasswordRequest(email: email, password: password, returnSecureToken: true))
         }
     }
 
@@ -29,7 +30,7 @@ extension Auth {
     public func reauthenticate(with credential: ProviderCredential) async throws -> User {
         try await reauthenticate {
             var body = Self.idpBody(credential, idToken: nil)
-            body["autoCreate"] = .bool(false)
+            body.autoCreate = false
             let answer: IdentityToolkit.SignInWithIdpResponse = try await client.call("signInWithIdp", body)
             try Self.checkConfirmation(answer)
             return answer
@@ -45,7 +46,7 @@ extension Auth {
     public func reauthenticate(verificationID: String, code: String) async throws -> User {
         try await reauthenticate { () async throws -> IdentityToolkit.SignInWithPhoneNumberResponse in
             try await client.call(
-                "signInWithPhoneNumber", ["sessionInfo": .string(verificationID), "code": .string(code), "operation": .string("REAUTH")])
+                "signInWithPhoneNumber", IdentityToolkit.SignInWithPhoneNumberRequest(sessionInfo: verificationID, code: code, operation: "REAUTH"))
         }
     }
 

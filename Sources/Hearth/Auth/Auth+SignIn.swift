@@ -10,7 +10,7 @@ extension Auth {
     @discardableResult
     public func signUp(email: String, password: String) async throws -> User {
         let answer: IdentityToolkit.SignUpResponse = try await client.call(
-            "signUp", ["email": .string(email), "password": .string(password), "returnSecureToken": .bool(true)])
+            "signUp", IdentityToolkit.SignUpRequest(email: email, password: password, returnSecureToken: true))
         return try await start(answer)
     }
 
@@ -21,7 +21,7 @@ extension Auth {
     @discardableResult
     public func signIn(email: String, password: String) async throws -> User {
         let answer: IdentityToolkit.SignInWithPasswordResponse = try await client.call(
-            "signInWithPassword", ["email": .string(email), "password": .string(password), "returnSecureToken": .bool(true)])
+            "signInWithPassword", IdentityToolkit.SignInWithPasswordRequest(email: email, password: password, returnSecureToken: true))
         return try await start(answer)
     }
 
@@ -29,7 +29,7 @@ extension Auth {
     /// or ``link(verificationID:code:)`` to keep its uid and data.
     @discardableResult
     public func signInAnonymously() async throws -> User {
-        let answer: IdentityToolkit.SignUpResponse = try await client.call("signUp", ["returnSecureToken": .bool(true)])
+        let answer: IdentityToolkit.SignUpResponse = try await client.call("signUp", IdentityToolkit.SignUpRequest(returnSecureToken: true))
         return try await start(answer)
     }
 
@@ -37,7 +37,7 @@ extension Auth {
     /// to pass to ``signIn(verificationID:code:)`` or ``link(verificationID:code:)`` with the code.
     public func sendPhoneVerificationCode(phoneNumber: String) async throws -> String {
         let answer: IdentityToolkit.SendVerificationCodeResponse = try await client.call(
-            "sendVerificationCode", ["phoneNumber": .string(phoneNumber)])
+            "sendVerificationCode", IdentityToolkit.SendVerificationCodeRequest(phoneNumber: phoneNumber))
         return answer.sessionInfo
     }
 
@@ -47,7 +47,7 @@ extension Auth {
     @discardableResult
     public func signIn(verificationID: String, code: String) async throws -> User {
         let answer: IdentityToolkit.SignInWithPhoneNumberResponse = try await client.call(
-            "signInWithPhoneNumber", ["sessionInfo": .string(verificationID), "code": .string(code)])
+            "signInWithPhoneNumber", IdentityToolkit.SignInWithPhoneNumberRequest(sessionInfo: verificationID, code: code))
         return try await start(answer)
     }
 
@@ -59,7 +59,8 @@ extension Auth {
     @discardableResult
     public func signIn(phoneProof: PhoneProof) async throws -> User {
         let answer: IdentityToolkit.SignInWithPhoneNumberResponse = try await client.call(
-            "signInWithPhoneNumber", ["temporaryProof": .string(phoneProof.temporaryProof), "phoneNumber": .string(phoneProof.phoneNumber)])
+            "signInWithPhoneNumber",
+            IdentityToolkit.SignInWithPhoneNumberRequest(phoneNumber: phoneProof.phoneNumber, temporaryProof: phoneProof.temporaryProof))
         return try await start(answer)
     }
 
@@ -67,7 +68,7 @@ extension Auth {
     @discardableResult
     public func signIn(customToken: String) async throws -> User {
         let answer: IdentityToolkit.SignInWithCustomTokenResponse = try await client.call(
-            "signInWithCustomToken", ["token": .string(customToken), "returnSecureToken": .bool(true)])
+            "signInWithCustomToken", IdentityToolkit.SignInWithCustomTokenRequest(token: customToken, returnSecureToken: true))
         return try await start(answer)
     }
 
@@ -82,7 +83,7 @@ extension Auth {
     public func link(email: String, password: String) async throws -> User {
         let (answer, epoch) = try await withToken { token -> IdentityToolkit.SignUpResponse in
             try await client.call(
-                "signUp", ["idToken": .string(token), "email": .string(email), "password": .string(password), "returnSecureToken": .bool(true)])
+                "signUp", IdentityToolkit.SignUpRequest(email: email, password: password, idToken: token, returnSecureToken: true))
         }
         return try await refreshUser(epoch: epoch, tokens: answer)
     }
@@ -97,7 +98,7 @@ extension Auth {
     public func link(verificationID: String, code: String) async throws -> User {
         let (answer, epoch) = try await withToken { token -> IdentityToolkit.SignInWithPhoneNumberResponse in
             try await client.call(
-                "signInWithPhoneNumber", ["sessionInfo": .string(verificationID), "code": .string(code), "idToken": .string(token)])
+                "signInWithPhoneNumber", IdentityToolkit.SignInWithPhoneNumberRequest(sessionInfo: verificationID, code: code, idToken: token))
         }
         if let proof = answer.temporaryProof, answer.idToken == nil {
             var error = AuthError(code: .credentialAlreadyInUse, message: "The phone number is already used by another account.", status: 200)
@@ -120,7 +121,7 @@ extension Auth {
 
     /// `accounts:lookup` for the user of `idToken`.
     func lookup(_ idToken: String) async throws -> User {
-        let answer: IdentityToolkit.GetAccountInfoResponse = try await client.call("lookup", ["idToken": .string(idToken)])
+        let answer: IdentityToolkit.GetAccountInfoResponse = try await client.call("lookup", IdentityToolkit.GetAccountInfoRequest(idToken: idToken))
         guard let info = answer.users?.first else { throw AuthError(serverMessage: "USER_NOT_FOUND", status: 400) }
         return info.user
     }

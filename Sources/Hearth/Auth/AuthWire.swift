@@ -1,27 +1,8 @@
 import Foundation
 import HearthWire
 
-/// Identity Toolkit request bodies as the SDK writes them, and Google's error envelope. The answers are
-/// `HearthWire`'s ``IdentityToolkit`` types, shared with the server.
+/// Google's error envelope. Requests and answers are `HearthWire`'s ``IdentityToolkit`` types, shared with the server.
 enum AuthWire {
-    /// A request body field.
-    enum Value: Encodable, Sendable {
-        case string(String)
-        case bool(Bool)
-        case strings([String])
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            switch self {
-            case .string(let s): try container.encode(s)
-            case .bool(let b): try container.encode(b)
-            case .strings(let a): try container.encode(a)
-            }
-        }
-    }
-
-    typealias Body = [String: Value]
-
     /// The Google error envelope.
     struct ErrorEnvelope: Decodable, Sendable {
         struct Detail: Decodable, Sendable {

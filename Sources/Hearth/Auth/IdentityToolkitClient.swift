@@ -22,7 +22,9 @@ struct IdentityToolkitClient: Sendable {
     }
 
     /// POSTs a JSON body to `accounts:<method>` and decodes the answer.
-    func call<Response: Decodable>(_ method: String, _ body: AuthWire.Body, as type: Response.Type = Response.self) async throws -> Response {
+    func call<Response: Decodable>(
+        _ method: String, _ body: some Encodable & Sendable, as type: Response.Type = Response.self
+    ) async throws -> Response {
         let data = try JSONEncoder().encode(body)
         let request = URLRequest(url: accountsURL(method), method: "POST", headers: ["Content-Type": "application/json"], body: data)
         return try await send(request)

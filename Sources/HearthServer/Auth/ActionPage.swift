@@ -43,30 +43,28 @@ struct ActionPage: Sendable {
                 h[Self.referrerPolicy] = "no-referrer"
                 return Response(status: .seeOther, headers: h)
             case ("resetPassword", .get):
-                let info = try await service.resetPassword(.object([JSONMember("oobCode", .string(code))]))
+                let info = try await service.resetPassword(IdentityToolkit.ResetPasswordRequest(oobCode: code))
                 guard info.requestType == IdentityToolkit.OobRequestType.passwordReset.rawValue else { throw AuthError("INVALID_OOB_CODE") }
                 return page("Reset your password", "Choose a new password for \(info.email ?? "your account").",
                     form: form(mode, code, continueURL, button: "Save", passwordField: true))
             case ("resetPassword", .post):
-                _ = try await service.resetPassword(.object([
-                    JSONMember("oobCode", .string(code)), JSONMember("newPassword", .string(p["newPassword"] ?? "")),
-                ]))
+                _ = try await service.resetPassword(IdentityToolkit.ResetPasswordRequest(oobCode: code, newPassword: p["newPassword"] ?? ""))
                 return page("Password changed", "You can now sign in with your new password.", continueURL: continueURL)
             case ("verifyEmail", .get), ("verifyAndChangeEmail", .get):
-                let info = try await service.resetPassword(.object([JSONMember("oobCode", .string(code))]))
+                let info = try await service.resetPassword(IdentityToolkit.ResetPasswordRequest(oobCode: code))
                 let email = info.newEmail ?? info.email ?? "your email address"
                 return page("Confirm your email", "Confirm that \(email) is yours.", form: form(mode, code, continueURL, button: "Confirm"))
             case ("verifyEmail", .post), ("verifyAndChangeEmail", .post):
-                _ = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase)
+                _ = try await service.update(IdentityToolkit.SetAccountInfoRequest(oobCode: code), privileged: false, linkBase: linkBase)
                 return page("Email confirmed", "Your email address has been confirmed.", continueURL: continueURL)
             case ("recoverEmail", .get):
-                let info = try await service.resetPassword(.object([JSONMember("oobCode", .string(code))]))
+                let info = try await service.resetPassword(IdentityToolkit.ResetPasswordRequest(oobCode: code))
                 guard info.requestType == IdentityToolkit.OobRequestType.recoverEmail.rawValue else { throw AuthError("INVALID_OOB_CODE") }
                 return page(
                     "Restore your email", "Change your account's email back to \(info.email ?? "this address")? Everyone signed in to the account will be signed out.",
                     form: form(mode, code, continueURL, button: "Restore"))
             case ("recoverEmail", .post):
-                _ = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase)
+                _ = try await service.update(IdentityToolkit.SetAccountInfoRequest(oobCode: code), privileged: false, linkBase: linkBase)
                 return page("Email restored", "Your account's email has been changed back. Consider resetting your password.", continueURL: continueURL)
             default:
                 return page("Invalid link", "This link is not one Hearth understands.", status: .badRequest)

@@ -111,7 +111,7 @@ struct AuthController: Sendable {
         if path == Self.tokenPath {
             try requireKey(request, parameters, privileged)
             let body = try await tokenBody(request)
-            return try Self.wire(await service.refresh(grantType: Self.grantType(body), refreshToken: Self.refreshToken(body)))
+            return try Self.wire(await service.refresh(Self.refreshRequest(body)))
         }
         switch path {
         case "/identitytoolkit.googleapis.com/v1/projects", Self.v3Prefix + "getProjectConfig":
@@ -130,7 +130,7 @@ struct AuthController: Sendable {
             guard privileged else { throw PlatformError.unauthenticated }
             if path.hasPrefix(Self.v3Prefix) {
                 // v3 `downloadAccount`: the page is asked for in the body.
-                return try Self.wire(await service.downloadAccount(try await jsonBody(request)))
+                return try Self.wire(await service.downloadAccount(Self.decode(try await jsonBody(request))))
             }
             if let raw = parameters["maxResults"], Int(raw) == nil {
                 throw AuthError("INVALID_ARGUMENT", "Invalid value at 'max_results' (TYPE_INT32), \"\(raw)\"")
@@ -190,25 +190,25 @@ struct AuthController: Sendable {
         _ operation: String, _ body: JSONValue, request: Request, privileged: Bool, clientAddress: String?
     ) async throws -> JSONValue {
         switch operation {
-        case "signUp": return try Self.wire(await service.signUp(body, privileged: privileged))
-        case "signInWithPassword": return try Self.wire(await service.signInWithPassword(body, clientAddress: clientAddress))
-        case "lookup": return try Self.wire(await service.lookup(body, privileged: privileged))
-        case "update": return try Self.wire(await service.update(body, privileged: privileged, linkBase: linkBase(request)))
-        case "delete": return try Self.wire(await service.delete(body, privileged: privileged))
-        case "sendOobCode": return try Self.wire(await service.sendOobCode(body, privileged: privileged, linkBase: linkBase(request)))
-        case "resetPassword": return try Self.wire(await service.resetPassword(body))
-        case "signInWithEmailLink": return try Self.wire(await service.signInWithEmailLink(body, linkBase: linkBase(request)))
-        case "sendVerificationCode": return try Self.wire(await service.sendVerificationCode(body))
-        case "signInWithPhoneNumber": return try Self.wire(await service.signInWithPhoneNumber(body))
-        case "createAuthUri": return try Self.wire(await service.createAuthUri(body))
-        case "signInWithIdp": return try Self.wire(await service.signInWithIdp(body))
+        case "signUp": return try Self.wire(await service.signUp(Self.decode(body), privileged: privileged))
+        case "signInWithPassword": return try Self.wire(await service.signInWithPassword(Self.decode(body), clientAddress: clientAddress))
+        case "lookup": return try Self.wire(await service.lookup(Self.decode(body), privileged: privileged))
+        case "update": return try Self.wire(await service.update(Self.decode(body), privileged: privileged, linkBase: linkBase(request)))
+        case "delete": return try Self.wire(await service.delete(Self.decode(body), privileged: privileged))
+        case "sendOobCode": return try Self.wire(await service.sendOobCode(Self.decode(body), privileged: privileged, linkBase: linkBase(request)))
+        case "resetPassword": return try Self.wire(await service.resetPassword(Self.decode(body)))
+        case "signInWithEmailLink": return try Self.wire(await service.signInWithEmailLink(Self.decode(body), linkBase: linkBase(request)))
+        case "sendVerificationCode": return try Self.wire(await service.sendVerificationCode(Self.decode(body)))
+        case "signInWithPhoneNumber": return try Self.wire(await service.signInWithPhoneNumber(Self.decode(body)))
+        case "createAuthUri": return try Self.wire(await service.createAuthUri(Self.decode(body)))
+        case "signInWithIdp": return try Self.wire(await service.signInWithIdp(Self.decode(body)))
         case "batchDelete", "batchCreate", "query", "queryAccounts", "createSessionCookie":
             guard privileged else { throw PlatformError.unauthenticated }
             switch operation {
-            case "batchDelete": return try Self.wire(await service.batchDelete(body))
-            case "batchCreate": return try Self.wire(await service.batchCreate(body))
-            case "createSessionCookie": return try Self.wire(await service.createSessionCookie(body))
-            default: return try Self.wire(await service.query(body))
+            case "batchDelete": return try Self.wire(await service.batchDelete(Self.decode(body)))
+            case "batchCreate": return try Self.wire(await service.batchCreate(Self.decode(body)))
+            case "createSessionCookie": return try Self.wire(await service.createSessionCookie(Self.decode(body)))
+            default: return try Self.wire(await service.query(Self.decode(body)))
             }
         case "signInWithCustomToken":
             // Custom tokens cannot be verified without the minting service account's key.
@@ -217,7 +217,7 @@ struct AuthController: Sendable {
                     status: 501, message: "signInWithCustomToken needs --dev (custom tokens are not verifiable here)",
                     reason: "notImplemented", rpcStatus: "NOT_IMPLEMENTED")
             }
-            return try Self.wire(await service.signInWithCustomToken(body))
+            return try Self.wire(await service.signInWithCustomToken(Self.decode(body)))
         default:
             // 501 says "Firebase has this, Hearth does not yet"; a name Firebase does not have is
             // a wrong URL, and a client should see the same 404 as for any other unknown route.
@@ -294,15 +294,17 @@ struct AuthController: Sendable {
                 guard let newPassword = p["newPassword"], newPassword != "NEW_PASSWORD_HERE" else {
                     return outcome("error", .string("Add &newPassword=... to the link to reset the password"), status: .badRequest)
                 }
-                let result = try await service.resetPassword(.object([JSONMember("oobCode", .string(code)), JSONMember("newPassword", .string(newPassword))]))
+                let result = try await service.resetPassword(IdentityToolkit.ResetPasswordRequest(oobCode: code, newPassword: newPassword))
                 let email = result.email
                 return outcome("success", .string("The password has been successfully updated for \(email ?? "")."), email: email)
             case "verifyEmail", "verifyAndChangeEmail":
-                let result = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase(request))
+                let applied = IdentityToolkit.SetAccountInfoRequest(oobCode: code)
+                let result = try await service.update(applied, privileged: false, linkBase: linkBase(request))
                 let email = result.email
                 return outcome("success", .string("The email \(email ?? "") has been verified."), email: email)
             case "recoverEmail":
-                let result = try await service.update(.object([JSONMember("oobCode", .string(code))]), privileged: false, linkBase: linkBase(request))
+                let applied = IdentityToolkit.SetAccountInfoRequest(oobCode: code)
+                let result = try await service.update(applied, privileged: false, linkBase: linkBase(request))
                 let email = result.email
                 return outcome("success", .string("The email \(email ?? "") has been restored."), email: email)
             case "signIn":
@@ -331,8 +333,17 @@ struct AuthController: Sendable {
 
     static let tokenPath = "/securetoken.googleapis.com/v1/token"
 
-    private static func grantType(_ fields: [String: String]) -> String? { fields["grant_type"] ?? fields["grantType"] }
-    private static func refreshToken(_ fields: [String: String]) -> String? { fields["refresh_token"] ?? fields["refreshToken"] }
+    /// A token request's fields (either spelling) as the typed request.
+    private static func refreshRequest(_ fields: [String: String]) -> IdentityToolkit.RefreshTokenRequest {
+        IdentityToolkit.RefreshTokenRequest(
+            grantType: fields["grant_type"] ?? fields["grantType"], refreshToken: fields["refresh_token"] ?? fields["refreshToken"])
+    }
+
+    /// A JSON body read as an operation's request type; a field of the wrong JSON type is `INVALID_ARGUMENT`
+    /// (`Invalid value at 'email' (TYPE_STRING), 5`), as Google's front end answers it.
+    static func decode<Request: Decodable>(_ body: JSONValue, as type: Request.Type = Request.self) throws -> Request {
+        try AuthError.decode(type, from: body)
+    }
 
     /// A Secure Token refresh computed without suspending, for `InlineResponseHandler` (`HearthResponder.respondNow`
     /// runs it on NIO's thread pool): exactly `respond`'s answer, or nil to let `respond` answer (the account store
@@ -345,7 +356,7 @@ struct AuthController: Sendable {
         do {
             try requireKey(head.headerFields, parseQueryString(uri.query), try isPrivileged(head.headerFields))
             let fields = try Self.tokenFields(body)
-            guard let answer = try service.refreshNow(grantType: Self.grantType(fields), refreshToken: Self.refreshToken(fields)) else {
+            guard let answer = try service.refreshNow(Self.refreshRequest(fields)) else {
                 return nil
             }
             return Responses.jsonReply(try Self.wire(answer).jsonBytes)

@@ -13,7 +13,7 @@ public enum DecodingDiagnosis {
     public static func explained<T: Decodable>(_ error: any Error, decoding type: T.Type, from value: JSONValue) -> any Error {
         guard case DecodingError.dataCorrupted(let context)? = error as? DecodingError, context.codingPath.isEmpty else { return error }
         do {
-            _ = try T(from: JSONValueDecoder(value: value, codingPath: []))
+            _ = try T(from: DiagnosingDecoder(value: value, codingPath: []))
             return error
         } catch let found as DecodingError {
             return found.path.isEmpty ? error : found
@@ -36,7 +36,7 @@ extension DecodingError {
 
 /// A `Decoder` over a parsed `JSONValue`, strict about numbers (a value must fit its type exactly). Used only to
 /// locate failures; Foundation's `JSONDecoder` does the decoding.
-struct JSONValueDecoder: Decoder, SingleValueDecodingContainer {
+struct DiagnosingDecoder: Decoder, SingleValueDecodingContainer {
     let value: JSONValue
     let codingPath: [any CodingKey]
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -138,11 +138,11 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
     func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
 
-    private func child(_ key: Key) throws -> JSONValueDecoder {
+    private func child(_ key: Key) throws -> DiagnosingDecoder {
         guard let value = members[key.stringValue] else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No value for the key \"\(key.stringValue)\"."))
         }
-        return JSONValueDecoder(value: value, codingPath: codingPath + [key])
+        return DiagnosingDecoder(value: value, codingPath: codingPath + [key])
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try child(key).decodeNil() }
@@ -166,7 +166,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try child(key).container(keyedBy: type)
     }
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try child(key).unkeyedContainer() }
-    func superDecoder() throws -> any Decoder { JSONValueDecoder(value: .object(members.map { JSONMember($0.key, $0.value) }), codingPath: codingPath) }
+    func superDecoder() throws -> any Decoder {
+        DiagnosingDecoder(value: .object(members.map { JSONMember($0.key, $0.value) }), codingPath: codingPath)
+    }
     func superDecoder(forKey key: Key) throws -> any Decoder { try child(key) }
 }
 
@@ -191,12 +193,12 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
         init?(intValue: Int) { self.intValue = intValue }
     }
 
-    private mutating func next() throws -> JSONValueDecoder {
+    private mutating func next() throws -> DiagnosingDecoder {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(Any.self, .init(codingPath: codingPath + [Index(currentIndex)], debugDescription: "Unkeyed container is at end."))
         }
         defer { currentIndex += 1 }
-        return JSONValueDecoder(value: items[currentIndex], codingPath: codingPath + [Index(currentIndex)])
+        return DiagnosingDecoder(value: items[currentIndex], codingPath: codingPath + [Index(currentIndex)])
     }
 
     mutating func decodeNil() throws -> Bool {
