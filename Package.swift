@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -64,6 +65,20 @@ let package = Package(
             dependencies: [
                 "HearthCore", "HearthStore", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            swiftSettings: strict
+        ),
+        // The scale-out backend: every store in one PostgreSQL database that several nodes share,
+        // and the change feed that carries each node's commits to the others' listeners.
+        .target(
+            name: "HearthPostgres",
+            dependencies: [
+                "HearthCore", "HearthStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -148,7 +163,7 @@ let package = Package(
             name: "HearthCommand",
             dependencies: [
                 "HearthAuth", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthLinks", "HearthRules", "HearthServer",
-                "HearthSQLite",
+                "HearthPostgres", "HearthSQLite",
                 "HearthStorage", "HearthStore", "HearthWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -266,7 +281,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthStoreTests",
-            dependencies: ["HearthCore", "HearthStore", "HearthSQLite", "HearthTesting"],
+            dependencies: ["HearthCore", "HearthStore", "HearthPostgres", "HearthSQLite", "HearthTesting", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -275,7 +275,7 @@ package final class NamespaceRegistry: Sendable {
         // namespace's outbox dispatcher is woken after each commit that enqueued some.
         let wake = triggers?.opened(name, store: store)
         let database = try await Database(
-            name: name, store: store, observer: hub, clock: clock, triggers: triggers?.triggers(for: name) ?? [],
+            name: name, store: store, observer: try await factory.observer(for: store, delivering: hub), clock: clock, triggers: triggers?.triggers(for: name) ?? [],
             onEventsQueued: wake ?? {})
         let source = try await store.snapshot { try $0.setting("rules") }
         // A stored document that no longer compiles denies everything until an admin replaces it.

@@ -106,7 +106,8 @@ public actor Database {
                 var results: [Result<WriteOutcome, any Error>] = []
                 var changes: [Change] = []
                 var queued = 0
-                var seq = first
+                // Shared by several nodes, the store's counter decides (and stays locked until commit).
+                var seq = try tx.lockSequence().map { $0 + 1 } ?? first
                 for request in requests {
                     do {
                         let capture = try triggers?.before(request, tx: tx)
@@ -127,7 +128,10 @@ public actor Database {
                         results.append(.failure(error))
                     }
                 }
-                if let last = changes.last { try tx.setSequence(last.sequence) }
+                if let last = changes.last {
+                    try tx.setSequence(last.sequence)
+                    try tx.logChanges(changes)
+                }
                 return (results, changes, queued)
             }
             if let last = changes.last { sequence = last.sequence }

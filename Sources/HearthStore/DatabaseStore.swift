@@ -79,6 +79,21 @@ public protocol StoreTransaction: StoreReader, OutboxWriter {
     func setSetting(_ name: String, _ value: String) throws
     /// Declares the indexes to maintain (from `.indexOn`); backends without indexes may ignore it.
     func setIndexes(_ specs: [IndexSpec]) throws
+    /// For a store that several processes write (PostgreSQL shared by nodes): waits until no other
+    /// transaction writes this namespace, holds that until this transaction ends, and returns the
+    /// last committed sequence number. Nil for a store only this process writes (its writer's own
+    /// count is right).
+    func lockSequence() throws -> UInt64?
+    /// Keeps this transaction's changes for other processes to replay (a change log); stores that
+    /// only this process reads ignore it.
+    func logChanges(_ changes: [Change]) throws
+}
+
+extension StoreTransaction {
+    /// One process writes this store: nothing to lock.
+    public func lockSequence() throws -> UInt64? { nil }
+    /// No other process follows this store: nothing to log.
+    public func logChanges(_ changes: [Change]) throws {}
 }
 
 /// A storage backend for one namespace.
@@ -116,6 +131,9 @@ public protocol StoreFactory: Sendable {
     func existingNamespaces() throws -> [String]
     /// Removes a namespace's data for good; its store must have been closed first.
     func delete(namespace: String) async throws
+    /// What the namespace's writer reports commits to: `hub` itself, or for a store that several
+    /// processes write, an observer that also delivers the other processes' commits to `hub`, in order.
+    func observer(for store: any DatabaseStore, delivering hub: any ChangeObserver) async throws -> any ChangeObserver
 }
 
 extension StoreFactory {
@@ -123,4 +141,6 @@ extension StoreFactory {
     public func existingNamespaces() throws -> [String] { [] }
     /// By default a backend keeps nothing to delete.
     public func delete(namespace: String) async throws {}
+    /// By default only this process writes: its commits go to `hub` directly.
+    public func observer(for store: any DatabaseStore, delivering hub: any ChangeObserver) async throws -> any ChangeObserver { hub }
 }

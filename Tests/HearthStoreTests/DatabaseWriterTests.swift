@@ -17,7 +17,7 @@ struct DatabaseWriterTests {
     @Test(arguments: Backend.allCases)
     func concurrentWritesAllCommitInSequence(backend: Backend) async throws {
         let observer = RecordingObserver()
-        let db = try await Database(name: "t", store: backend.makeStore(), observer: observer, clock: { 1000 })
+        let db = try await Database(name: "t", store: await backend.makeStore(), observer: observer, clock: { 1000 })
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<200 {
                 group.addTask {
@@ -45,7 +45,7 @@ struct DatabaseWriterTests {
             }
         }
         let db = try await Database(
-            name: "t", store: backend.makeStore(), observer: observer, clock: clock,
+            name: "t", store: await backend.makeStore(), observer: observer, clock: clock,
             pushIDs: PushIDGenerator(random: SplitMix64(seed: 3)))
         let names = try await withThrowingTaskGroup(of: String.self) { group in
             for i in 0..<100 {
@@ -69,7 +69,7 @@ struct DatabaseWriterTests {
 
     @Test(arguments: Backend.allCases)
     func serverValuesResolveInsideTheTransaction(backend: Backend) async throws {
-        let db = try await Database(name: "t", store: backend.makeStore(), observer: RecordingObserver(), clock: { 1234 })
+        let db = try await Database(name: "t", store: await backend.makeStore(), observer: RecordingObserver(), clock: { 1234 })
         _ = try await db.write(WriteRequest(path: Path("c"), operation: parsed("5")))
         _ = try await db.write(WriteRequest(path: Path("c"), operation: parsed(#"{".sv":{"increment":2}}"#)))
         _ = try await db.write(WriteRequest(path: Path("t"), operation: parsed(#"{"at":{".sv":"timestamp"}}"#)))
@@ -79,7 +79,7 @@ struct DatabaseWriterTests {
 
     @Test(arguments: Backend.allCases)
     func ifMatchGuardsTheWrite(backend: Backend) async throws {
-        let db = try await Database(name: "t", store: backend.makeStore(), observer: RecordingObserver(), clock: { 0 })
+        let db = try await Database(name: "t", store: await backend.makeStore(), observer: RecordingObserver(), clock: { 0 })
         let first = try await db.write(WriteRequest(path: Path("x"), operation: parsed("1"), ifMatch: "null_etag", wantsETag: true))
         guard case .committed(_, let etag?) = first else {
             Issue.record("expected a commit, got \(first)")
@@ -100,11 +100,11 @@ struct DatabaseWriterTests {
     @Test func sqliteDataSurvivesReopening() async throws {
         let folder = Backend.temporaryFolder()
         do {
-            let store = try Backend.sqlite.makeStore(folder: folder)
+            let store = try await Backend.sqlite.makeStore(folder: folder)
             try await store.put("a", #"{"b":[1,2]}"#)
             try await store.close()
         }
-        let again = try Backend.sqlite.makeStore(folder: folder)
+        let again = try await Backend.sqlite.makeStore(folder: folder)
         #expect(try await again.getJSON("a") == #"{"b":[1,2]}"#)
     }
 }

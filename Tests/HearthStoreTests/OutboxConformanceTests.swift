@@ -27,18 +27,24 @@ private struct OutboxHarness: Sendable {
 
 /// Every store with an outbox, in memory and in SQLite.
 enum OutboxHost: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case memoryStore, sqliteStore, memoryAccounts, sqliteAccounts, memoryCatalog, sqliteCatalog
+    case memoryStore, sqliteStore, postgresStore, memoryAccounts, sqliteAccounts, memoryCatalog, sqliteCatalog
+
+    static var allCases: [OutboxHost] {
+        [.memoryStore, .sqliteStore] + (PostgresTestServer.url == nil ? [] : [.postgresStore])
+            + [.memoryAccounts, .sqliteAccounts, .memoryCatalog, .sqliteCatalog]
+    }
 
     var testDescription: String { rawValue }
 
     var isSQLite: Bool { self == .sqliteStore || self == .sqliteAccounts || self == .sqliteCatalog }
 
     /// Opens the store; SQLite ones in `folder` (a fresh one when nil), so a test can reopen the file.
-    fileprivate func open(folder: String? = nil) throws -> OutboxHarness {
+    fileprivate func open(folder: String? = nil) async throws -> OutboxHarness {
         let dir = folder ?? Backend.temporaryFolder()
         switch self {
-        case .memoryStore, .sqliteStore:
-            let store = try (self == .memoryStore ? Backend.memory : Backend.sqlite).makeStore(folder: dir)
+        case .memoryStore, .sqliteStore, .postgresStore:
+            let backend: Backend = self == .memoryStore ? .memory : self == .sqliteStore ? .sqlite : .postgres
+            let store = try await backend.makeStore(folder: dir)
             return OutboxHarness(
                 writeAny: { body in try await store.write { tx in try body(tx) } },
                 readAny: { body in try await store.snapshot { tx in try body(tx) } },
@@ -75,7 +81,7 @@ struct OutboxConformanceTests {
 
     @Test(arguments: OutboxHost.allCases)
     func enqueuedEventsReadBackWithIncreasingIDs(host: OutboxHost) async throws {
-        let box = try host.open()
+        let box = try await host.open()
         let payload: [UInt8] = [0, 1, 0xFF, 0xFE, 0x7B, 0x22]  // not valid UTF-8: stored as bytes
         let first = try await box.write { tx in try tx.enqueueEvent(function: "onCreate", payload: payload, at: 100) }
         let more = try await enqueue(box, 5, at: { _ in 50 })
@@ -92,7 +98,7 @@ struct OutboxConformanceTests {
 
     @Test(arguments: OutboxHost.allCases)
     func dueEventsRespectTimeLimitAndOrder(host: OutboxHost) async throws {
-        let box = try host.open()
+        let box = try await host.open()
         // Due times out of id order: 300, 100, 200, 100, 400.
         let times: [Int64] = [300, 100, 200, 100, 400]
         let ids = try await enqueue(box, times.count, at: { times[$0] })
@@ -113,7 +119,7 @@ struct OutboxConformanceTests {
 
     @Test(arguments: OutboxHost.allCases)
     func emptyOutbox(host: OutboxHost) async throws {
-        let box = try host.open()
+        let box = try await host.open()
         #expect(try await box.read { tx in try tx.nextEventTime() } == nil)
         #expect(try await box.read { tx in try tx.dueEvents(now: .max, limit: 10) }.isEmpty)
         #expect(try await box.read { tx in try tx.deadEvents(after: 0, limit: 10) }.isEmpty)
@@ -132,7 +138,7 @@ struct OutboxConformanceTests {
 
     @Test(arguments: OutboxHost.allCases)
     func retryMovesTheNextAttemptAndRecordsTheFailure(host: OutboxHost) async throws {
-        let box = try host.open()
+        let box = try await host.open()
         let ids = try await enqueue(box, 3, at: { _ in 100 })
         try await box.write { tx in try tx.retryEvent(ids[0], attempts: 1, at: 500, error: "timeout") }
         let retried = try await box.read { tx in try tx.event(ids[0]) }
@@ -158,7 +164,7 @@ struct OutboxConformanceTests {
 
     @Test(arguments: OutboxHost.allCases)
     func buriedEventsAreDeadLettersPagedByID(host: OutboxHost) async throws {
-        let box = try host.open()
+        let box = try await host.open()
         let ids = try await enqueue(box, 6, at: { Int64(100 + $0) })
         try await box.write { tx in
             for i in [0, 2, 3, 5] { try tx.buryEvent(ids[i], attempts: 5, error: "gave up \(i)") }
@@ -188,7 +194,7 @@ struct OutboxConformanceTests {
 
     @Test(arguments: OutboxHost.allCases)
     func reviveMakesADeadLetterLiveAgain(host: OutboxHost) async throws {
-        let box = try host.open()
+        let box = try await host.open()
         let ids = try await enqueue(box, 3, at: { _ in 100 })
         try await box.write { tx in try tx.buryEvent(ids[1], attempts: 7, error: "boom") }
         let (revived, live, missing) = try await box.write { tx in
@@ -212,7 +218,7 @@ struct OutboxConformanceTests {
 
     @Test(arguments: OutboxHost.allCases)
     func finishRemovesLiveAndDeadEvents(host: OutboxHost) async throws {
-        let box = try host.open()
+        let box = try await host.open()
         let ids = try await enqueue(box, 4, at: { _ in 100 })
         try await box.write { tx in try tx.buryEvent(ids[3], attempts: 1, error: "x") }
         try await box.write { tx in try tx.finishEvents([ids[0], ids[2], ids[3]]) }
@@ -226,7 +232,7 @@ struct OutboxConformanceTests {
 
     @Test(arguments: OutboxHost.allCases)
     func claimKeyOnceAndForget(host: OutboxHost) async throws {
-        let box = try host.open()
+        let box = try await host.open()
         #expect(try await box.write { tx in try tx.claimKey("a", at: 100) })
         #expect(try await box.write { tx in try tx.claimKey("a", at: 500) } == false)
         #expect(try await box.write { tx in try tx.claimKey("b", at: 200) })
@@ -248,7 +254,7 @@ struct OutboxConformanceTests {
 
     @Test(arguments: OutboxHost.allCases)
     func aFailedTransactionKeepsNothing(host: OutboxHost) async throws {
-        let box = try host.open()
+        let box = try await host.open()
         let kept = try await box.write { tx in try tx.enqueueEvent(function: "kept", payload: [1], at: 1) }
         await #expect(throws: Boom.self) {
             _ = try await box.write { tx -> Int in
@@ -268,7 +274,7 @@ struct OutboxConformanceTests {
         let folder = Backend.temporaryFolder()
         let ids: [Int64]
         do {
-            let box = try host.open(folder: folder)
+            let box = try await host.open(folder: folder)
             let enqueued = try await enqueue(box, 4, at: { Int64(10 * ($0 + 1)) })
             ids = enqueued
             try await box.write { tx in
@@ -279,7 +285,7 @@ struct OutboxConformanceTests {
             }
             try await box.close()
         }
-        let box = try host.open(folder: folder)
+        let box = try await host.open(folder: folder)
         let due = try await box.read { tx in try tx.dueEvents(now: .max, limit: 10) }
         #expect(due == [
             OutboxEvent(id: ids[0], function: "fn0", payload: bytes("p0"), createdAt: 10, nextAttemptAt: 10),
@@ -299,14 +305,14 @@ struct OutboxConformanceTests {
     @Test func sqliteStoreOutboxSurvivesReopeningWithItsData() async throws {
         let folder = Backend.temporaryFolder()
         do {
-            let store = try Backend.sqlite.makeStore(folder: folder)
+            let store = try await Backend.sqlite.makeStore(folder: folder)
             try await store.write { tx in
                 try tx.set(Path("a"), json("1"))
                 try tx.enqueueEvent(function: "f", payload: [7], at: 3)
             }
             try await store.close()
         }
-        let again = try Backend.sqlite.makeStore(folder: folder)
+        let again = try await Backend.sqlite.makeStore(folder: folder)
         #expect(try await again.getJSON("a") == "1")
         #expect(try await again.snapshot { try $0.dueEvents(now: 3, limit: 5) }.map(\.payload) == [[7]])
     }

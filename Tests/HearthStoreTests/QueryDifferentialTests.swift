@@ -55,7 +55,7 @@ struct QueryDifferentialTests {
 
     @Test(arguments: Backend.allCases)
     func indexedQueriesAgreeWithScans(backend: Backend) async throws {
-        let store = try backend.makeStore()
+        let store = try await backend.makeStore()
         let specs = [
             IndexSpec(pattern: ["items"], index: "score"),
             IndexSpec(pattern: ["items"], index: "r/pos"),

@@ -7,7 +7,7 @@ import Testing
 struct StoreConformanceTests {
     @Test(arguments: Backend.allCases)
     func roundTripsNestedValuesInKeyOrder(backend: Backend) async throws {
-        let store = try backend.makeStore()
+        let store = try await backend.makeStore()
         try await store.put("u", #"{"b":{"x":1.5,"y":"s"},"a":true,"10":null,"2":[1,null,3],"-z":{".value":4,".priority":2}}"#)
         #expect(try await store.getJSON("u") == #"{"2":[1,null,3],"-z":4,"a":true,"b":{"x":1.5,"y":"s"}}"#)
         #expect(try await store.get("u").children.keys.map(\.string) == ["2", "-z", "a", "b"])
@@ -18,7 +18,7 @@ struct StoreConformanceTests {
 
     @Test(arguments: Backend.allCases)
     func deletingTheLastChildRemovesEmptyParents(backend: Backend) async throws {
-        let store = try backend.makeStore()
+        let store = try await backend.makeStore()
         try await store.put("a", #"{"b":{"c":1}}"#)
         try await store.write { try $0.set(Path("a/b/c"), .empty) }
         #expect(try await store.getJSON("") == "null")
@@ -29,7 +29,7 @@ struct StoreConformanceTests {
 
     @Test(arguments: Backend.allCases)
     func writingBelowALeafTurnsItIntoAnObject(backend: Backend) async throws {
-        let store = try backend.makeStore()
+        let store = try await backend.makeStore()
         try await store.put("a", #"{".value":5,".priority":"p"}"#)
         #expect(try await store.getJSON("a/b") == "null")
         try await store.put("a/b", "1")
@@ -42,7 +42,7 @@ struct StoreConformanceTests {
 
     @Test(arguments: Backend.allCases)
     func prioritiesFollowTheirNode(backend: Backend) async throws {
-        let store = try backend.makeStore()
+        let store = try await backend.makeStore()
         try await store.write { try $0.setPriority(Path("nothing"), .int(1)) }
         #expect(try await store.getJSON("", format: .export) == "null")
         try await store.put("o", #"{"k":1}"#)
@@ -56,7 +56,7 @@ struct StoreConformanceTests {
 
     @Test(arguments: Backend.allCases)
     func shallowListsChildKeysInKeyOrder(backend: Backend) async throws {
-        let store = try backend.makeStore()
+        let store = try await backend.makeStore()
         try await store.put("s", #"{"b":{"deep":{"x":1}},"a":1,"10":true,"2":"x","c":{".value":3,".priority":1}}"#)
         try await store.put("leaf", "5")
         func shallow(_ path: String, _ q: Query?) async throws -> String {
@@ -72,7 +72,7 @@ struct StoreConformanceTests {
 
     @Test(arguments: Backend.allCases)
     func sequenceAndSettingsAreStored(backend: Backend) async throws {
-        let store = try backend.makeStore()
+        let store = try await backend.makeStore()
         #expect(try await store.snapshot { try $0.sequence() } == 0)
         try await store.write { tx in
             try tx.setSequence(42)
@@ -86,7 +86,7 @@ struct StoreConformanceTests {
     @Test(arguments: Backend.allCases)
     func failedTransactionsWriteNothing(backend: Backend) async throws {
         struct Boom: Error {}
-        let store = try backend.makeStore()
+        let store = try await backend.makeStore()
         try await store.put("a", "1")
         await #expect(throws: Boom.self) {
             try await store.write { tx in
@@ -100,7 +100,7 @@ struct StoreConformanceTests {
 
     @Test(arguments: Backend.allCases)
     func summariesMatchTheFullRead(backend: Backend) async throws {
-        let store = try backend.makeStore()
+        let store = try await backend.makeStore()
         try await store.put("", #"{"a":{"b":{".value":1,".priority":5},"c":{"d":"x"}},"e":{".priority":"p","f":true},"g":"leaf"}"#)
         let paths = ["", "a", "a/b", "a/c", "a/c/d", "e", "e/f", "g", "g/h", "missing", "a/missing/deeper"]
         for p in paths {
@@ -115,25 +115,31 @@ struct StoreConformanceTests {
 /// Reads bounded by a row count, for answering on an event loop.
 @Suite("Bounded reads")
 struct BoundedReadTests {
+    /// On the calling thread where the store can (what the server does on an event loop), else through a snapshot.
+    private func bounded(_ store: any DatabaseStore, _ body: @escaping @Sendable (any StoreReader) throws -> Node?) async throws -> Node?? {
+        if let now = try store.snapshotNow(body) { return .some(now) }
+        return .some(try await store.snapshot(body))
+    }
+
     @Test(arguments: Backend.allCases)
     func boundedReadsAnswerAtOnceAndRefuseLargeSubtrees(backend: Backend) async throws {
-        let store = try backend.makeStore()
+        let store = try await backend.makeStore()
         try await store.put("small", #"{"a":1,"b":{"c":"x"},"p":{".value":2,".priority":5}}"#)
         let children = (0..<20).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
         try await store.put("big", "{\(children)}")
         let full = try await store.get("small")
-        let small = try #require(try store.snapshotNow { try $0.read(Path("small"), rowLimit: 20) })
+        let small = try #require(try await bounded(store) { try $0.read(Path("small"), rowLimit: 20) })
         #expect(small == full)
-        #expect(try store.snapshotNow { try $0.read(Path("missing"), rowLimit: 1) } == .some(.some(.empty)))
-        let exact = try #require(try store.snapshotNow { try $0.read(Path("big"), rowLimit: 20) })
+        #expect(try await bounded(store) { try $0.read(Path("missing"), rowLimit: 1) } == .some(.some(.empty)))
+        let exact = try #require(try await bounded(store) { try $0.read(Path("big"), rowLimit: 20) })
         #expect(exact == (try await store.get("big")))
-        let over = try #require(try store.snapshotNow { try $0.read(Path("big"), rowLimit: 19) })
+        let over = try #require(try await bounded(store) { try $0.read(Path("big"), rowLimit: 19) })
         #expect(over == nil)
         // `small` holds three values (a, b/c, and p with its priority); a priority on the object b
         // is a fourth, stored on its own.
         try await store.write { try $0.setPriority(Path("small/b"), .number(1)) }
         let withPriority = try await store.get("small")
-        #expect(try store.snapshotNow { try $0.read(Path("small"), rowLimit: 4) } == .some(.some(withPriority)))
-        #expect(try store.snapshotNow { try $0.read(Path("small"), rowLimit: 3) } == .some(nil))
+        #expect(try await bounded(store) { try $0.read(Path("small"), rowLimit: 4) } == .some(.some(withPriority)))
+        #expect(try await bounded(store) { try $0.read(Path("small"), rowLimit: 3) } == .some(nil))
     }
 }

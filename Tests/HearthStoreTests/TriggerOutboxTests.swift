@@ -90,8 +90,10 @@ struct TriggerOutboxTests {
         _ backend: Backend, store: (any DatabaseStore)? = nil, triggers: [DatabaseTrigger] = triggers("/reservations/{id}"),
         counter: QueuedCounter? = nil, clock: @escaping @Sendable () -> Int64 = { TriggerOutboxTests.now }
     ) async throws -> Database {
-        try await Database(
-            name: "t", store: store ?? backend.makeStore(), observer: NullObserver(), clock: clock,
+        var opened = store
+        if opened == nil { opened = try await backend.makeStore() }
+        return try await Database(
+            name: "t", store: opened!, observer: NullObserver(), clock: clock,
             pushIDs: PushIDGenerator(random: SplitMix64(seed: 11)), triggers: triggers,
             onEventsQueued: { counter?.bump() })
     }
@@ -464,7 +466,7 @@ struct TriggerOutboxTests {
     @Test(arguments: Backend.allCases)
     func eventsCommitWithTheChangeOrNotAtAll(backend: Backend) async throws {
         let counter = QueuedCounter()
-        let store = FailingCommitStore(try backend.makeStore())
+        let store = FailingCommitStore(try await backend.makeStore())
         let db = try await makeDatabase(backend, store: store, counter: counter)
         try await put(db, "reservations/r1", #"{"n":1}"#)
         #expect(counter.count == 1)

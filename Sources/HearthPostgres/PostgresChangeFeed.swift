@@ -1,0 +1,197 @@
+import HearthCore
+import HearthStore
+public import Logging
+import NIOCore
+import PostgresNIO
+public import ServiceLifecycle
+import Synchronization
+
+/// Carries every namespace's commits from any node to this node's listeners, through PostgreSQL
+/// alone: each write transaction stores its changes in `hearth_changes` and sends a
+/// `NOTIFY hearth_changes '<sequence> <namespace>'`, delivered at commit. The feed listens, reads
+/// the rows it has not delivered yet, and hands them to each open namespace's hub in sequence order.
+///
+/// A node's own commits go to its listeners straight from its writer (no round trip) when they
+/// are next in order; the notification for them is then a no-op. A gap (another node committed in
+/// between) is filled from the change log before anything later is delivered, so every listener
+/// sees one order, the commit order, exactly once. When the listening connection drops, the feed
+/// reconnects and reads every open namespace's log from its last delivered sequence, so nothing
+/// committed meanwhile is missed. Run it in the server's service group.
+public final class PostgresChangeFeed: Service, Sendable {
+    let server: PostgresServer
+    let logger: Logger
+    private let deliveries = Mutex<[String: SequencedDelivery]>([:])
+    private let wake: AsyncStream<String>.Continuation
+    private let wakes: AsyncStream<String>
+    /// How long to wait before reconnecting the listener after it failed.
+    let retryDelay: Duration
+
+    /// A feed for the stores of `server`; it does nothing until ``run()``.
+    public init(server: PostgresServer, retryDelay: Duration = .milliseconds(500), logger: Logger) {
+        self.server = server
+        self.logger = logger
+        self.retryDelay = retryDelay
+        (wakes, wake) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
+    }
+
+    func follow(_ namespace: String, from sequence: UInt64, delivering hub: any ChangeObserver) -> any ChangeObserver {
+        let delivery = SequencedDelivery(namespace: namespace, delivered: sequence, inner: hub, feed: self)
+        deliveries.withLock { $0[namespace] = delivery }
+        return delivery
+    }
+
+    func stopFollowing(_ namespace: String) {
+        _ = deliveries.withLock { $0.removeValue(forKey: namespace) }
+    }
+
+    /// Asks the fetch loop to fill `namespace` up to what the log holds.
+    func needsFetch(_ namespace: String) { wake.yield(namespace) }
+
+    /// Listens until cancelled (reconnecting after failures) and fetches the log rows that notices
+    /// and gaps ask for.
+    public func run() async throws {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.listen() }
+            group.addTask { await self.fetchLoop() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func listen() async {
+        while !Task.isCancelled {
+            do {
+                let connection = try await server.connect()
+                do {
+                    try await withTaskCancellationHandler {
+                        try await receive(on: connection)
+                    } onCancel: {
+                        PostgresServer.discard(connection)
+                    }
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+                try? await connection.close()
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("change feed lost its connection; reconnecting", metadata: ["hearth.error": "\(error)"])
+            }
+            try? await Task.sleep(for: retryDelay)
+        }
+    }
+
+    private func receive(on connection: PostgresConnection) async throws {
+        try await connection.listen(on: ChangeNotice.channel) { notices in
+            // Everything committed while nobody listened.
+            for name in deliveries.withLock({ Array($0.keys) }) { needsFetch(name) }
+            for try await notification in notices {
+                guard let notice = ChangeNotice(notification.payload) else { continue }
+                let delivery = deliveries.withLock { $0[notice.namespace] }
+                if delivery?.noticed(notice.sequence) == true { needsFetch(notice.namespace) }
+            }
+        }
+    }
+
+    private func fetchLoop() async {
+        for await name in wakes {
+            guard let delivery = deliveries.withLock({ $0[name] }) else { continue }
+            var failures = 0
+            while let after = delivery.wanted() {
+                do {
+                    let changes = try await server.run { session in
+                        try session.query(
+                            "SELECT seq, body FROM hearth_changes WHERE ns = \(name) AND seq > \(Int64(after)) ORDER BY seq LIMIT 1000"
+                        ).map { row in
+                            let (seq, body) = try row.decode((Int64, ByteBuffer).self)
+                            return try ChangeCoding.decode(Array(body.readableBytesView), sequence: UInt64(seq))
+                        }
+                    }
+                    if changes.isEmpty { break }
+                    delivery.deliver(fetched: changes)
+                    await delivery.backpressure()
+                } catch {
+                    failures += 1
+                    logger.warning("change feed cannot read the change log", metadata: ["hearth.ns": "\(name)", "hearth.error": "\(error)"])
+                    if failures > 3 || Task.isCancelled { break }
+                    try? await Task.sleep(for: retryDelay)
+                }
+            }
+        }
+    }
+}
+
+/// One namespace's delivery: forwards changes to the hub strictly in sequence order, once each,
+/// whether they come from this node's writer or from the change log.
+final class SequencedDelivery: ChangeObserver, Sendable {
+    let namespace: String
+    private let inner: any ChangeObserver
+    private let feed: PostgresChangeFeed
+
+    private struct State {
+        /// The last sequence number delivered to the hub.
+        var delivered: UInt64
+        /// The highest sequence number known to be committed.
+        var known: UInt64
+        /// This node's own commits that arrived ahead of a gap, by sequence.
+        var held: [UInt64: Change] = [:]
+    }
+
+    private let state: Mutex<State>
+
+    init(namespace: String, delivered: UInt64, inner: any ChangeObserver, feed: PostgresChangeFeed) {
+        self.namespace = namespace
+        self.inner = inner
+        self.feed = feed
+        self.state = Mutex(State(delivered: delivered, known: delivered))
+    }
+
+    /// This node's writer committed `changes` (contiguous, ascending).
+    func didCommit(_ changes: [Change]) {
+        let gap = state.withLock { s -> Bool in
+            if let last = changes.last { s.known = max(s.known, last.sequence) }
+            for change in changes where change.sequence > s.delivered { s.held[change.sequence] = change }
+            drain(&s)
+            return !s.held.isEmpty
+        }
+        if gap { feed.needsFetch(namespace) }
+    }
+
+    func backpressure() async { await inner.backpressure() }
+
+    /// A notification said `sequence` is committed; true when something is left to fetch.
+    func noticed(_ sequence: UInt64) -> Bool {
+        state.withLock { s in
+            s.known = max(s.known, sequence)
+            return s.known > s.delivered
+        }
+    }
+
+    /// The sequence to read the log after, or nil when everything known was delivered.
+    func wanted() -> UInt64? {
+        state.withLock { s in s.known > s.delivered ? s.delivered : nil }
+    }
+
+    /// Changes read from the log, ascending from `delivered + 1`.
+    func deliver(fetched changes: [Change]) {
+        state.withLock { s in
+            if let last = changes.last { s.known = max(s.known, last.sequence) }
+            for change in changes where change.sequence > s.delivered && s.held[change.sequence] == nil {
+                s.held[change.sequence] = change
+            }
+            drain(&s)
+        }
+    }
+
+    /// Hands the hub every held change that is next in order. Runs under the lock, so two sources
+    /// never deliver at once or out of order; the hub's `didCommit` only queues work and returns.
+    private func drain(_ s: inout State) {
+        var batch: [Change] = []
+        while let next = s.held.removeValue(forKey: s.delivered + 1) {
+            batch.append(next)
+            s.delivered += 1
+        }
+        s.held = s.held.filter { $0.key > s.delivered }
+        if !batch.isEmpty { inner.didCommit(batch) }
+    }
+}

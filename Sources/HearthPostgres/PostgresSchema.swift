@@ -1,0 +1,60 @@
+import PostgresNIO
+
+/// The tables Hearth keeps in PostgreSQL, created and migrated when a node starts.
+///
+/// Migrations are numbered and applied in order inside one transaction that holds an advisory
+/// lock, so two nodes starting at once never run one twice: the second waits, then finds the
+/// version already current. A database whose version is newer than this build knows is refused
+/// (an older node must not write to a layout it does not understand).
+enum PostgresSchema {
+    /// `pg_advisory_xact_lock` key for migrations (an arbitrary constant: "hearth" in ASCII).
+    static let lockKey: Int64 = 0x6865_6172_7468
+
+    /// Each entry moves the schema from version `index` to `index + 1`: statements separated by `;`
+    /// (the extended protocol runs one statement at a time).
+    static let migrations: [String] = [
+        // 1: the database tree, its settings, change log and outbox.
+        """
+        CREATE TABLE hearth_namespaces(
+            ns text PRIMARY KEY, seq bigint NOT NULL DEFAULT 0, created_at timestamptz NOT NULL DEFAULT now());
+        CREATE TABLE hearth_tree(
+            ns text NOT NULL, p bytea NOT NULL, v bytea, pr bytea, PRIMARY KEY(ns, p));
+        CREATE TABLE hearth_settings(ns text NOT NULL, k text NOT NULL, v text NOT NULL, PRIMARY KEY(ns, k));
+        CREATE TABLE hearth_index_specs(
+            ns text NOT NULL, id bigint NOT NULL, pattern text NOT NULL, spec text NOT NULL, PRIMARY KEY(ns, id));
+        CREATE TABLE hearth_changes(
+            ns text NOT NULL, seq bigint NOT NULL, body bytea NOT NULL, committed_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY(ns, seq));
+        CREATE TABLE hearth_outbox(
+            box text NOT NULL, id bigserial PRIMARY KEY, fn text NOT NULL, payload bytea NOT NULL, created bigint NOT NULL,
+            attempts integer NOT NULL DEFAULT 0, next_at bigint NOT NULL, error text, dead boolean NOT NULL DEFAULT false);
+        CREATE INDEX hearth_outbox_due ON hearth_outbox(box, dead, next_at);
+        CREATE TABLE hearth_claimed_keys(box text NOT NULL, k text NOT NULL, at bigint NOT NULL, PRIMARY KEY(box, k));
+        """,
+    ]
+
+    /// The version this build writes.
+    static var current: Int { migrations.count }
+
+    static func migrate(_ session: PostgresSession) throws {
+        try session.transaction(.readCommitted, retries: 0) {
+            try session.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
+            try session.execute("CREATE TABLE IF NOT EXISTS hearth_schema(version integer NOT NULL)")
+            let rows = try session.query("SELECT version FROM hearth_schema")
+            var version = try rows.first?.decode(Int.self) ?? 0
+            if rows.isEmpty { try session.execute("INSERT INTO hearth_schema(version) VALUES (0)") }
+            guard version <= current else {
+                throw PostgresStoreError(
+                    sqlState: nil,
+                    message: "the database's schema is version \(version), newer than this Hearth (\(current)); upgrade this node")
+            }
+            while version < current {
+                for statement in migrations[version].split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
+                    try session.execute(PostgresQuery(unsafeSQL: String(statement)))
+                }
+                version += 1
+                try session.execute("UPDATE hearth_schema SET version = \(version)")
+            }
+        }
+    }
+}

@@ -1,0 +1,112 @@
+public import HearthStore
+import PostgresNIO
+
+/// One namespace's tree in a PostgreSQL database that several Hearth nodes share.
+///
+/// Reads run in a `REPEATABLE READ READ ONLY` transaction (one snapshot for every statement of the
+/// closure). Writes run in `READ COMMITTED` after locking the namespace's counter row
+/// (``StoreTransaction/lockSequence()``), so the writers of one namespace take turns across every
+/// node, as SQLite's single writer does on one, and each reads the latest commit: an `if-match`, a
+/// transaction or an `increment` on one node never overwrites another node's commit unseen.
+public final class PostgresStore: DatabaseStore {
+    /// The namespace this store holds.
+    public let namespace: String
+    let server: PostgresServer
+    let feed: PostgresChangeFeed?
+
+    init(namespace: String, server: PostgresServer, feed: PostgresChangeFeed?) {
+        self.namespace = namespace
+        self.server = server
+        self.feed = feed
+    }
+
+    /// Runs `body` on one snapshot of the namespace.
+    public func snapshot<R: Sendable>(_ body: @Sendable (any StoreReader) throws -> R) async throws -> R {
+        try await server.run { [namespace] session in
+            try session.transaction(.snapshot) {
+                try body(PostgresTransaction(session: session, namespace: namespace, writable: false))
+            }
+        }
+    }
+
+    /// Runs `body` in one transaction, committed before this returns (PostgreSQL's `synchronous_commit`
+    /// decides how durable that is; its default waits for the WAL flush).
+    public func write<R: Sendable>(_ body: @Sendable (any StoreTransaction) throws -> R) async throws -> R {
+        try await server.run { [namespace] session in
+            try session.transaction(.readCommitted) {
+                try body(PostgresTransaction(session: session, namespace: namespace, writable: true))
+            }
+        }
+    }
+
+    /// Stops delivering other nodes' changes to this namespace's listeners; the rows stay.
+    public func close() async throws {
+        feed?.stopFollowing(namespace)
+    }
+
+    /// The observer to give this namespace's `Database`: it delivers the changes committed here and
+    /// on every other node to `hub` once each, in sequence order (see ``PostgresChangeFeed``).
+    /// Without a feed it is `hub` itself.
+    public func observer(delivering hub: any ChangeObserver) async throws -> any ChangeObserver {
+        guard let feed else { return hub }
+        let sequence = try await snapshot { try $0.sequence() }
+        return feed.follow(namespace, from: sequence, delivering: hub)
+    }
+}
+
+/// Opens the namespaces of one PostgreSQL database: each is a row of `hearth_namespaces` and its
+/// rows in the shared tables.
+///
+/// ```swift
+/// let server = try await PostgresServer(location: PostgresLocation(url: url), logger: logger)
+/// let factory = PostgresStoreFactory(server: server, feed: PostgresChangeFeed(server: server, logger: logger))
+/// ```
+public struct PostgresStoreFactory: StoreFactory {
+    /// The server every store of this factory uses.
+    public let server: PostgresServer
+    /// Delivers other nodes' commits to this node's listeners; nil for a single node (tests, tools).
+    public let feed: PostgresChangeFeed?
+
+    /// A factory for the namespaces of `server`'s database.
+    public init(server: PostgresServer, feed: PostgresChangeFeed? = nil) {
+        self.server = server
+        self.feed = feed
+    }
+
+    /// Opens `namespace`, creating its counter row when absent.
+    public func open(namespace: String) async throws -> any DatabaseStore {
+        _ = try await server.run { session in
+            try session.execute("INSERT INTO hearth_namespaces(ns) VALUES (\(namespace)) ON CONFLICT (ns) DO NOTHING")
+        }
+        return PostgresStore(namespace: namespace, server: server, feed: feed)
+    }
+
+    /// The namespaces of the database (a blocking query: the registry calls this rarely).
+    public func existingNamespaces() throws -> [String] {
+        try server.runBlocking { session in
+            try session.query("SELECT ns FROM hearth_namespaces ORDER BY ns").map { try $0.decode(String.self) }
+        }
+    }
+
+    /// Removes every row of `namespace`: its tree, settings, change log, outbox and counter.
+    public func delete(namespace: String) async throws {
+        try await server.run { session in
+            try session.transaction(.readCommitted) {
+                for table in ["hearth_tree", "hearth_settings", "hearth_index_specs", "hearth_changes"] {
+                    try session.execute("DELETE FROM \(unescaped: table) WHERE ns = \(namespace)")
+                }
+                try session.execute("DELETE FROM hearth_outbox WHERE box = \(namespace)")
+                try session.execute("DELETE FROM hearth_claimed_keys WHERE box = \(namespace)")
+                try session.execute("DELETE FROM hearth_namespaces WHERE ns = \(namespace)")
+            }
+        }
+    }
+}
+
+extension PostgresStoreFactory {
+    /// With a feed, the namespace's commits from every node reach `hub` in order (see ``PostgresStore/observer(delivering:)``).
+    public func observer(for store: any DatabaseStore, delivering hub: any ChangeObserver) async throws -> any ChangeObserver {
+        guard let store = store as? PostgresStore else { return hub }
+        return try await store.observer(delivering: hub)
+    }
+}
