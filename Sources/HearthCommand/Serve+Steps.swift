@@ -3,6 +3,7 @@ import Foundation
 import HearthAuth
 import HearthFiles
 import HearthLinks
+import HearthPostgres
 import HearthRules
 import HearthSQLite
 import HearthServer
@@ -10,6 +11,7 @@ import HearthStorage
 import HearthStore
 import Logging
 import NIOPosix
+import ServiceLifecycle
 
 /// The steps of `hearth serve`, each a product or a check, in the order `run` takes them. Each
 /// throws the exit code the failure stands for, after printing why.
@@ -38,7 +40,28 @@ extension Serve {
 
     /// The SQLite databases of the data folder; the project's database is opened once now, so a corrupt
     /// file is reported at start, not on the first request.
-    static func databases(_ settings: Settings, folder: String, durability: SQLiteStore.Durability) async throws -> SQLiteStoreFactory {
+    ///
+    /// With `--postgres`, the databases are rows of that server (its schema created or migrated now),
+    /// and the change feed that brings other nodes' commits to this node's listeners is a service to run.
+    static func databases(_ settings: Settings, folder: String, durability: SQLiteStore.Durability, logger: Logger) async throws
+        -> (any StoreFactory, [any Service], PostgresServer?)
+    {
+        if let url = settings.postgres {
+            let location: PostgresLocation
+            do { location = try PostgresLocation(url: url) } catch { throw fail("--postgres: \(error)", .badConfiguration) }
+            let server: PostgresServer
+            do {
+                server = try await PostgresServer(location: location, logger: logger)
+            } catch {
+                throw fail("cannot use PostgreSQL at \(location): \(error)", .corruptDatabase)
+            }
+            let feed = PostgresChangeFeed(server: server, logger: logger)
+            return (PostgresStoreFactory(server: server, feed: feed), [feed], server)
+        }
+        return (try await databases(settings, folder: folder, durability: durability), [], nil)
+    }
+
+    private static func databases(_ settings: Settings, folder: String, durability: SQLiteStore.Durability) async throws -> SQLiteStoreFactory {
         let factory = SQLiteStoreFactory(folder: folder, durability: durability)
         do {
             let store = try await factory.open(namespace: settings.project)

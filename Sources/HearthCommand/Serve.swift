@@ -4,6 +4,7 @@ import Foundation
 import HearthCore
 import HearthDatabase
 import HearthFiles
+import HearthPostgres
 import HearthLinks
 import HearthStorage
 import NIOPosix
@@ -32,6 +33,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a connection may stay silent between requests or inside a request body; streams and realtime connections are not idle (HEARTH_IDLE_TIMEOUT; default 60).")
     var idleTimeout: Int?
     @Option(help: "full (fsync every commit) or normal (survives crashes, not power loss) (HEARTH_DURABILITY).") var durability: String?
+    @Option(help: "Keep the databases in PostgreSQL, shared by every node started with the same URL, e.g. postgres://hearth:secret@db:5432/hearth (HEARTH_POSTGRES); the data folder then holds the signing keys and files, shared by the nodes.")
+    var postgres: String?
     @Option(help: "Email-enumeration protection, on or off: one INVALID_LOGIN_CREDENTIALS for unknown email and wrong password, no `registered` from createAuthUri (HEARTH_EMAIL_PRIVACY; default on, off with --dev).")
     var emailPrivacy: String?
     @Option(help: "Comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client (HEARTH_TRUSTED_PROXIES).")
@@ -89,6 +92,7 @@ struct Serve: AsyncParsableCommand {
         if let headerTimeout { s.headerTimeout = headerTimeout }
         if let idleTimeout { s.idleTimeout = idleTimeout }
         if let durability { s.durability = durability }
+        if let postgres { s.postgres = postgres }
         if let emailPrivacy { s.emailPrivacy = try Settings.onOff(emailPrivacy, "--email-privacy") }
         if let trustedProxies { s.trustedProxies = Settings.rawList(trustedProxies) }
         _ = try s.checkedTrustedProxies()
@@ -129,7 +133,7 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw fail("cannot create the admin token: \(error)", .dataFolderNotWritable)
         }
-        let factory = try await Self.databases(settings, folder: folder, durability: durability)
+        let (factory, backendServices, postgres) = try await Self.databases(settings, folder: folder, durability: durability, logger: logger)
         let (auth, publicURL, trustedProxies) = try Self.authService(settings, folder: folder, passwordHashN: passwordHashN, logger: logger)
         var configuration = ServerConfiguration(
             host: settings.host, port: settings.port, defaultNamespace: settings.project, adminToken: adminToken,
@@ -149,21 +153,23 @@ struct Serve: AsyncParsableCommand {
             configuration: configuration, stores: factory, logger: logger, auth: auth, storage: storage, storageRulesFile: rulesFile,
             functions: functions, links: links)
         let startLogger = logger
-        let group = server.serviceGroup { port in
+        let group = server.serviceGroup(services: backendServices) { port in
             startLogger.info(
-                "Hearth listening on http://\(settings.host):\(port) with data in \(folder); \(settings.dev ? "databases are created on first use with open rules (--dev)" : "databases start locked until rules are set, and ones other than \(settings.project) exist once created (hearth namespaces create)")",
+                "Hearth listening on http://\(settings.host):\(port) with data in \(postgres.map { "\($0.location) and " } ?? "")\(folder); \(settings.dev ? "databases are created on first use with open rules (--dev)" : "databases start locked until rules are set, and ones other than \(settings.project) exist once created (hearth namespaces create)")",
                 metadata: ["hearth.dev": "\(settings.dev)"])
         }
         do {
             try await group.run()
         } catch {
             await server.shutdown()
+            try? await postgres?.shutdown()
             if "\(error)".contains("Address already in use") || "\(error)".contains("EADDRINUSE") {
                 throw fail("port \(settings.port) on \(settings.host) is already in use", .portInUse)
             }
             throw fail("\(error)")
         }
         await server.shutdown()
+        try? await postgres?.shutdown()
         try? await filePool.shutdownGracefully()
         logger.info("Hearth stopped")
     }

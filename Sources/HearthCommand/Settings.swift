@@ -18,6 +18,9 @@ struct Settings {
     var headerTimeout = 60
     var idleTimeout = 60
     var durability = "full"
+    /// A `postgres://` URL: the databases live in that PostgreSQL server, shared with other nodes,
+    /// instead of SQLite files in the data folder.
+    var postgres: String?
     /// Email-enumeration protection (`INVALID_LOGIN_CREDENTIALS` for both unknown emails and wrong passwords, no
     /// `registered` in createAuthUri); nil = on outside `--dev`, off in it.
     var emailPrivacy: Bool?
@@ -127,6 +130,7 @@ struct Settings {
             case ("headerTimeout", .int(let i)): headerTimeout = Int(clamping: i)
             case ("idleTimeout", .int(let i)): idleTimeout = Int(clamping: i)
             case ("durability", .string(let s)): durability = s
+            case ("postgres", .string(let s)): postgres = s
             case ("emailPrivacy", .bool(let b)): emailPrivacy = b
             case ("emailPrivacy", .string(let v)): emailPrivacy = try Self.onOff(v, "emailPrivacy")
             case ("trustedProxies", .array(let items)): trustedProxies = try Self.strings(items, "trustedProxies", file: path)
@@ -169,6 +173,7 @@ struct Settings {
             self[keyPath: keyPath] = n
         }
         if let v = env["HEARTH_DURABILITY"] { durability = v }
+        if let v = env["HEARTH_POSTGRES"], !v.isEmpty { postgres = v }
         if let v = env["HEARTH_EMAIL_PRIVACY"] { emailPrivacy = try Self.onOff(v, "HEARTH_EMAIL_PRIVACY") }
         if let v = env["HEARTH_TRUSTED_PROXIES"] { trustedProxies = Self.rawList(v) }
         try applyPasswordCost(environment: env)

@@ -134,9 +134,11 @@ public struct HearthServer: Sendable {
     /// requests.
     public func serviceGroup(
         gracefulShutdownSignals: [UnixSignal] = [.sigterm, .sigint],
+        services backend: [any Service] = [],
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> ServiceGroup {
-        var services: [any Service] = [
+        // The backend's services (PostgreSQL's change feed) start first and stop last.
+        var services: [any Service] = backend + [
             application(onServerRunning: onServerRunning),
             StreamKeeper(
                 registry: registry, connections: realtime.connections, seconds: min(configuration.keepAliveSeconds, max(1, configuration.namespaceIdleSeconds)),
