@@ -288,7 +288,8 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthAuth", "HearthCommand", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthServer", "HearthStore", "HearthSQLite",
-                "HearthLinks", "HearthStorage", "HearthTestSupport", "HearthTesting", "HearthWire",
+                "HearthLinks", "HearthPostgres", "HearthStorage", "HearthTestSupport", "HearthTesting", "HearthWire",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

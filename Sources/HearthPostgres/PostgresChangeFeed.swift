@@ -49,12 +49,16 @@ public final class PostgresChangeFeed: Service, Sendable {
 
     /// Listens until cancelled (reconnecting after failures) and fetches the log rows that notices
     /// and gaps ask for.
+    /// Ends on graceful shutdown; started first in the server's group, it is stopped last, after
+    /// the listeners it feeds are gone.
     public func run() async throws {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.listen() }
-            group.addTask { await self.fetchLoop() }
-            await group.next()
-            group.cancelAll()
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.listen() }
+                group.addTask { await self.fetchLoop() }
+                await group.next()
+                group.cancelAll()
+            }
         }
     }
 

@@ -6,7 +6,7 @@ public import HearthStorage
 public import HearthStore
 import Hummingbird
 public import Logging
-import ServiceLifecycle
+public import ServiceLifecycle
 
 /// Runs a real Hearth server on a free port for the duration of `body`.
 ///
@@ -52,19 +52,22 @@ public actor LiveServer {
     private let storage: StorageService?
     private let functions: Functions
     private let logger: Logger
+    private let services: [any Service]
     private var running: (server: HearthServer, group: ServiceGroup, task: Task<Void, any Error>)?
 
     /// A stopped server. It listens on 127.0.0.1, in `--dev` mode unless `dev` is false; `auth`,
     /// `storage` and `functions` are the products it serves beside the database (none by default),
-    /// and `configure` adjusts anything else.
+    /// `services` run with it (a PostgreSQL change feed), and `configure` adjusts anything else.
     public init(
         stores: any StoreFactory = MemoryStoreFactory(), dev: Bool = true, adminToken: String = "owner",
         indexPolicy: IndexPolicy = .enforce, auth: AuthService? = nil, storage: StorageService? = nil,
         functions: Functions = Functions(), inlineAnswers: Bool = true,
+        services: [any Service] = [],
         logger: Logger = Logger(label: "hearth-test", factory: { _ in SwiftLogNoOpLogHandler() }),
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) {
         self.stores = stores
+        self.services = services
         var configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, adminToken: adminToken, indexPolicy: indexPolicy, dev: dev, inlineAnswers: inlineAnswers)
         configure(&configuration)
@@ -83,7 +86,7 @@ public actor LiveServer {
         let server = HearthServer(
             configuration: configuration, stores: stores, logger: logger, auth: auth, storage: storage, functions: functions)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
-        let group = server.serviceGroup(gracefulShutdownSignals: []) { port in portContinuation.yield(port) }
+        let group = server.serviceGroup(gracefulShutdownSignals: [], services: services) { port in portContinuation.yield(port) }
         let task = Task { try await group.run() }
         running = (server, group, task)
         var iterator = ports.makeAsyncIterator()

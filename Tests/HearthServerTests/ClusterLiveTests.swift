@@ -1,0 +1,200 @@
+import AsyncHTTPClient
+import Foundation
+import HearthPostgres
+import HearthServer
+import HearthTesting
+import Logging
+import NIOCore
+import NIOHTTP1
+import Synchronization
+import Testing
+
+/// Nodes of one cluster: each its own `PostgresServer` (connections) and change feed, as separate
+/// processes would have, all on the database of `HEARTH_TEST_POSTGRES`, serving one fresh namespace.
+struct TestCluster {
+    static let url = ProcessInfo.processInfo.environment["HEARTH_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
+
+    let namespace = "c_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+    private(set) var nodes: [LiveServer] = []
+    private(set) var ports: [Int] = []
+    private var servers: [PostgresServer] = []
+
+    static func start(nodes count: Int) async throws -> TestCluster {
+        var cluster = TestCluster()
+        let logger = Logger(label: "cluster-test", factory: { _ in SwiftLogNoOpLogHandler() })
+        for _ in 0..<count {
+            let server = try await PostgresServer(location: PostgresLocation(url: try #require(url)), connections: 8, logger: logger)
+            let feed = PostgresChangeFeed(server: server, logger: logger)
+            let namespace = cluster.namespace
+            let node = LiveServer(stores: PostgresStoreFactory(server: server, feed: feed), services: [feed]) { configuration in
+                configuration.defaultNamespace = namespace
+            }
+            cluster.servers.append(server)
+            cluster.nodes.append(node)
+            cluster.ports.append(try await node.start())
+        }
+        return cluster
+    }
+
+    func stop() async {
+        for node in nodes { await node.stop() }
+        for server in servers { try? await server.shutdown() }
+    }
+
+    func request(_ node: Int, _ method: HTTPMethod, _ path: String, body: String? = nil, headers: [(String, String)] = [])
+        -> HTTPClientRequest
+    {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(ports[node])\(path)")
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer owner")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        return request
+    }
+
+    /// Sends a request and returns the status, headers and body text.
+    func send(_ node: Int, _ method: HTTPMethod, _ path: String, body: String? = nil, headers: [(String, String)] = [])
+        async throws -> (status: UInt, headers: HTTPHeaders, body: String)
+    {
+        let response = try await HTTPClient.shared.execute(request(node, method, path, body: body, headers: headers), timeout: .seconds(30))
+        let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        return (response.status.code, response.headers, text)
+    }
+}
+
+/// Collects one SSE stream's events (`event:` and `data:` lines) as they arrive.
+final class EventStream: Sendable {
+    private final class Log: Sendable {
+        let events = Mutex<[String]>([])
+    }
+
+    private let log = Log()
+    private let task: Task<Void, any Error>
+
+    init(_ client: HTTPClient, _ request: HTTPClientRequest) async throws {
+        var request = request
+        request.headers.add(name: "Accept", value: "text/event-stream")
+        let response = try await client.execute(request, timeout: .seconds(120))
+        let log = self.log
+        task = Task {
+            var pending = ""
+            for try await chunk in response.body {
+                pending += String(buffer: chunk)
+                while let end = pending.range(of: "\n\n") {
+                    let event = String(pending[..<end.lowerBound])
+                    pending.removeSubrange(..<end.upperBound)
+                    if !event.hasPrefix("event: keep-alive") { log.events.withLock { $0.append(event) } }
+                }
+            }
+        }
+    }
+
+    var received: [String] { log.events.withLock { $0 } }
+
+    /// Waits (up to 20 s) until `count` events arrived; returns them.
+    func waitFor(_ count: Int) async throws -> [String] {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while received.count < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return received
+    }
+
+    func cancel() { task.cancel() }
+}
+
+@Suite(
+    "Several nodes on one PostgreSQL", .serialized,
+    .enabled(if: TestCluster.url != nil, "set HEARTH_TEST_POSTGRES=postgres://… to run the cluster tests (.ci/run does)"))
+struct ClusterLiveTests {
+    /// Writes from nodes 1 and 3, of every kind, seen by a stream on node 2 exactly as by a stream
+    /// on node 1 (a single node's own delivery): same events, same order, nothing twice.
+    @Test func streamsOnEveryNodeSeeTheSameEventsInCommitOrder() async throws {
+        let cluster = try await TestCluster.start(nodes: 3)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            let ns = cluster.namespace
+            let local = try await EventStream(client, cluster.request(0, .GET, "/rooms.json?ns=\(ns)"))
+            let remote = try await EventStream(client, cluster.request(1, .GET, "/rooms.json?ns=\(ns)"))
+            let writes: [(Int, HTTPMethod, String, String?)] = [
+                (0, .PUT, "/rooms/a.json", #"{"title":"A","n":1}"#),
+                (2, .PATCH, "/rooms/a.json", #"{"n":2,"tags":{"x":true}}"#),
+                (0, .POST, "/rooms.json", #"{"title":"pushed"}"#),
+                (2, .PUT, "/rooms/a/n.json", #"{".sv":{"increment":5}}"#),
+                (0, .PATCH, "/.json", #"{"rooms/b/title":"B","rooms/a/tags":null}"#),
+                (2, .DELETE, "/rooms/a.json", nil),
+                (0, .PUT, "/rooms/b/.priority.json", "7"),
+            ]
+            for (node, method, path, body) in writes {
+                let separator = path.contains("?") ? "&" : "?"
+                let answer = try await cluster.send(node, method, path + separator + "ns=\(ns)", body: body)
+                #expect(answer.status == 200, "\(method) \(path): \(answer.body)")
+            }
+            // The initial put, then one event per write.
+            let expected = writes.count + 1
+            let seenLocally = try await local.waitFor(expected)
+            let seenRemotely = try await remote.waitFor(expected)
+            #expect(seenLocally.count == expected)
+            #expect(seenRemotely == seenLocally)
+            // Nothing arrives twice later on.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(remote.received.count == expected)
+            local.cancel()
+            remote.cancel()
+        } catch {
+            try? await client.shutdown()
+            await cluster.stop()
+            throw error
+        }
+        try? await client.shutdown()
+        await cluster.stop()
+    }
+
+    /// 1,000 increments sent at once, spread over three nodes, all count.
+    @Test func concurrentIncrementsOnThreeNodesSumExactly() async throws {
+        let cluster = try await TestCluster.start(nodes: 3)
+        do {
+            let ns = cluster.namespace
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<24 {
+                    group.addTask {
+                        for i in 0..<(1000 / 24 + 1) where worker + 24 * i < 1000 {
+                            let answer = try await cluster.send(
+                                (worker + i) % 3, .PUT, "/counter.json?ns=\(ns)", body: #"{".sv":{"increment":1}}"#)
+                            #expect(answer.status == 200)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for node in 0..<3 { #expect(try await cluster.send(node, .GET, "/counter.json?ns=\(ns)").body == "1000") }
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
+    /// Two nodes racing compare-and-set writes on one location: in every round exactly one wins,
+    /// the other gets 412 with the winner's value.
+    @Test func racingConditionalWritesFromTwoNodesLetExactlyOneWin() async throws {
+        let cluster = try await TestCluster.start(nodes: 2)
+        do {
+            let ns = cluster.namespace
+            _ = try await cluster.send(0, .PUT, "/slot.json?ns=\(ns)", body: "0")
+            for round in 1...20 {
+                let read = try await cluster.send(round % 2, .GET, "/slot.json?ns=\(ns)", headers: [("X-Firebase-ETag", "true")])
+                let etag = try #require(read.headers.first(name: "ETag"))
+                async let first = cluster.send(0, .PUT, "/slot.json?ns=\(ns)", body: "\(round * 10)", headers: [("if-match", etag)])
+                async let second = cluster.send(1, .PUT, "/slot.json?ns=\(ns)", body: "\(round * 10 + 1)", headers: [("if-match", etag)])
+                let answers = try await [first, second]
+                #expect(answers.map(\.status).sorted() == [200, 412], "round \(round): \(answers.map(\.status))")
+                let winner = answers.first { $0.status == 200 }?.body
+                #expect(answers.first { $0.status == 412 }?.body == winner)
+                #expect(try await cluster.send(round % 2, .GET, "/slot.json?ns=\(ns)").body == winner)
+            }
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+}
