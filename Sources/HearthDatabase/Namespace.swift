@@ -1,4 +1,5 @@
 import HearthCore
+import HearthRules
 import HearthStore
 import Synchronization
 
@@ -19,6 +20,21 @@ package final class Namespace: Sendable {
     package var rules: RulesDocument { rulesBox.withLock { $0 } }
 
     package func replaceRules(_ rules: RulesDocument) { rulesBox.withLock { $0 = rules } }
+
+    /// Puts `rules` in force: later requests see them, and listeners whose reads they may now deny are re-checked.
+    package func install(_ rules: RulesDocument) {
+        replaceRules(rules)
+        let ruleSet = rules.ruleSet
+        hub.rulesChanged { ruleSet.readDependsOnData($0) }
+    }
+
+    /// Reads the stored rules again and puts them in force (another node replaced them).
+    func reloadRules() async throws {
+        let source = try await database.store.snapshot { try $0.setting("rules") }
+        guard let source, source != rules.source else { return }
+        // A stored document that no longer compiles denies everything until an admin replaces it.
+        install((try? RulesDocument(source: source)) ?? .denyAll)
+    }
 }
 
 /// Why a namespace (a database) could not be had, created or deleted.

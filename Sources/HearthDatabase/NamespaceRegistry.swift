@@ -280,7 +280,16 @@ package final class NamespaceRegistry: Sendable {
         let source = try await store.snapshot { try $0.setting("rules") }
         // A stored document that no longer compiles denies everything until an admin replaces it.
         let rules = source.map { s in (try? RulesDocument(source: s)) ?? .denyAll } ?? initialRules
-        return Namespace(name: name, database: database, hub: hub, rules: rules)
+        let namespace = Namespace(name: name, database: database, hub: hub, rules: rules)
+        // Another node may replace the rules of a store it shares with this one.
+        store.followSettings { [weak namespace, logger] in
+            do {
+                try await namespace?.reloadRules()
+            } catch {
+                logger.error("cannot reload the rules", metadata: ["hearth.ns": "\(name)", "hearth.error": "\(error)"])
+            }
+        }
+        return namespace
     }
 
     /// Closes the namespaces nobody has held for `idleMillis` (none with listeners); returns their names.

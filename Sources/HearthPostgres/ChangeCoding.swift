@@ -70,22 +70,30 @@ enum ChangeCoding {
     static var malformed: PostgresStoreError { PostgresStoreError(sqlState: nil, message: "a change log entry is malformed") }
 }
 
-/// The notification a commit sends on ``channel``: `<last sequence> <namespace>`.
-struct ChangeNotice: Sendable, Hashable {
+/// A notification sent on ``channel`` at commit: `<last sequence> <namespace>` after changes to
+/// the tree, `settings <namespace>` after a setting (the rules) was stored.
+enum ChangeNotice: Sendable, Hashable {
     static let channel = "hearth_changes"
-    var namespace: String
-    var sequence: UInt64
+    case changes(namespace: String, sequence: UInt64)
+    case settings(String)
 
-    var text: String { "\(sequence) \(namespace)" }
-
-    init(namespace: String, sequence: UInt64) {
-        self.namespace = namespace
-        self.sequence = sequence
+    var text: String {
+        switch self {
+        case .changes(let namespace, let sequence): "\(sequence) \(namespace)"
+        case .settings(let namespace): "settings \(namespace)"
+        }
     }
 
     init?(_ text: String) {
-        guard let space = text.firstIndex(of: " "), let sequence = UInt64(text[..<space]) else { return nil }
-        self.sequence = sequence
-        self.namespace = String(text[text.index(after: space)...])
+        guard let space = text.firstIndex(of: " ") else { return nil }
+        let head = text[..<space]
+        let namespace = String(text[text.index(after: space)...])
+        if head == "settings" {
+            self = .settings(namespace)
+        } else if let sequence = UInt64(head) {
+            self = .changes(namespace: namespace, sequence: sequence)
+        } else {
+            return nil
+        }
     }
 }

@@ -21,6 +21,7 @@ public final class PostgresChangeFeed: Service, Sendable {
     let server: PostgresServer
     let logger: Logger
     private let deliveries = Mutex<[String: SequencedDelivery]>([:])
+    private let settingsReloads = Mutex<[String: @Sendable () async -> Void]>([:])
     private let wake: AsyncStream<String>.Continuation
     private let wakes: AsyncStream<String>
     /// How long to wait before reconnecting the listener after it failed.
@@ -42,6 +43,11 @@ public final class PostgresChangeFeed: Service, Sendable {
 
     func stopFollowing(_ namespace: String) {
         _ = deliveries.withLock { $0.removeValue(forKey: namespace) }
+        _ = settingsReloads.withLock { $0.removeValue(forKey: namespace) }
+    }
+
+    func followSettings(_ namespace: String, _ reload: @escaping @Sendable () async -> Void) {
+        settingsReloads.withLock { $0[namespace] = reload }
     }
 
     /// Asks the fetch loop to fill `namespace` up to what the log holds.
@@ -89,10 +95,17 @@ public final class PostgresChangeFeed: Service, Sendable {
         try await connection.listen(on: ChangeNotice.channel) { notices in
             // Everything committed while nobody listened.
             for name in deliveries.withLock({ Array($0.keys) }) { needsFetch(name) }
+            for reload in settingsReloads.withLock({ Array($0.values) }) { await reload() }
             for try await notification in notices {
-                guard let notice = ChangeNotice(notification.payload) else { continue }
-                let delivery = deliveries.withLock { $0[notice.namespace] }
-                if delivery?.noticed(notice.sequence) == true { needsFetch(notice.namespace) }
+                switch ChangeNotice(notification.payload) {
+                case .changes(let namespace, let sequence):
+                    let delivery = deliveries.withLock { $0[namespace] }
+                    if delivery?.noticed(sequence) == true { needsFetch(namespace) }
+                case .settings(let namespace):
+                    await settingsReloads.withLock({ $0[namespace] })?()
+                case nil:
+                    continue
+                }
             }
         }
     }

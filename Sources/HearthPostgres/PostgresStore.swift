@@ -44,6 +44,11 @@ public final class PostgresStore: DatabaseStore {
         feed?.stopFollowing(namespace)
     }
 
+    /// `reload` runs after another node stored a setting of this namespace, and after the feed reconnected.
+    public func followSettings(_ reload: @escaping @Sendable () async -> Void) {
+        feed?.followSettings(namespace, reload)
+    }
+
     /// The observer to give this namespace's `Database`: it delivers the changes committed here and
     /// on every other node to `hub` once each, in sequence order (see ``PostgresChangeFeed``).
     /// Without a feed it is `hub` itself.

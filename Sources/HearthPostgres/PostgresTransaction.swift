@@ -115,7 +115,7 @@ final class PostgresTransaction: StoreTransaction, PostgresOutboxHost {
         let bodies = changes.map { ByteBuffer(bytes: ChangeCoding.encode($0)) }
         try session.execute(
             "INSERT INTO hearth_changes(ns, seq, body) SELECT \(namespace), * FROM unnest(\(sequences)::bigint[], \(bodies)::bytea[])")
-        let payload = ChangeNotice(namespace: namespace, sequence: last.sequence).text
+        let payload = ChangeNotice.changes(namespace: namespace, sequence: last.sequence).text
         try session.execute("SELECT pg_notify(\(ChangeNotice.channel), \(payload))")
     }
 
@@ -123,9 +123,11 @@ final class PostgresTransaction: StoreTransaction, PostgresOutboxHost {
         try session.query("SELECT v FROM hearth_settings WHERE ns = \(namespace) AND k = \(name)").first?.decode(String.self)
     }
 
+    /// Other nodes hear of it at commit and read the setting again.
     func setSetting(_ name: String, _ value: String) throws {
         try session.execute(
             "INSERT INTO hearth_settings(ns, k, v) VALUES (\(namespace), \(name), \(value)) ON CONFLICT (ns, k) DO UPDATE SET v = excluded.v")
+        try session.execute("SELECT pg_notify(\(ChangeNotice.channel), \(ChangeNotice.settings(namespace).text))")
     }
 
     /// The declarations are kept; queries are answered by scanning the location's rows (indexed

@@ -112,9 +112,15 @@ public protocol DatabaseStore: Sendable {
     func write<R: Sendable>(_ body: @Sendable (any StoreTransaction) throws -> R) async throws -> R
     /// Releases resources; further calls fail.
     func close() async throws
+    /// For a store other processes write too: calls `reload` after one of them stored a setting (the
+    /// rules), and after a lost connection to them came back (one may have been missed). Until ``close()``.
+    func followSettings(_ reload: @escaping @Sendable () async -> Void)
 }
 
 extension DatabaseStore {
+    /// Only this process writes the store: its settings never change under it.
+    public func followSettings(_ reload: @escaping @Sendable () async -> Void) {}
+
     /// By default a store cannot read on the calling thread: nil, and `body` is not run.
     public func snapshotNow<R>(_ body: (any StoreReader) throws -> R) throws -> R? { nil }
 }

@@ -197,4 +197,29 @@ struct ClusterLiveTests {
         }
         await cluster.stop()
     }
+
+    /// Rules published on one node are in force on the others (they hear of it at commit).
+    @Test func rulesPublishedOnOneNodeHoldOnTheOthers() async throws {
+        let cluster = try await TestCluster.start(nodes: 2)
+        do {
+            let ns = cluster.namespace
+            _ = try await cluster.send(1, .PUT, "/open.json?ns=\(ns)", body: "1")
+            let anonymous = HTTPClientRequest(url: "http://127.0.0.1:\(cluster.ports[1])/open.json?ns=\(ns)")
+            #expect(try await HTTPClient.shared.execute(anonymous, timeout: .seconds(10)).status == .ok)
+            let published = try await cluster.send(0, .PUT, "/.settings/rules.json?ns=\(ns)", body: #"{"rules":{".read":false,".write":false}}"#)
+            #expect(published.status == 200, "\(published.body)")
+            var status = HTTPResponseStatus.ok
+            let deadline = ContinuousClock.now + .seconds(5)
+            while status == .ok, ContinuousClock.now < deadline {
+                status = try await HTTPClient.shared.execute(anonymous, timeout: .seconds(10)).status
+                if status == .ok { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(status == .unauthorized)
+            #expect(try await cluster.send(1, .GET, "/.settings/rules.json?ns=\(ns)").body.contains(#"".read":false"#))
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
 }

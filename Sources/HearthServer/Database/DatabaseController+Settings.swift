@@ -35,9 +35,7 @@ extension DatabaseController {
                 try tx.setSetting("rules", text)
                 try tx.setIndexes(specs)
             }
-            namespace.replaceRules(rules)
-            let ruleSet = rules.ruleSet
-            namespace.hub.rulesChanged { ruleSet.readDependsOnData($0) }
+            namespace.install(rules)
             return Responses.json(JSONValue.object([JSONMember("status", .string("ok"))]).jsonBytes)
         default:
             throw RestError(.methodNotAllowed, "Method not allowed")
