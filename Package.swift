@@ -268,8 +268,8 @@ let package = Package(
         .testTarget(
             name: "HearthAuthTests",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthStore", "HearthSQLite", "HearthWire", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "HearthAuth", "HearthCore", "HearthPostgres", "HearthStore", "HearthSQLite", "HearthWire", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -288,7 +288,8 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthAuth", "HearthCommand", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthServer", "HearthStore", "HearthSQLite",
-                "HearthLinks", "HearthStorage", "HearthTestSupport", "HearthTesting", "HearthWire",
+                "HearthLinks", "HearthPostgres", "HearthStorage", "HearthTestSupport", "HearthTesting", "HearthWire",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
