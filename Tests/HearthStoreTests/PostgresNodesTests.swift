@@ -73,6 +73,32 @@ struct PostgresNodesTests {
         }
     }
 
+    @Test func accountUpdatesFromTwoNodesAreNotLost() async throws {
+        try await withTwoNodes { a, b in
+            let project = PostgresTestServer.freshNamespace()
+            let stores = [PostgresAccountStore(server: a, project: project), PostgresAccountStore(server: b, project: project)]
+            try await stores[0].transaction { tx in
+                try tx.save(AccountRow(uid: "u", email: "u@x.io", phoneNumber: nil, record: Data("0".utf8)), identities: [], mustBeNew: true)
+            }
+            // Each transaction reads the record (a counter here), adds one and saves it, as the auth service's updates do.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<40 {
+                    let store = stores[i % 2]
+                    group.addTask {
+                        try await store.transaction { tx in
+                            guard var row = try tx.account(uid: "u") else { return }
+                            row.record = Data(String(Int(String(decoding: row.record, as: UTF8.self))! + 1).utf8)
+                            try tx.save(row, identities: [], mustBeNew: false)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let record = try await stores[1].read { tx in try tx.account(uid: "u")?.record }
+            #expect(record == Data("40".utf8))
+        }
+    }
+
     @Test func concurrentCountsFromTwoNodesAddUp() async throws {
         try await withTwoNodes { a, b in
             let project = PostgresTestServer.freshNamespace()
