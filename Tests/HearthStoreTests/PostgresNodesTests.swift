@@ -99,6 +99,30 @@ struct PostgresNodesTests {
         }
     }
 
+    @Test func aOneTimeCodeIsTakenOnceAcrossNodes() async throws {
+        try await withTwoNodes { a, b in
+            let project = PostgresTestServer.freshNamespace()
+            let stores = [PostgresAccountStore(server: a, project: project), PostgresAccountStore(server: b, project: project)]
+            let hash = Data([1, 2, 3])
+            try await stores[0].transaction { tx in try tx.saveCode(hash: hash, data: Data("{}".utf8), created: 1) }
+            let taken = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for i in 0..<6 {
+                    let store = stores[i % 2]
+                    group.addTask {
+                        try await store.transaction { tx in
+                            guard try tx.code(hash: hash) != nil else { return false }
+                            Thread.sleep(forTimeInterval: 0.05)
+                            try tx.deleteCode(hash: hash)
+                            return true
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(taken.filter { $0 }.count == 1, "\(taken)")
+        }
+    }
+
     @Test func concurrentCountsFromTwoNodesAddUp() async throws {
         try await withTwoNodes { a, b in
             let project = PostgresTestServer.freshNamespace()
