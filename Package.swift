@@ -268,8 +268,8 @@ let package = Package(
         .testTarget(
             name: "HearthAuthTests",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthStore", "HearthSQLite", "HearthWire", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "HearthAuth", "HearthCore", "HearthPostgres", "HearthStore", "HearthSQLite", "HearthWire", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

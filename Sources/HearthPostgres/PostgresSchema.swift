@@ -31,6 +31,38 @@ enum PostgresSchema {
         CREATE INDEX hearth_outbox_due ON hearth_outbox(box, dead, next_at);
         CREATE TABLE hearth_claimed_keys(box text NOT NULL, k text NOT NULL, at bigint NOT NULL, PRIMARY KEY(box, k));
         """,
+        // 2: accounts, the object catalog and short links, each row scoped by its project. Names that are
+        // listed in order use the "C" collation: UTF-8 byte order, as SQLite's BINARY and Cloud Storage.
+        """
+        CREATE TABLE hearth_auth_accounts(
+            project text NOT NULL, uid text COLLATE "C" NOT NULL, email text, phone text, record bytea NOT NULL,
+            PRIMARY KEY(project, uid));
+        CREATE UNIQUE INDEX hearth_auth_accounts_email ON hearth_auth_accounts(project, email);
+        CREATE UNIQUE INDEX hearth_auth_accounts_phone ON hearth_auth_accounts(project, phone);
+        CREATE TABLE hearth_auth_identities(
+            project text NOT NULL, provider text NOT NULL, raw_id text NOT NULL, uid text NOT NULL,
+            PRIMARY KEY(project, provider, raw_id));
+        CREATE INDEX hearth_auth_identities_by_uid ON hearth_auth_identities(project, uid);
+        CREATE TABLE hearth_auth_refresh_tokens(
+            project text NOT NULL, hash bytea NOT NULL, uid text NOT NULL, data bytea NOT NULL, PRIMARY KEY(project, hash));
+        CREATE INDEX hearth_auth_refresh_tokens_by_uid ON hearth_auth_refresh_tokens(project, uid);
+        CREATE TABLE hearth_auth_codes(
+            project text NOT NULL, hash bytea NOT NULL, data bytea NOT NULL, created bigint NOT NULL, PRIMARY KEY(project, hash));
+        CREATE TABLE hearth_storage_buckets(
+            project text NOT NULL, name text COLLATE "C" NOT NULL, record bytea NOT NULL, PRIMARY KEY(project, name));
+        CREATE TABLE hearth_storage_objects(
+            project text NOT NULL, bucket text COLLATE "C" NOT NULL, name text COLLATE "C" NOT NULL, record bytea NOT NULL,
+            PRIMARY KEY(project, bucket, name));
+        CREATE TABLE hearth_storage_uploads(
+            project text NOT NULL, id text NOT NULL, data bytea NOT NULL, created bigint NOT NULL, PRIMARY KEY(project, id));
+        CREATE TABLE hearth_links(
+            project text NOT NULL, suffix text COLLATE "C" NOT NULL, prefix text NOT NULL, long_link text NOT NULL,
+            option text NOT NULL, inviter text NOT NULL, created bigint NOT NULL, PRIMARY KEY(project, suffix));
+        CREATE UNIQUE INDEX hearth_links_by_long_link ON hearth_links(project, md5(long_link), option, inviter);
+        CREATE TABLE hearth_link_counts(
+            project text NOT NULL, suffix text COLLATE "C" NOT NULL, day bigint NOT NULL, platform text COLLATE "C" NOT NULL,
+            event text COLLATE "C" NOT NULL, n bigint NOT NULL, PRIMARY KEY(project, suffix, day, platform, event));
+        """,
     ]
 
     /// The version this build writes.

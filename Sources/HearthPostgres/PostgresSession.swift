@@ -44,6 +44,10 @@ final class PostgresSession {
         case readCommitted = "BEGIN ISOLATION LEVEL READ COMMITTED"
         /// One snapshot for every statement: what a `snapshot` read needs.
         case snapshot = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+        /// As if the transactions of every node ran one at a time: a read-check-write (an email taken?
+        /// then save) fails with SQLSTATE 40001 when another node's commit made its read stale, and
+        /// ``transaction(_:retries:_:)`` runs the body again on fresh data.
+        case serializable = "BEGIN ISOLATION LEVEL SERIALIZABLE"
     }
 
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws. A

@@ -3,6 +3,7 @@ import HearthAuth
 import HearthCore
 import HearthSQLite
 import HearthStore
+import HearthWire
 import Testing
 
 @Suite("Auth service")
@@ -52,8 +53,9 @@ struct AuthServiceTests {
         for cost in [2, 1 << 4, 1 << 14, 1 << 18] { #expect(PasswordHasher.isUsableCost(cost), "cost \(cost)") }
     }
 
-    @Test func signInMovesAPasswordToTheServersNewCost() async throws {
-        let store = MemoryAccountStore()
+    @Test(arguments: AccountBacking.allCases)
+    func signInMovesAPasswordToTheServersNewCost(_ backing: AccountBacking) async throws {
+        let store = try await backing.store(at: try AccountBacking.temporaryFolder())
         func service(cost: Int) -> AuthService {
             AuthService(projectID: "p1", store: store, key: Self.key, hasher: PasswordHasher(rounds: cost))
         }
@@ -191,8 +193,9 @@ struct AuthServiceTests {
         #expect(!(await Self.firebaseParameters.verify("user1passworD", hash: Self.exportedHash, salt: Self.exportedSalt)))
     }
 
-    @Test func importedFirebaseUsersSignInAndMoveToHearthHashes() async throws {
-        let store = MemoryAccountStore()
+    @Test(arguments: AccountBacking.allCases)
+    func importedFirebaseUsersSignInAndMoveToHearthHashes(_ backing: AccountBacking) async throws {
+        let store = try await backing.store(at: try AccountBacking.temporaryFolder())
         let auth = service(store: store)
         func stored() async throws -> UserRecord {
             let row = try await store.transaction { try $0.account(uid: "fb1") }
@@ -260,6 +263,38 @@ struct AuthServiceTests {
             projectID: "p1", store: try SQLiteAccountStore(path: path), keys: KeyRing(current: Self.key), hasher: PasswordHasher(rounds: 1 << 4))
         _ = try await restarted.resetPassword(body(#"{"oobCode":"\#(code)","newPassword":"another1"}"#))
         _ = try await restarted.signInWithPassword(body(#"{"email":"c@x.io","password":"another1"}"#))
+        await #expect(throws: AuthError("INVALID_OOB_CODE")) {
+            try await restarted.resetPassword(body(#"{"oobCode":"\#(code)","newPassword":"third12"}"#))
+        }
+    }
+
+    @Test("accounts, refresh tokens and one-time codes outlive the store object", arguments: AccountBacking.durable)
+    func accountsTokensAndCodesOutliveTheStoreObject(_ backing: AccountBacking) async throws {
+        let folder = try AccountBacking.temporaryFolder()
+        let outbox = OutboxSender()
+        let refreshToken: String
+        let signedUp: String
+        do {
+            let auth = AuthService(
+                projectID: "p1", store: try await backing.store(at: folder), keys: KeyRing(current: Self.key),
+                hasher: PasswordHasher(rounds: 1 << 4), options: .init(readableCodes: false), sender: outbox)
+            let signUp = try await auth.signUp(body(#"{"email":"c@x.io","password":"secret1"}"#), privileged: false)
+            refreshToken = try #require(signUp["refreshToken"]?.stringValue)
+            signedUp = try #require(signUp["localId"]?.stringValue)
+            _ = try await auth.sendOobCode(body(#"{"requestType":"PASSWORD_RESET","email":"c@x.io"}"#), privileged: false, linkBase: "http://h")
+        }
+        let link = try #require(outbox.sent.first?.body)
+        let code = String(try #require(link.split(separator: "oobCode=").last?.split(separator: "&").first))
+        let store = try await backing.store(at: folder)
+        let stored = try await store.read { tx in try tx.codes() }
+        #expect(stored.count == 1)
+        #expect(!stored.contains { String(decoding: $0.data, as: UTF8.self).contains(code) }, "the code itself is never stored")
+        let restarted = AuthService(
+            projectID: "p1", store: store, keys: KeyRing(current: Self.key), hasher: PasswordHasher(rounds: 1 << 4))
+        let refreshed = try await restarted.refresh(.init(grantType: "refresh_token", refreshToken: refreshToken))
+        #expect(refreshed.userID == signedUp)
+        _ = try await restarted.resetPassword(body(#"{"oobCode":"\#(code)","newPassword":"another1"}"#))
+        _ = try await restarted.signInWithPassword(body(#"{"email":"C@x.io","password":"another1"}"#))
         await #expect(throws: AuthError("INVALID_OOB_CODE")) {
             try await restarted.resetPassword(body(#"{"oobCode":"\#(code)","newPassword":"third12"}"#))
         }

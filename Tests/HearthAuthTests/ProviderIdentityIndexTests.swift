@@ -12,20 +12,14 @@ import Testing
 struct ProviderIdentityIndexTests {
     static let key = try! SigningKey.generate()
 
-    enum Backing: String, CaseIterable, CustomTestStringConvertible {
-        case memory, sqlite
-        var testDescription: String { rawValue }
-    }
+    typealias Backing = AccountBacking
 
     func service(_ store: any AccountStore) -> AuthService {
         AuthService(projectID: "p1", store: store, key: Self.key, hasher: PasswordHasher(rounds: 1 << 4))
     }
 
-    func store(_ backing: Backing, in folder: URL) throws -> any AccountStore {
-        switch backing {
-        case .memory: MemoryAccountStore()
-        case .sqlite: try SQLiteAccountStore(path: folder.appendingPathComponent("accounts.sqlite").path)
-        }
+    func store(_ backing: Backing, in folder: URL) async throws -> any AccountStore {
+        try await backing.store(at: folder)
     }
 
     func body(_ text: String) -> JSONValue { try! JSONValue.parse(text) }
@@ -75,7 +69,7 @@ struct ProviderIdentityIndexTests {
     func identityFollowsItsAccount(_ backing: Backing) async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let auth = service(try store(backing, in: folder))
+        let auth = service(try await store(backing, in: folder))
         _ = try await auth.batchCreate(body(#"{"users":[{"localId":"ann"},{"localId":"bob"}]}"#))
 
         try await link("g-1", to: "ann", in: auth)
@@ -104,7 +98,7 @@ struct ProviderIdentityIndexTests {
     func importRefusesHeldIdentities(_ backing: Backing) async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let auth = service(try store(backing, in: folder))
+        let auth = service(try await store(backing, in: folder))
         _ = try await auth.batchCreate(body(#"{"users":[{"localId":"ann","providerUserInfo":[{"providerId":"google.com","rawId":"g-1"}]}]}"#))
         let result = try await auth.batchCreate(body("""
             {"users":[{"localId":"bob","providerUserInfo":[{"providerId":"google.com","rawId":"g-1"}]},
@@ -151,7 +145,7 @@ struct ProviderIdentityIndexTests {
     func theStoreRefusesAHeldIdentity(_ backing: Backing) async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try store(backing, in: folder)
+        let store = try await store(backing, in: folder)
         try await store.transaction { tx in try tx.save(Self.emptyRow("ann"), identities: [Self.google1], mustBeNew: true) }
         await #expect(throws: AccountConflict.identity) {
             try await store.transaction { tx in try tx.save(Self.emptyRow("bob"), identities: [Self.google1], mustBeNew: true) }

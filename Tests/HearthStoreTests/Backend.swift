@@ -48,6 +48,12 @@ enum PostgresTestServer {
 
     static func factory() async throws -> PostgresStoreFactory { PostgresStoreFactory(server: try await server()) }
 
+    /// Another node: a server of its own (connections and threads) on the same database. The caller shuts it down.
+    static func anotherNode() async throws -> PostgresServer {
+        guard let url else { throw PostgresLocationError(message: "HEARTH_TEST_POSTGRES is not set") }
+        return try await PostgresServer(location: PostgresLocation(url: url), connections: 8, logger: Logger(label: "test.postgres.node"))
+    }
+
     static func freshNamespace() -> String {
         "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
     }

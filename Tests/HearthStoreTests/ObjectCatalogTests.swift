@@ -1,19 +1,26 @@
 import Foundation
+import HearthPostgres
 import HearthSQLite
 import HearthStore
 import Testing
 
-/// The object catalog's listing semantics, run against every backend.
+/// The object catalog's listing semantics, run against every backend (PostgreSQL when `HEARTH_TEST_POSTGRES` is set).
 @Suite("Object catalog")
 struct ObjectCatalogTests {
-    enum Backend: String, CaseIterable, Sendable { case memory, sqlite }
+    enum Backend: String, CaseIterable, Sendable {
+        case memory, sqlite, postgres
 
-    func catalog(_ backend: Backend) throws -> any ObjectCatalog {
+        static var allCases: [Backend] { PostgresTestServer.url == nil ? [.memory, .sqlite] : [.memory, .sqlite, .postgres] }
+    }
+
+    func catalog(_ backend: Backend) async throws -> any ObjectCatalog {
         switch backend {
         case .memory: return MemoryObjectCatalog()
         case .sqlite:
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-objects-\(UUID().uuidString).sqlite").path
             return try SQLiteObjectCatalog(path: path)
+        case .postgres:
+            return PostgresObjectCatalog(server: try await PostgresTestServer.server(), project: PostgresTestServer.freshNamespace())
         }
     }
 
@@ -51,7 +58,7 @@ struct ObjectCatalogTests {
 
     @Test(arguments: Backend.allCases)
     func foldersAndItemsUnderAPrefix(_ backend: Backend) async throws {
-        let catalog = try catalog(backend)
+        let catalog = try await catalog(backend)
         try await seed(catalog, Self.names)
         let page = try await list(catalog, ObjectListQuery(prefix: "dir/", delimiter: "/"))
         #expect(page.objects.map(\.name) == ["dir/a", "dir/b", "dir/z"])
@@ -64,7 +71,7 @@ struct ObjectCatalogTests {
 
     @Test(arguments: Backend.allCases)
     func everythingInByteOrderWithoutADelimiter(_ backend: Backend) async throws {
-        let catalog = try catalog(backend)
+        let catalog = try await catalog(backend)
         try await seed(catalog, Self.names.shuffled())
         let all = try await list(catalog, ObjectListQuery())
         #expect(all.objects.map(\.name) == Self.names.sorted { $0.utf8Precedes($1) })
@@ -73,7 +80,7 @@ struct ObjectCatalogTests {
 
     @Test(arguments: Backend.allCases)
     func pagesOfOneReturnEveryKeyOnce(_ backend: Backend) async throws {
-        let catalog = try catalog(backend)
+        let catalog = try await catalog(backend)
         try await seed(catalog, Self.names)
         let whole = try await list(catalog, ObjectListQuery(prefix: "dir/", delimiter: "/"))
         let expected = (whole.objects.map(\.name) + whole.prefixes).sorted { $0.utf8Precedes($1) }
@@ -85,7 +92,7 @@ struct ObjectCatalogTests {
 
     @Test(arguments: Backend.allCases)
     func offsetsTrailingDelimitersAndGlobs(_ backend: Backend) async throws {
-        let catalog = try catalog(backend)
+        let catalog = try await catalog(backend)
         try await seed(catalog, Self.names + ["dir/sub/"])
         let window = try await list(catalog, ObjectListQuery(startOffset: "dir/b", endOffset: "dir/sub2"))
         #expect(window.objects.map(\.name) == ["dir/b", "dir/sub/", "dir/sub/c", "dir/sub/d"])
@@ -104,7 +111,7 @@ struct ObjectCatalogTests {
     @Test(arguments: Backend.allCases)
     func aFailedTransactionChangesNothing(_ backend: Backend) async throws {
         struct Stop: Error {}
-        let catalog = try catalog(backend)
+        let catalog = try await catalog(backend)
         try await seed(catalog, ["keep"])
         await #expect(throws: Stop.self) {
             try await catalog.transaction { tx in
@@ -120,7 +127,7 @@ struct ObjectCatalogTests {
     @Test(arguments: Backend.allCases)
     func concurrentTransactionsSucceedOrFailEachOnTheirOwn(_ backend: Backend) async throws {
         struct Refused: Error {}
-        let catalog = try catalog(backend)
+        let catalog = try await catalog(backend)
         let outcomes = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
             for i in 0..<200 {
                 group.addTask {
@@ -141,5 +148,35 @@ struct ObjectCatalogTests {
         #expect(outcomes.count == 200)
         let stored = Set(try await list(catalog, ObjectListQuery()).objects.map(\.name))
         #expect(stored == Set((0..<200).filter { $0 % 7 != 0 }.map { "n\($0)" }), "each refused transaction alone was rolled back")
+    }
+
+    @Test(arguments: Backend.allCases)
+    func bucketsUploadsAndCaseInByteOrder(_ backend: Backend) async throws {
+        let catalog = try await catalog(backend)
+        for name in ["b", "B", "a"] { try await catalog.transaction { tx in try tx.saveBucket(BucketRecord(name: name, timeCreated: 1)) } }
+        try await catalog.transaction { tx in try tx.saveBucket(BucketRecord(name: "a", timeCreated: 1, updated: 5, metageneration: 2)) }
+        #expect(try await catalog.read { tx in try tx.buckets() }.map(\.name) == ["B", "a", "b"], "upper case before lower: bytes, not a locale")
+        #expect(try await catalog.read { tx in try tx.bucket("a") }?.metageneration == 2)
+        #expect(try await catalog.read { tx in try tx.bucket("A") } == nil)
+        // Bytewise, where a locale's order would differ: "B" < "_" < "a" < "z" < "é".
+        try await seed(catalog, ["z", "é", "a", "_", "B"])
+        #expect(try await list(catalog, ObjectListQuery()).objects.map(\.name) == ["B", "_", "a", "z", "é"])
+        #expect(try await catalog.read { tx in try tx.hasObjects(bucket: "b") })
+        #expect(try await catalog.read { tx in try tx.hasObjects(bucket: "a") } == false)
+        try await catalog.transaction { tx in try tx.deleteBucket("b") }
+        #expect(try await catalog.read { tx in try (tx.bucket("b"), tx.hasObjects(bucket: "b")) } == (nil, false))
+        try await seed(catalog, ["z"])
+        #expect(try await list(catalog, ObjectListQuery()).objects.map(\.name) == ["z"], "the bucket's old objects went with it")
+
+        try await catalog.transaction { tx in
+            try tx.saveUpload("u1", data: Data([1, 2]), created: 100)
+            try tx.saveUpload("u2", data: Data([3]), created: 200)
+            try tx.saveUpload("u1", data: Data([4]), created: 150)
+        }
+        #expect(try await catalog.read { tx in try tx.upload("u1") } == Data([4]))
+        try await catalog.transaction { tx in try tx.deleteUploads(createdBefore: 200) }
+        #expect(try await catalog.read { tx in try [tx.upload("u1"), tx.upload("u2")] } == [nil, Data([3])])
+        try await catalog.transaction { tx in try tx.deleteUpload("u2") }
+        #expect(try await catalog.read { tx in try tx.upload("u2") } == nil)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthPostgres
 import HearthSQLite
 import HearthStore
 import Testing
@@ -25,18 +26,26 @@ private struct OutboxHarness: Sendable {
     }
 }
 
-/// Every store with an outbox, in memory and in SQLite.
+/// Every store with an outbox, in memory, in SQLite and (when `HEARTH_TEST_POSTGRES` is set) in PostgreSQL.
 enum OutboxHost: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case memoryStore, sqliteStore, postgresStore, memoryAccounts, sqliteAccounts, memoryCatalog, sqliteCatalog
+    case memoryStore, sqliteStore, postgresStore, memoryAccounts, sqliteAccounts, postgresAccounts, memoryCatalog, sqliteCatalog,
+        postgresCatalog
 
     static var allCases: [OutboxHost] {
-        [.memoryStore, .sqliteStore] + (PostgresTestServer.url == nil ? [] : [.postgresStore])
-            + [.memoryAccounts, .sqliteAccounts, .memoryCatalog, .sqliteCatalog]
+        let postgres = PostgresTestServer.url != nil
+        return [.memoryStore, .sqliteStore] + (postgres ? [.postgresStore] : []) + [.memoryAccounts, .sqliteAccounts]
+            + (postgres ? [.postgresAccounts] : []) + [.memoryCatalog, .sqliteCatalog] + (postgres ? [.postgresCatalog] : [])
     }
 
     var testDescription: String { rawValue }
 
     var isSQLite: Bool { self == .sqliteStore || self == .sqliteAccounts || self == .sqliteCatalog }
+
+    /// Opening again with the same folder finds what was written: SQLite's files, or the PostgreSQL project the folder names.
+    var reopens: Bool { isSQLite || self == .postgresAccounts || self == .postgresCatalog }
+
+    /// The PostgreSQL project of `folder`: a new store object on it reads what an earlier one wrote.
+    static func project(of folder: String) -> String { "t_" + URL(fileURLWithPath: folder).lastPathComponent }
 
     /// Opens the store; SQLite ones in `folder` (a fresh one when nil), so a test can reopen the file.
     fileprivate func open(folder: String? = nil) async throws -> OutboxHarness {
@@ -54,6 +63,18 @@ enum OutboxHost: String, CaseIterable, CustomTestStringConvertible, Sendable {
             return OutboxHarness(
                 writeAny: { body in try await store.transaction { tx in try body(tx) } },
                 readAny: { body in try await store.read { tx in try body(tx) } },
+                close: {})
+        case .postgresAccounts:
+            let store = PostgresAccountStore(server: try await PostgresTestServer.server(), project: Self.project(of: dir))
+            return OutboxHarness(
+                writeAny: { body in try await store.transaction { tx in try body(tx) } },
+                readAny: { body in try await store.read { tx in try body(tx) } },
+                close: {})
+        case .postgresCatalog:
+            let catalog = PostgresObjectCatalog(server: try await PostgresTestServer.server(), project: Self.project(of: dir))
+            return OutboxHarness(
+                writeAny: { body in try await catalog.transaction { tx in try body(tx) } },
+                readAny: { body in try await catalog.read { tx in try body(tx) } },
                 close: {})
         case .memoryCatalog, .sqliteCatalog:
             let catalog: any ObjectCatalog =
@@ -269,7 +290,7 @@ struct OutboxConformanceTests {
         #expect(try await box.write { tx in try tx.claimKey("lost-key", at: 2) })
     }
 
-    @Test(arguments: OutboxHost.allCases.filter(\.isSQLite))
+    @Test(arguments: OutboxHost.allCases.filter(\.reopens))
     func eventsAndKeysSurviveReopening(host: OutboxHost) async throws {
         let folder = Backend.temporaryFolder()
         let ids: [Int64]
