@@ -88,7 +88,10 @@ extension Serve {
 
     /// Accounts and sign-in: the account store and signing key in the data folder, mail (SMTP or
     /// the emulator's outbox), and the settings that only the auth product reads.
-    static func authService(_ settings: Settings, folder: String, passwordHashN: Int, logger: Logger) throws
+    ///
+    /// With PostgreSQL the accounts live there; the signing keys stay in the (shared) data folder, created
+    /// under a cluster-wide lock so that nodes starting at once all sign with the same first key.
+    static func authService(_ settings: Settings, folder: String, passwordHashN: Int, postgres: PostgresServer?, logger: Logger) async throws
         -> (AuthService, publicURL: String?, TrustedProxies)
     {
         do {
@@ -124,12 +127,19 @@ extension Serve {
                 : .production(
                     authorizedDomains: settings.continueDomains(), emailPrivacy: settings.emailPrivacy ?? true,
                     identityProviders: settings.identityProviders(keys: ProviderKeys()), linkDomains: try settings.hostingLinkDomains())
-            let accounts = try SQLiteAccountStore(path: "\(folder)/\(settings.project).auth.sqlite")
-            // A first start creates the signing key on another thread; the server listens meanwhile.
-            let keys = try KeyRing.load(folder: folder + "/auth-keys", creatingInBackground: true)
-            let keyLogger = logger
-            Task {
-                do { try await keys.waitUntilReady() } catch { keyLogger.error("cannot create the ID-token signing key in \(folder)/auth-keys: \(error)") }
+            let accounts: any AccountStore
+            let keys: KeyRing
+            if let postgres {
+                accounts = PostgresAccountStore(server: postgres, project: settings.project)
+                keys = try await postgres.whileHoldingLock(Self.keyFolderLock) { try KeyRing.load(folder: folder + "/auth-keys") }
+            } else {
+                accounts = try SQLiteAccountStore(path: "\(folder)/\(settings.project).auth.sqlite")
+                // A first start creates the signing key on another thread; the server listens meanwhile.
+                keys = try KeyRing.load(folder: folder + "/auth-keys", creatingInBackground: true)
+                let keyLogger = logger
+                Task {
+                    do { try await keys.waitUntilReady() } catch { keyLogger.error("cannot create the ID-token signing key in \(folder)/auth-keys: \(error)") }
+                }
             }
             let deliveryLogger = logger
             let auth = AuthService(
@@ -148,10 +158,14 @@ extension Serve {
         }
     }
 
-    /// File storage: the object catalog, the blobs on disk, and the storage rules file checked now
-    /// (a broken one stops the start instead of denying everything later).
+    /// The advisory lock nodes take while loading (or creating) the signing keys of their shared folder.
+    static let keyFolderLock: Int64 = 0x6865_6172_7468_0001
+
+    /// File storage: the object catalog (in PostgreSQL when given), the blobs on disk, and the storage
+    /// rules file checked now (a broken one stops the start instead of denying everything later).
     static func storageService(
-        _ settings: Settings, folder: String, durability: SQLiteStore.Durability, rulesFile: String, pool: NIOThreadPool
+        _ settings: Settings, folder: String, durability: SQLiteStore.Durability, rulesFile: String, pool: NIOThreadPool,
+        postgres: PostgresServer?
     ) async throws -> StorageService {
         var blobConfiguration = LocalDiskBlobStore.Configuration()
         blobConfiguration.durable = durability == .full
@@ -163,8 +177,11 @@ extension Serve {
                     throw fail("\(rulesFile): \(error)", .badConfiguration)
                 }
             }
+            let catalog: any ObjectCatalog =
+                try postgres.map { PostgresObjectCatalog(server: $0, project: settings.project) }
+                ?? SQLiteObjectCatalog(path: "\(folder)/\(settings.project).storage.sqlite", durable: durability == .full)
             return StorageService(
-                catalog: try SQLiteObjectCatalog(path: "\(folder)/\(settings.project).storage.sqlite", durable: durability == .full),
+                catalog: catalog,
                 blobs: try await LocalDiskBlobStore(
                     folder: folder + "/storage", configuration: blobConfiguration, threadPool: pool), defaultBucket: "\(settings.project).appspot.com")
         } catch let exit as ExitCode {
@@ -176,7 +193,7 @@ extension Serve {
 
     /// Short links: their domains, the destination allowlist and the link store.
     static func linkService(
-        _ settings: Settings, folder: String, durability: SQLiteStore.Durability, publicURL: String?, logger: Logger
+        _ settings: Settings, folder: String, durability: SQLiteStore.Durability, publicURL: String?, postgres: PostgresServer?, logger: Logger
     ) throws -> LinkService {
         do {
             let domains = try settings.links.checkedDomains()
@@ -184,8 +201,11 @@ extension Serve {
             var authorizedHosts = Set(settings.authorizedDomains.map { $0.lowercased() })
             if let publicURL, let host = URL(string: publicURL)?.host { authorizedHosts.insert(host.lowercased()) }
             let allowlist = try settings.links.allowlist(dev: settings.dev, authorizedHosts: authorizedHosts)
+            let store: any LinkStore =
+                try postgres.map { PostgresLinkStore(server: $0, project: settings.project) }
+                ?? SQLiteLinkStore(path: "\(folder)/\(settings.project).links.sqlite", durable: durability == .full)
             return LinkService(
-                store: try SQLiteLinkStore(path: "\(folder)/\(settings.project).links.sqlite", durable: durability == .full), domains: domains,
+                store: store, domains: domains,
                 appleAppSiteAssociation: settings.links.appleAppSiteAssociation, assetLinks: settings.links.assetLinks, allowlist: allowlist)
         } catch let failure as Settings.Failure {
             throw fail("\(failure)", .badConfiguration)

@@ -76,7 +76,8 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
     /// The dispatcher for a namespace's outbox, created when the namespace opens.
     package func opened(_ namespace: String, store: any DatabaseStore) -> (@Sendable () -> Void)? {
         guard triggersByNamespace[namespace] != nil else { return nil }
-        let dispatcher = makeDispatcher(EventQueue(database: store, namespace: namespace), poll: nil)
+        // Where other nodes enqueue into the same outbox, nobody wakes this dispatcher for their events.
+        let dispatcher = makeDispatcher(EventQueue(database: store, namespace: namespace), poll: store is any OutboxLeasing ? .seconds(1) : nil)
         return { dispatcher.wake() }
     }
 

@@ -84,6 +84,12 @@ package struct NamespaceScheduleState: ScheduleStateStore {
     let registry: NamespaceRegistry
     let namespace: String
 
+    /// Keeps the times in `namespace`'s settings, opened through `registry`.
+    package init(registry: NamespaceRegistry, namespace: String) {
+        self.registry = registry
+        self.namespace = namespace
+    }
+
     private func key(_ job: String) -> String { "schedule:" + job }
 
     package func lastScheduledTime(job: String) async throws -> Date? {
@@ -96,5 +102,20 @@ package struct NamespaceScheduleState: ScheduleStateStore {
         let key = key(job)
         let millis = String(Int64((scheduled.timeIntervalSince1970 * 1000).rounded()))
         try await registry.withNamespace(namespace) { ns in try await ns.database.store.write { try $0.setSetting(key, millis) } }
+    }
+
+    /// Compares and records in one transaction that holds the namespace's writer lock where nodes
+    /// share the store, so of several nodes reaching one tick, one runs it.
+    package func claimStart(job: String, scheduled: Date) async throws -> Bool {
+        let key = key(job)
+        let millis = Int64((scheduled.timeIntervalSince1970 * 1000).rounded())
+        return try await registry.withNamespace(namespace) { ns in
+            try await ns.database.store.write { tx in
+                _ = try tx.lockSequence()
+                if let recorded = try tx.setting(key).flatMap(Int64.init), recorded >= millis { return false }
+                try tx.setSetting(key, String(millis))
+                return true
+            }
+        }
     }
 }

@@ -33,9 +33,20 @@ package struct EventQueue: Sendable {
         if !done.isEmpty { try tx.finishEvents(done) }
     }
 
+    /// How long a node holds the events it leased from a shared outbox before another may run them.
+    static let lease: Int64 = 120_000
+
+    /// Reads due events, or leases them where several nodes deliver from one outbox.
+    private static func due(
+        _ store: any Sendable, reading: @escaping @Sendable (Int64, Int) async throws -> [OutboxEvent]
+    ) -> @Sendable (Int64, Int) async throws -> [OutboxEvent] {
+        guard let leasing = store as? any OutboxLeasing else { return reading }
+        return { now, limit in try await leasing.leaseDueEvents(now: now, limit: limit, lease: lease) }
+    }
+
     init(database store: any DatabaseStore, namespace: String) {
         name = "db:" + namespace
-        due = { now, limit in try await store.snapshot { try $0.dueEvents(now: now, limit: limit) } }
+        due = Self.due(store) { now, limit in try await store.snapshot { try $0.dueEvents(now: now, limit: limit) } }
         nextTime = { try await store.snapshot { try $0.nextEventTime() } }
         settle = { s in try await store.write { try EventQueue.apply(s, $0) } }
         dead = { after, limit in try await store.snapshot { try $0.deadEvents(after: after, limit: limit) } }
@@ -44,7 +55,7 @@ package struct EventQueue: Sendable {
 
     init(accounts store: any AccountStore) {
         name = "auth"
-        due = { now, limit in try await store.read { try $0.dueEvents(now: now, limit: limit) } }
+        due = Self.due(store) { now, limit in try await store.read { try $0.dueEvents(now: now, limit: limit) } }
         nextTime = { try await store.read { try $0.nextEventTime() } }
         settle = { s in try await store.transaction { try EventQueue.apply(s, $0) } }
         dead = { after, limit in try await store.read { try $0.deadEvents(after: after, limit: limit) } }
@@ -53,7 +64,7 @@ package struct EventQueue: Sendable {
 
     init(objects catalog: any ObjectCatalog) {
         name = "storage"
-        due = { now, limit in try await catalog.read { try $0.dueEvents(now: now, limit: limit) } }
+        due = Self.due(catalog) { now, limit in try await catalog.read { try $0.dueEvents(now: now, limit: limit) } }
         nextTime = { try await catalog.read { try $0.nextEventTime() } }
         settle = { s in try await catalog.transaction { try EventQueue.apply(s, $0) } }
         dead = { after, limit in try await catalog.read { try $0.deadEvents(after: after, limit: limit) } }

@@ -51,3 +51,14 @@ extension PostgresServer {
     /// even when all of them write one row (a hot object's metadata).
     static let serializableRetries = 32
 }
+
+extension PostgresAccountStore: OutboxLeasing {
+    /// Leases the project's due auth events (see ``PostgresOutboxHost``).
+    public func leaseDueEvents(now: Int64, limit: Int, lease: Int64) async throws -> [OutboxEvent] {
+        try await server.run { [project] session in
+            try session.transaction(.readCommitted) {
+                try PostgresAccountTransaction(session: session, project: project).leaseDueEvents(now: now, limit: limit, lease: lease)
+            }
+        }
+    }
+}

@@ -42,3 +42,14 @@ public final class PostgresObjectCatalog: ObjectCatalog {
         }
     }
 }
+
+extension PostgresObjectCatalog: OutboxLeasing {
+    /// Leases the project's due storage events (see ``PostgresOutboxHost``).
+    public func leaseDueEvents(now: Int64, limit: Int, lease: Int64) async throws -> [OutboxEvent] {
+        try await server.run { [project] session in
+            try session.transaction(.readCommitted) {
+                try PostgresObjectTransaction(session: session, project: project).leaseDueEvents(now: now, limit: limit, lease: lease)
+            }
+        }
+    }
+}

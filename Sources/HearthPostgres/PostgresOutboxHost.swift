@@ -32,6 +32,25 @@ extension PostgresOutboxHost {
         ).map(PostgresOutbox.event)
     }
 
+    /// `FOR UPDATE SKIP LOCKED`: two nodes leasing at once get different events, and neither waits.
+    func leaseDueEvents(now: Int64, limit: Int, lease: Int64) throws -> [OutboxEvent] {
+        let events = try session.query(
+            """
+            UPDATE hearth_outbox SET next_at = \(now + lease)
+            WHERE id IN (
+                SELECT id FROM hearth_outbox WHERE box = \(box) AND NOT dead AND next_at <= \(now)
+                ORDER BY id LIMIT \(max(0, limit)) FOR UPDATE SKIP LOCKED)
+            RETURNING \(unescaped: PostgresOutbox.columns)
+            """
+        ).map(PostgresOutbox.event)
+        // The run sees the event as it was due, not with its lease as the next attempt.
+        return events.sorted { $0.id < $1.id }.map { event in
+            var event = event
+            event.nextAttemptAt = now
+            return event
+        }
+    }
+
     func nextEventTime() throws -> Int64? {
         try session.query("SELECT min(next_at) FROM hearth_outbox WHERE box = \(box) AND NOT dead").first?.decode(Int64?.self)
     }

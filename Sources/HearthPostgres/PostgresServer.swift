@@ -166,3 +166,17 @@ extension PostgresServer {
         try threads.runIfActive(eventLoop: group.any()) { [self] in try runHere(body) }.wait()
     }
 }
+
+extension PostgresServer {
+    /// Runs `body` while holding a cluster-wide lock named by `key` (a PostgreSQL advisory lock held
+    /// by a transaction): nodes that start at once take turns, for example so that only the first
+    /// creates a file in the folder they share and the others read it.
+    public func whileHoldingLock<R: Sendable>(_ key: Int64, _ body: @Sendable () throws -> R) async throws -> R {
+        try await run { session in
+            try session.transaction(.readCommitted, retries: 0) {
+                try session.execute("SELECT pg_advisory_xact_lock(\(key))")
+                return try body()
+            }
+        }
+    }
+}

@@ -115,3 +115,14 @@ extension PostgresStoreFactory {
         return try await store.observer(delivering: hub)
     }
 }
+
+extension PostgresStore: OutboxLeasing {
+    /// Leases the namespace's due trigger events (see ``PostgresOutboxHost``).
+    public func leaseDueEvents(now: Int64, limit: Int, lease: Int64) async throws -> [OutboxEvent] {
+        try await server.run { [namespace] session in
+            try session.transaction(.readCommitted) {
+                try PostgresTransaction(session: session, namespace: namespace, writable: true).leaseDueEvents(now: now, limit: limit, lease: lease)
+            }
+        }
+    }
+}

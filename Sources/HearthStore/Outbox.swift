@@ -35,6 +35,15 @@ public struct OutboxEvent: Sendable, Hashable {
     }
 }
 
+/// A store whose outbox several processes deliver from (PostgreSQL shared by nodes): a dispatcher
+/// leases due events instead of reading them, so each is run by one node at a time.
+public protocol OutboxLeasing: Sendable {
+    /// Takes up to `limit` events due at `now` that nobody holds, and holds them for `lease`
+    /// milliseconds (their next attempt moves to `now + lease`). An event whose run is not settled
+    /// by then (its node died) is due again, for any node.
+    func leaseDueEvents(now: Int64, limit: Int, lease: Int64) async throws -> [OutboxEvent]
+}
+
 /// Reading the outbox inside a store snapshot.
 public protocol OutboxReader {
     /// Live events whose next attempt is due at `now`, oldest first.

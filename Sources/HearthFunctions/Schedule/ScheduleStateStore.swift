@@ -17,6 +17,18 @@ public protocol ScheduleStateStore: Sendable {
     func lastScheduledTime(job: String) async throws -> Date?
     /// Records that the run for `scheduled` started; called before the handler runs.
     func recordStart(job: String, scheduled: Date) async throws
+    /// Records the start unless a run for `scheduled` (or later) was already recorded, by this
+    /// process or another sharing the store; true when this caller may run it. Several nodes of a
+    /// cluster run each scheduler: this is what makes a tick run once cluster-wide.
+    func claimStart(job: String, scheduled: Date) async throws -> Bool
+}
+
+extension ScheduleStateStore {
+    /// A store only this process uses: recording is claiming.
+    public func claimStart(job: String, scheduled: Date) async throws -> Bool {
+        try await recordStart(job: job, scheduled: scheduled)
+        return true
+    }
 }
 
 /// A `ScheduleStateStore` that forgets everything when the process ends: for tests, and for

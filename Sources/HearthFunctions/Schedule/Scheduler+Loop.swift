@@ -60,7 +60,10 @@ extension Scheduler {
         var logger = logger
         logger[metadataKey: SchedulerLogKey.scheduled] = "\(event.scheduledTime)"
         do {
-            try await state.recordStart(job: event.jobName, scheduled: event.scheduledTime)
+            guard try await state.claimStart(job: event.jobName, scheduled: event.scheduledTime) else {
+                logger.debug("another node runs this scheduled time")
+                return event.scheduledTime
+            }
         } catch {
             logger.error("cannot record the run's start; skipping the run", metadata: [SchedulerLogKey.error: "\(error)"])
             return nil
