@@ -134,8 +134,16 @@ struct Serve: AsyncParsableCommand {
             throw fail("cannot create the admin token: \(error)", .dataFolderNotWritable)
         }
         let (factory, backendServices, postgres) = try await Self.databases(settings, folder: folder, durability: durability, logger: logger)
-        let (auth, publicURL, trustedProxies) = try await Self.authService(
-            settings, folder: folder, passwordHashN: passwordHashN, postgres: postgres, logger: logger)
+        // A step that fails after PostgreSQL was connected closes its connections before the exit.
+        func orClose<T>(_ step: () async throws -> T) async throws -> T {
+            do { return try await step() } catch {
+                try? await postgres?.shutdown()
+                throw error
+            }
+        }
+        let (auth, publicURL, trustedProxies) = try await orClose {
+            try await Self.authService(settings, folder: folder, passwordHashN: passwordHashN, postgres: postgres, logger: logger)
+        }
         var configuration = ServerConfiguration(
             host: settings.host, port: settings.port, defaultNamespace: settings.project, adminToken: adminToken,
             maxBodyBytes: settings.maxBodyBytes, indexPolicy: settings.indexPolicy ?? (settings.dev ? .scan : .enforce),
@@ -147,9 +155,13 @@ struct Serve: AsyncParsableCommand {
         let filePool = NIOThreadPool(numberOfThreads: 16)
         filePool.start()
         let rulesFile = folder + "/storage.rules"
-        let storage = try await Self.storageService(settings, folder: folder, durability: durability, rulesFile: rulesFile, pool: filePool, postgres: postgres)
+        let storage = try await orClose {
+            try await Self.storageService(settings, folder: folder, durability: durability, rulesFile: rulesFile, pool: filePool, postgres: postgres)
+        }
         let functions = HearthCommand.registered.withLock { $0 }
-        let links = try Self.linkService(settings, folder: folder, durability: durability, publicURL: publicURL, postgres: postgres, logger: logger)
+        let links = try await orClose {
+            try Self.linkService(settings, folder: folder, durability: durability, publicURL: publicURL, postgres: postgres, logger: logger)
+        }
         let server = HearthServer(
             configuration: configuration, stores: factory, logger: logger, auth: auth, storage: storage, storageRulesFile: rulesFile,
             functions: functions, links: links)

@@ -119,10 +119,20 @@ public final class PostgresServer: Sendable {
         }
     }
 
+    /// A pooled connection may have died while idle (the server restarted): a call whose connection
+    /// broke before it sent COMMIT ran nothing that lasts, and runs once more on a new connection.
     private func runHere<R>(_ body: (PostgresSession) throws -> R) throws -> R {
-        let session = try checkOut()
-        defer { checkIn(session) }
-        return try body(session)
+        var attempt = 0
+        while true {
+            let session = try checkOut()
+            defer { checkIn(session) }
+            do {
+                return try body(session)
+            } catch {
+                attempt += 1
+                guard session.isBroken, !session.commitSent, attempt < 2 else { throw error }
+            }
+        }
     }
 
     private func checkOut() throws -> PostgresSession {
@@ -153,10 +163,11 @@ public final class PostgresServer: Sendable {
         if !kept { Self.discard(session.connection) }
     }
 
-    /// Closes a connection without waiting for the goodbye.
+    /// Closes a connection without waiting for the goodbye. The connection is kept alive until it
+    /// is closed (released earlier, postgres-nio treats it as leaked).
     static func discard(_ connection: PostgresConnection) {
         let closing: EventLoopFuture<Void> = connection.close()
-        closing.whenComplete { _ in }
+        closing.whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 }
 

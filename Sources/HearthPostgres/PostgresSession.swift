@@ -17,23 +17,41 @@ final class PostgresSession {
         self.logger = logger
     }
 
+    /// How long a statement may take before the session gives up on its connection. A statement
+    /// on a connection that died mid-flight (the server restarted) could otherwise wait for ever,
+    /// holding its thread and the namespace's writer.
+    static let statementDeadline: TimeAmount = .seconds(60)
+
+    /// True once a COMMIT was sent: if the connection fails now, whether it committed is unknown.
+    private(set) var commitSent = false
+
     /// Runs one statement and returns all its rows.
     @discardableResult
     func query(_ query: PostgresQuery) throws -> [PostgresRow] {
-        do {
-            return try connection.query(query, logger: logger).wait().rows
-        } catch {
-            throw PostgresStoreError(error)
-        }
+        try wait(connection.query(query, logger: logger)).rows
     }
 
     /// Runs one statement and returns how many rows it changed.
     @discardableResult
     func execute(_ query: PostgresQuery) throws -> Int {
+        try wait(connection.query(query, logger: logger)).metadata.rows ?? 0
+    }
+
+    /// Waits for `future` on this thread, at most ``statementDeadline``; a failure that is not the
+    /// server's answer (the connection broke or timed out) leaves the session broken.
+    private func wait<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
+        let promise = future.eventLoop.makePromise(of: T.self)
+        future.cascade(to: promise)
+        let deadline = future.eventLoop.scheduleTask(in: Self.statementDeadline) {
+            promise.fail(PostgresStoreError(sqlState: nil, message: "no answer from PostgreSQL within \(Self.statementDeadline.nanoseconds / 1_000_000_000) s"))
+        }
+        defer { deadline.cancel() }
         do {
-            return try connection.query(query, logger: logger).wait().metadata.rows ?? 0
+            return try promise.futureResult.wait()
         } catch {
-            throw PostgresStoreError(error)
+            let failure = PostgresStoreError(error)
+            if failure.isConnectionFailure { isBroken = true }
+            throw failure
         }
     }
 
@@ -58,7 +76,9 @@ final class PostgresSession {
             do {
                 try execute(PostgresQuery(unsafeSQL: isolation.rawValue))
                 let result = try body()
+                commitSent = true
                 try execute("COMMIT")
+                commitSent = false
                 return result
             } catch let error as PostgresStoreError {
                 rollBack()
@@ -73,6 +93,8 @@ final class PostgresSession {
     }
 
     private func rollBack() {
+        // A broken connection cannot roll back (the server ends the transaction when it goes).
+        guard !isBroken else { return }
         do {
             try execute("ROLLBACK")
         } catch {

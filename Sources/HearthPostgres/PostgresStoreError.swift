@@ -30,6 +30,13 @@ public struct PostgresStoreError: Error, Sendable, Hashable, CustomStringConvert
     /// A transaction that lost a race and may simply run again.
     var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 
+    /// The connection is gone or going: no answer came (nil state), a connection exception (class
+    /// 08), or the server is shutting down or restarting (57P01–57P03).
+    var isConnectionFailure: Bool {
+        guard let sqlState else { return true }
+        return sqlState.hasPrefix("08") || sqlState.hasPrefix("57P")
+    }
+
     /// The text of the error, with its SQLSTATE.
     public var description: String {
         sqlState.map { "PostgreSQL error \($0): \(message)" } ?? "PostgreSQL: \(message)"
