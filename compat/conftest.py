@@ -3,6 +3,10 @@
 One ``hearth serve --dev`` process is started for the whole session (binary from
 ``$HEARTH_BIN``, default ``/work/main/.build/debug/hearth``) on a free loopback port with a
 temporary data folder. Each test gets its own namespace, so tests never see each other's data.
+
+With ``HEARTH_COMPAT_URL`` set (e.g. ``http://127.0.0.1:9000``, nginx in front of
+``scripts/cluster start -- --dev --index-policy enforce``), the session uses that running server
+instead. Tests that start their own ``hearth`` processes still do.
 """
 
 from __future__ import annotations
@@ -33,9 +37,26 @@ class _TimeoutSession(requests.Session):
         return super().request(method, url, **kwargs)
 
 
+# A running server (or a cluster's proxy) to test instead of starting one; it must run with
+# --dev --index-policy enforce, as the session server below does.
+COMPAT_URL = os.environ.get("HEARTH_COMPAT_URL", "").rstrip("/")
+
+
 @pytest.fixture(scope="session")
 def hearth_server(tmp_path_factory):
-    """Starts ``hearth serve --dev``; yields ``(base_url, process)``; stops it with SIGTERM."""
+    """Starts ``hearth serve --dev``; yields ``(base_url, process)``; stops it with SIGTERM.
+
+    With ``HEARTH_COMPAT_URL`` set, yields ``(that URL, None)`` once it answers."""
+    if COMPAT_URL:
+        try:
+            resp = requests.get(COMPAT_URL + "/.json?ns=probe", headers=OWNER_HEADERS, timeout=HTTP_TIMEOUT)
+        except requests.RequestException as exc:
+            pytest.fail(f"HEARTH_COMPAT_URL={COMPAT_URL} does not answer: {exc}", pytrace=False)
+        if resp.status_code != 200:
+            pytest.fail(f"HEARTH_COMPAT_URL={COMPAT_URL} answered GET /.json?ns=probe with "
+                        f"{resp.status_code}: {resp.text[:200]!r} (is it running with --dev?)", pytrace=False)
+        yield COMPAT_URL, None
+        return
     data_dir = tmp_path_factory.mktemp("hearth-data")
     log_path = tmp_path_factory.mktemp("hearth-log") / "server.log"
     # Firebase answers unindexed REST queries with 400; --dev alone would scan instead.
