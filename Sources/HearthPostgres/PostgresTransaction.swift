@@ -15,6 +15,7 @@ final class PostgresTransaction: StoreTransaction, PostgresOutboxHost {
     /// The outbox's `box` column: the namespace's own events.
     var box: String { namespace }
     private var lockedSequence: UInt64?
+    private var pushed: String?
 
     init(session: PostgresSession, namespace: String, writable: Bool) {
         self.session = session
@@ -118,6 +119,25 @@ final class PostgresTransaction: StoreTransaction, PostgresOutboxHost {
         let payload = ChangeNotice.changes(namespace: namespace, sequence: last.sequence).text
         try session.execute("SELECT pg_notify(\(ChangeNotice.channel), \(payload))")
     }
+
+    /// The namespace's last push id, read once per transaction (the counter row is locked, so no
+    /// other node names a child meanwhile) and kept as a setting without a notice.
+    func lastPushID() throws -> String? {
+        if let pushed { return pushed }
+        pushed = try setting(Self.lastPushSetting)
+        return pushed
+    }
+
+    func setLastPushID(_ id: String) throws {
+        try session.execute(
+            """
+            INSERT INTO hearth_settings(ns, k, v) VALUES (\(namespace), \(Self.lastPushSetting), \(id))
+            ON CONFLICT (ns, k) DO UPDATE SET v = excluded.v
+            """)
+        pushed = id
+    }
+
+    static let lastPushSetting = ".push"
 
     func setting(_ name: String) throws -> String? {
         try session.query("SELECT v FROM hearth_settings WHERE ns = \(namespace) AND k = \(name)").first?.decode(String.self)

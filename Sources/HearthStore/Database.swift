@@ -190,7 +190,10 @@ public actor Database {
         }
         if case .push(let parsed) = request.operation {
             // Named here, inside the serial writer, so that key order is commit order.
-            let id = Key(push.generator.next(millis: push.millis))
+            // Where nodes share the store, after the namespace's last id whichever node named it.
+            let name = push.generator.next(millis: push.millis, after: try tx.lastPushID())
+            try tx.setLastPushID(name)
+            let id = Key(name)
             var named = request
             named.path = request.path.child(id)
             named.operation = .set(parsed)

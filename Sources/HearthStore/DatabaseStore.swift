@@ -87,6 +87,11 @@ public protocol StoreTransaction: StoreReader, OutboxWriter {
     /// Keeps this transaction's changes for other processes to replay (a change log); stores that
     /// only this process reads ignore it.
     func logChanges(_ changes: [Change]) throws
+    /// The last push id committed in this namespace by any process sharing the store (nil where one
+    /// process writes: its generator alone orders the ids).
+    func lastPushID() throws -> String?
+    /// Records the push id this transaction named a child with.
+    func setLastPushID(_ id: String) throws
 }
 
 extension StoreTransaction {
@@ -94,6 +99,10 @@ extension StoreTransaction {
     public func lockSequence() throws -> UInt64? { nil }
     /// No other process follows this store: nothing to log.
     public func logChanges(_ changes: [Change]) throws {}
+    /// One process names children: nothing shared to order after.
+    public func lastPushID() throws -> String? { nil }
+    /// One process names children: nothing to record.
+    public func setLastPushID(_ id: String) throws {}
 }
 
 /// A storage backend for one namespace.

@@ -42,4 +42,30 @@ public final class PushIDGenerator: Sendable {
             return String(decoding: out, as: UTF8.self)
         }
     }
+
+    /// A new id that also sorts after `floor` (the last id another process committed): when the
+    /// clock-based id would not, the successor of `floor` (same time, suffix plus one). Nodes
+    /// sharing a database pass the namespace's last push id, so ids follow commit order across them.
+    public func next(millis: Int64, after floor: String?) -> String {
+        let id = next(millis: millis)
+        guard let floor, id <= floor, let (time, random) = Self.parse(floor) else { return id }
+        state.withLock { s in
+            s.lastTime = time
+            s.lastRandom = random
+        }
+        return next(millis: time)
+    }
+
+    /// The time and suffix digits of an id this generator could have made; nil for any other string.
+    static func parse(_ id: String) -> (Int64, [UInt8])? {
+        let bytes = Array(id.utf8)
+        guard bytes.count == 20 else { return nil }
+        var digits: [UInt8] = []
+        for byte in bytes {
+            guard let digit = alphabet.firstIndex(of: byte) else { return nil }
+            digits.append(UInt8(digit))
+        }
+        let time = digits[0..<8].reduce(Int64(0)) { $0 * 64 + Int64($1) }
+        return (time, Array(digits[8...]))
+    }
 }
