@@ -55,6 +55,7 @@ struct MigrateCommand: AsyncParsableCommand {
             throw fail("cannot use PostgreSQL at \(location): \(error)", .corruptDatabase)
         }
         let target = MigrationTarget(server: server, project: project)
+        let checks: [MigrationVerifier.Check]
         do {
             if !verifyOnly {
                 let held = try await target.heldData(namespaces: namespaces)
@@ -65,20 +66,19 @@ struct MigrateCommand: AsyncParsableCommand {
                 try await copy.run(namespaces: namespaces)
                 progress.finish()
             }
-            let checks = try await MigrationVerifier(source: source, target: target).checks(namespaces: namespaces)
-            print(MigrationVerifier.table(checks))
-            let failed = checks.filter { !$0.matches }
-            if !verifyOnly {
-                print("Refresh tokens are not copied: users sign in again after the move.")
-            }
-            try await target.close()
-            try? await server.shutdown()
-            if !failed.isEmpty { throw fail("\(failed.count) of \(checks.count) checks differ", .failure) }
+            checks = try await MigrationVerifier(source: source, target: target).checks(namespaces: namespaces)
         } catch {
+            progress.finish()
             try? await target.close()
             try? await server.shutdown()
             throw error as? ExitCode ?? fail("migration failed: \(error)", .failure)
         }
+        try? await target.close()
+        try? await server.shutdown()
+        print(MigrationVerifier.table(checks))
+        if !verifyOnly { print("Refresh tokens are not copied: users sign in again after the move.") }
+        let failed = checks.filter { !$0.matches }
+        if !failed.isEmpty { throw fail("\(failed.count) of \(checks.count) checks differ", .failure) }
     }
 
     /// The project as `hearth serve` would pick it for this folder (its hearth.json, then the environment).

@@ -40,7 +40,18 @@ struct MigrationCopy {
     private func copyNamespace(_ name: String) async throws {
         let from = try await source.factory.open(namespace: name)
         let to = try await target.factory.open(namespace: name)
-        defer { Task { [from, to] in try? await from.close(); try? await to.close() } }
+        do {
+            try await copyNamespace(name, from: from, to: to)
+        } catch {
+            try? await from.close()
+            try? await to.close()
+            throw error
+        }
+        try await from.close()
+        try await to.close()
+    }
+
+    private func copyNamespace(_ name: String, from: any DatabaseStore, to: any DatabaseStore) async throws {
         let head = try await from.snapshot { r in
             NamespaceHead(
                 keys: try r.shallow(.root, nil).children.keys, sequence: try r.sequence(),
