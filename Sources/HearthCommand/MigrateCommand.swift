@@ -35,6 +35,7 @@ struct MigrateCommand: AsyncParsableCommand {
         let folder = URL(fileURLWithPath: from).standardizedFileURL.path
         guard FileManager.default.fileExists(atPath: folder) else { throw fail("there is no data folder at \(folder)", .badConfiguration) }
         let project = try resolvedProject(folder: folder)
+        try checkProjectFiles(folder: folder, project: project)
         let source = MigrationSource(folder: folder, project: project)
         let namespaces: [String]
         do { namespaces = try source.factory.existingNamespaces().sorted() } catch { throw fail("cannot list the databases in \(folder): \(error)", .corruptDatabase) }
@@ -79,6 +80,18 @@ struct MigrateCommand: AsyncParsableCommand {
         if !verifyOnly { print("Refresh tokens are not copied: users sign in again after the move.") }
         let failed = checks.filter { !$0.matches }
         if !failed.isEmpty { throw fail("\(failed.count) of \(checks.count) checks differ", .failure) }
+    }
+
+    /// Refuses a project that has no accounts, files or links in the folder while another project has some: a
+    /// forgotten `--project` would otherwise copy the namespaces and silently leave the accounts behind.
+    private func checkProjectFiles(folder: String, project: String) throws {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let kinds = [".auth.sqlite", ".storage.sqlite", ".links.sqlite"]
+        guard !kinds.contains(where: { files.contains(project + $0) }) else { return }
+        let others = Set(files.compactMap { file in kinds.first(where: file.hasSuffix).map { String(file.dropLast($0.count)) } }).sorted()
+        if !others.isEmpty {
+            throw fail("\(folder) has no accounts, files or links for project \(project), only for \(others.joined(separator: ", ")): pass --project", .badConfiguration)
+        }
     }
 
     /// The project as `hearth serve` would pick it for this folder (its hearth.json, then the environment).
