@@ -17,7 +17,7 @@ struct MigrateCommand: AsyncParsableCommand {
             meanwhile may be missed. Afterwards start `hearth serve --postgres URL --data <same folder>`: the \
             signing keys, the storage rules and the uploaded files stay in the data folder.
 
-            Copied: every namespace (tree with priorities, rules and schedule settings, .indexOn indexes, sequence \
+            Copied: every namespace (tree with priorities, settings such as the rules and schedule ticks, .indexOn indexes, sequence \
             number, live and dead outbox events), accounts with their provider identities, one-time codes, buckets, \
             object records, short links and their daily counts. Not copied (the store protocols cannot list them): \
             refresh tokens (users sign in again), claimed idempotency keys, unfinished resumable uploads.

@@ -52,10 +52,11 @@ struct MigrationCopy {
     }
 
     private func copyNamespace(_ name: String, from: any DatabaseStore, to: any DatabaseStore) async throws {
+        let names = try (from as? SQLiteStore)?.settingNames() ?? Self.knownSettingNames
         let head = try await from.snapshot { r in
             NamespaceHead(
                 keys: try r.shallow(.root, nil).children.keys, sequence: try r.sequence(),
-                settings: try Self.settingNames.compactMap { n in try r.setting(n).map { (n, $0) } },
+                settings: try names.compactMap { n in try r.setting(n).map { (n, $0) } },
                 events: try Self.events(in: r))
         }
         for key in head.keys {
@@ -75,10 +76,9 @@ struct MigrationCopy {
         progress.rows += head.events.count
     }
 
-    /// The settings a namespace can hold that a copy carries over. The store protocol cannot list settings,
-    /// so these are the known ones: the rules, and the last tick of each scheduled function registered in this
-    /// binary.
-    static var settingNames: [String] {
+    /// The settings copied from a store that cannot list its own (the store protocol has no listing; a SQLite
+    /// store can): the rules, and the last tick of each scheduled function registered in this binary.
+    static var knownSettingNames: [String] {
         ["rules"] + HearthCommand.registered.withLock { $0.scheduleNames }.map { "schedule:" + $0 }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthPostgres
+import HearthSQLite
 import HearthStore
 import HearthTesting
 import Logging
@@ -107,10 +108,14 @@ struct MigrateProcessTests {
         #expect(try await server.exitCode() == 0)
     }
 
-    @Test("a second copy into the same project is refused, and a row changed in PostgreSQL fails the verification")
+    @Test("every setting is copied; a second copy into the same project is refused; a row changed in PostgreSQL fails the verification")
     func refusesAndDetectsMismatch() async throws {
         let url = try #require(Self.url)
         let deployment = try await Self.makeDeployment()
+        // A setting no REST call writes (a scheduled function's last tick), stored beside the rules.
+        let sqlite = try SQLiteStore(path: "\(deployment.data)/\(deployment.project).sqlite")
+        try await sqlite.write { try $0.setSetting("schedule:nightly", "1700000000000") }
+        try await sqlite.close()
         let arguments = ["--from", deployment.data, "--to", url, "--project", deployment.project]
         #expect(try await Self.migrate(arguments).0 == 0)
         let again = try await Self.migrate(arguments)
@@ -120,6 +125,7 @@ struct MigrateProcessTests {
 
         let server = try await PostgresServer(location: try PostgresLocation(url: url), connections: 1, logger: Logger(label: "test"))
         let store = try await PostgresStoreFactory(server: server).open(namespace: deployment.project)
+        #expect(try await store.snapshot { try $0.setting("schedule:nightly") } == "1700000000000")
         try await store.write { try $0.set(Path("users/b/name"), .leaf(.string("Changed"))) }
         try await store.close()
         try await server.shutdown()
