@@ -166,6 +166,7 @@ let package = Package(
                 "HearthPostgres", "HearthSQLite",
                 "HearthStorage", "HearthStore", "HearthWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -43,7 +43,7 @@ struct HearthCLI: AsyncParsableCommand {
         abstract: "A self-hosted backend for Swift apps: a Firebase-compatible realtime database in one binary.",
         version: "0.1.0",
         subcommands: [
-            Serve.self, RulesCommand.self, StorageCommand.self, UsersCommand.self, AuthCommand.self, LinksCommand.self, NamespacesCommand.self,
+            Serve.self, MigrateCommand.self, RulesCommand.self, StorageCommand.self, UsersCommand.self, AuthCommand.self, LinksCommand.self, NamespacesCommand.self,
         ]
     )
 }

@@ -74,6 +74,8 @@ public struct Functions: Sendable {
     package var callables: [String: CallableEntry] = [:]
     package var routes: [RouteEntry] = []
     var schedules: [ScheduleEntry] = []
+    /// The names of the scheduled jobs (their last ticks are the `schedule:<name>` settings of the namespace).
+    package var scheduleNames: [String] { schedules.map(\.name) }
     private var names: Set<String> = []
 
     /// No functions yet; register them with the methods below.

@@ -60,6 +60,12 @@ public final class SQLiteStore: DatabaseStore {
         try readers.read { db in try body(SQLiteTransaction(db)) }
     }
 
+    /// The names of every stored setting (the rules, the `schedule:<job>` ticks of scheduled functions, …), which
+    /// the store protocol cannot list: for copying a namespace to another backend (`hearth migrate`).
+    public func settingNames() throws -> [String] {
+        try readers.read { db in try String.fetchAll(db, sql: "SELECT substr(k, 9) FROM meta WHERE substr(k, 1, 8) = 'setting:' ORDER BY k") }
+    }
+
     /// Runs `body` in one write transaction (SQLite allows one writer at a time), committed with the store's ``Durability`` before this returns.
     public func write<R: Sendable>(_ body: @Sendable (any StoreTransaction) throws -> R) async throws -> R {
         try await pool.write { db in try body(SQLiteTransaction(db)) }
