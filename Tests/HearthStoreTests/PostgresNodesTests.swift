@@ -50,24 +50,29 @@ struct PostgresNodesTests {
         }
     }
 
+    /// How many of `outcomes` are `outcome` (outside `#expect`, whose closures Swift 6.3 can confuse).
+    static func count<T: Equatable>(_ outcomes: [T], _ outcome: T) -> Int {
+        outcomes.filter { $0 == outcome }.count
+    }
+
     @Test func twoNodesCreatingOneEmailAtOnceSucceedOnce() async throws {
         try await withTwoNodes { a, b in
             let project = PostgresTestServer.freshNamespace()
             let stores = [PostgresAccountStore(server: a, project: project), PostgresAccountStore(server: b, project: project)]
             let email = await raceSaves((0..<6).map { Self.row("u\($0)", email: "same@x.io") }, on: stores)
-            #expect(email.filter { $0 == .saved }.count == 1, "\(email)")
-            #expect(email.filter { $0 == .conflict(.email) }.count == 5, "the others get SQLite's error: \(email)")
+            #expect(Self.count(email, .saved) == 1, "\(email)")
+            #expect(Self.count(email, .conflict(.email)) == 5, "the others get SQLite's error: \(email)")
             let afterEmail = try await stores[1].read { tx in try tx.accountCount() }
             #expect(afterEmail == 1)
 
             let uid = await raceSaves((0..<6).map { Self.row("same-uid", email: "e\($0)@x.io") }, on: stores)
-            #expect(uid.filter { $0 == .saved }.count == 1, "\(uid)")
-            #expect(uid.filter { $0 == .conflict(.uid) }.count == 5, "\(uid)")
+            #expect(Self.count(uid, .saved) == 1, "\(uid)")
+            #expect(Self.count(uid, .conflict(.uid)) == 5, "\(uid)")
 
             let google = AccountIdentity(providerId: "google.com", rawId: "g-1")
             let identity = await raceSaves((0..<6).map { Self.row("g\($0)", email: nil) }, identities: [google], on: stores)
-            #expect(identity.filter { $0 == .saved }.count == 1, "\(identity)")
-            #expect(identity.filter { $0 == .conflict(.identity) }.count == 5, "\(identity)")
+            #expect(Self.count(identity, .saved) == 1, "\(identity)")
+            #expect(Self.count(identity, .conflict(.identity)) == 5, "\(identity)")
             let afterAll = try await stores[0].read { tx in try tx.accountCount() }
             #expect(afterAll == 3)
         }
@@ -155,11 +160,11 @@ struct PostgresNodesTests {
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(results.filter { $0 == .inserted }.count == 1, "\(results)")
+            #expect(Self.count(results, .inserted) == 1, "\(results)")
             let winner = try #require(try await stores[1].link(suffix: "Same"))
             // The same long link is reported as the winner's; the other long link finds the suffix taken.
-            #expect(results.filter { $0 == .duplicate(winner) }.count == 4, "\(results)")
-            #expect(results.filter { $0 == .suffixTaken }.count == 5, "\(results)")
+            #expect(Self.count(results, .duplicate(winner)) == 4, "\(results)")
+            #expect(Self.count(results, .suffixTaken) == 5, "\(results)")
         }
     }
 
