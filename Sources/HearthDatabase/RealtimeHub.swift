@@ -15,6 +15,9 @@ package enum Delivery: Sendable {
     /// before delivering what follows.
     case recheck(sequence: UInt64)
     case keepAlive
+    /// Changes were lost before the ones that follow (another node's commits the change log no
+    /// longer holds): read the listener's whole value again and send it.
+    case resync
 }
 
 /// Fans committed changes out to the namespace's stream listeners.
@@ -319,6 +322,23 @@ package final class RealtimeHub: ChangeObserver, Sendable {
                 stack.append(contentsOf: n.children.values)
             }
         }
+    }
+
+    /// Every listener reads its whole value again (``Delivery/resync``): what it was sent may miss
+    /// commits that will never be delivered. Deliveries queued before this one reflect commits the
+    /// fresh read already holds; listeners skip them by sequence.
+    package func changesLost() {
+        // A listener that cannot take the resync would stay stale: it is dropped, like a slow one.
+        let slow = state.withLock { s -> [Listener] in
+            var slow: [Listener] = []
+            var stack = [s.root]
+            while let n = stack.popLast() {
+                for l in n.listeners.values where !l.sink.yield(.resync) { slow.append(l) }
+                stack.append(contentsOf: n.children.values)
+            }
+            return slow
+        }
+        for l in slow { unregister(id: l.id, location: l.location) }
     }
 
     /// Sends a keep-alive to every listener.

@@ -26,12 +26,23 @@ public final class PostgresChangeFeed: Service, Sendable {
     private let wakes: AsyncStream<String>
     /// How long to wait before reconnecting the listener after it failed.
     let retryDelay: Duration
+    /// How long the change log keeps a commit: the longest a node's listening connection may be
+    /// lost before its listeners must read everything again instead of catching up.
+    public let retention: Duration
+    /// How often ``run()`` trims the change log.
+    let trimInterval: Duration
 
-    /// A feed for the stores of `server`; it does nothing until ``run()``.
-    public init(server: PostgresServer, retryDelay: Duration = .milliseconds(500), logger: Logger) {
+    /// A feed for the stores of `server`; it does nothing until ``run()``. The change log keeps
+    /// commits for `retention` (10 minutes by default) and is trimmed every `trimInterval`.
+    public init(
+        server: PostgresServer, retryDelay: Duration = .milliseconds(500), retention: Duration = .seconds(600),
+        trimInterval: Duration = .seconds(60), logger: Logger
+    ) {
         self.server = server
         self.logger = logger
         self.retryDelay = retryDelay
+        self.retention = retention
+        self.trimInterval = trimInterval
         (wakes, wake) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
     }
 
@@ -62,6 +73,7 @@ public final class PostgresChangeFeed: Service, Sendable {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.listen() }
                 group.addTask { await self.fetchLoop() }
+                group.addTask { await self.trimLoop() }
                 await group.next()
                 group.cancelAll()
             }
@@ -93,8 +105,12 @@ public final class PostgresChangeFeed: Service, Sendable {
 
     private func receive(on connection: PostgresConnection) async throws {
         try await connection.listen(on: ChangeNotice.channel) { notices in
-            // Everything committed while nobody listened.
-            for name in deliveries.withLock({ Array($0.keys) }) { needsFetch(name) }
+            // Everything committed while nobody listened: the notices of those commits are lost, so
+            // nothing says how far the log reaches; each namespace reads it until a read comes back short.
+            for (name, delivery) in deliveries.withLock({ Array($0) }) {
+                delivery.checkLog()
+                needsFetch(name)
+            }
             for reload in settingsReloads.withLock({ Array($0.values) }) { await reload() }
             for try await notification in notices {
                 switch ChangeNotice(notification.payload) {
@@ -110,29 +126,95 @@ public final class PostgresChangeFeed: Service, Sendable {
         }
     }
 
+    /// Rows read from the change log at a time.
+    static let fetchLimit = 1000
+
     private func fetchLoop() async {
         for await name in wakes {
             guard let delivery = deliveries.withLock({ $0[name] }) else { continue }
             var failures = 0
-            while let after = delivery.wanted() {
+            while let (after, check) = delivery.wanted() {
                 do {
-                    let changes = try await server.run { session in
-                        try session.query(
-                            "SELECT seq, body FROM hearth_changes WHERE ns = \(name) AND seq > \(Int64(after)) ORDER BY seq LIMIT 1000"
-                        ).map { row in
-                            let (seq, body) = try row.decode((Int64, ByteBuffer).self)
-                            return try ChangeCoding.decode(Array(body.readableBytesView), sequence: UInt64(seq))
-                        }
+                    let (lostThrough, changes) = try await server.run { session in try Self.read(name, after: after, in: session) }
+                    if changes.count < Self.fetchLimit { delivery.checked(check) }
+                    if let lostThrough {
+                        logger.warning(
+                            "the change log no longer holds commits this node has not delivered; its listeners read everything again",
+                            metadata: ["hearth.ns": "\(name)", "hearth.sequence": "\(after + 1)...\(lostThrough)"])
+                        delivery.lost(through: lostThrough)
                     }
-                    if changes.isEmpty { break }
+                    if changes.isEmpty && lostThrough == nil { break }
                     delivery.deliver(fetched: changes)
                     await delivery.backpressure()
+                    failures = 0
                 } catch {
                     failures += 1
                     logger.warning("change feed cannot read the change log", metadata: ["hearth.ns": "\(name)", "hearth.error": "\(error)"])
+                    // A pending read stays pending: the next notice, or the listener's reconnect, asks again.
                     if failures > 3 || Task.isCancelled { break }
                     try? await Task.sleep(for: retryDelay)
                 }
+            }
+        }
+    }
+
+    /// The log's rows of `namespace` after `after` (at most ``fetchLimit``), and the last sequence
+    /// of a run of commits right after `after` that the log no longer holds (it was trimmed), if any.
+    static func read(_ namespace: String, after: UInt64, in session: PostgresSession) throws -> (lostThrough: UInt64?, [Change]) {
+        func rows() throws -> [Change] {
+            try session.query(
+                "SELECT seq, body FROM hearth_changes WHERE ns = \(namespace) AND seq > \(Int64(after)) ORDER BY seq LIMIT \(fetchLimit)"
+            ).map { row in
+                let (seq, body) = try row.decode((Int64, ByteBuffer).self)
+                return try ChangeCoding.decode(Array(body.readableBytesView), sequence: UInt64(seq))
+            }
+        }
+        let changes = try rows()
+        if let first = changes.first {
+            return (first.sequence > after + 1 ? first.sequence - 1 : nil, changes)
+        }
+        // Nothing after `after`: either nothing was committed since, or it was trimmed. Commits take the
+        // namespace's sequence in commit order, so every commit up to a sequence read first is visible to
+        // the read that follows it; what it does not find is gone.
+        let top = try session.query("SELECT seq FROM hearth_namespaces WHERE ns = \(namespace)").first?.decode(Int64.self) ?? 0
+        guard UInt64(max(top, 0)) > after else { return (nil, []) }
+        let again = try rows()
+        if let first = again.first {
+            return (first.sequence > after + 1 ? first.sequence - 1 : nil, again)
+        }
+        return (UInt64(top), [])
+    }
+
+    /// Deletes the change log's rows older than ``retention`` (every namespace's, or only
+    /// `namespace`'s); returns how many. Any node may run it: the rows are only read by nodes catching
+    /// up after a lost connection, and a node that finds its next rows gone makes its listeners read
+    /// everything again.
+    @discardableResult
+    public func trimLog(namespace: String? = nil) async throws -> Int {
+        let seconds = Double(retention.components.seconds) + Double(retention.components.attoseconds) / 1e18
+        return try await server.run { session in
+            let rows = if let namespace {
+                try session.query(
+                    "WITH gone AS (DELETE FROM hearth_changes WHERE ns = \(namespace) AND committed_at < now() - make_interval(secs => \(seconds)) RETURNING 1) SELECT count(*) FROM gone")
+            } else {
+                try session.query(
+                    "WITH gone AS (DELETE FROM hearth_changes WHERE committed_at < now() - make_interval(secs => \(seconds)) RETURNING 1) SELECT count(*) FROM gone")
+            }
+            return try rows.first?.decode(Int.self) ?? 0
+        }
+    }
+
+    private func trimLoop() async {
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: trimInterval)
+            } catch {
+                return
+            }
+            do {
+                try await trimLog()
+            } catch {
+                logger.warning("change feed cannot trim the change log", metadata: ["hearth.error": "\(error)"])
             }
         }
     }
@@ -152,6 +234,10 @@ final class SequencedDelivery: ChangeObserver, Sendable {
         var known: UInt64
         /// This node's own commits that arrived ahead of a gap, by sequence.
         var held: [UInt64: Change] = [:]
+        /// Bumped when the log may hold commits nobody noticed (the listening connection was
+        /// re-established); the log is read until `checked` catches up.
+        var checkRequested = 0
+        var checked = 0
     }
 
     private let state: Mutex<State>
@@ -184,9 +270,35 @@ final class SequencedDelivery: ChangeObserver, Sendable {
         }
     }
 
-    /// The sequence to read the log after, or nil when everything known was delivered.
-    func wanted() -> UInt64? {
-        state.withLock { s in s.known > s.delivered ? s.delivered : nil }
+    /// The log may hold commits whose notices were lost: read it even though nothing known is missing.
+    func checkLog() {
+        state.withLock { $0.checkRequested += 1 }
+    }
+
+    /// A read that started after the `check`th request reached the end of the log.
+    func checked(_ check: Int) {
+        state.withLock { s in s.checked = max(s.checked, check) }
+    }
+
+    /// The sequence to read the log after (with the check request that read answers), or nil when
+    /// everything known was delivered and no check is pending.
+    func wanted() -> (after: UInt64, check: Int)? {
+        state.withLock { s in
+            s.known > s.delivered || s.checkRequested > s.checked ? (s.delivered, s.checkRequested) : nil
+        }
+    }
+
+    /// The log no longer holds the commits after the last delivered one through `sequence`: the hub
+    /// is told its listeners must read everything again, and delivery goes on after `sequence`.
+    func lost(through sequence: UInt64) {
+        state.withLock { s in
+            guard sequence > s.delivered else { return }
+            s.delivered = sequence
+            s.known = max(s.known, sequence)
+            s.held = s.held.filter { $0.key > sequence }
+            inner.changesLost()
+            drain(&s)
+        }
     }
 
     /// Changes read from the log, ascending from `delivered + 1`.

@@ -7,11 +7,17 @@ public protocol ChangeObserver: Sendable {
     /// Called by the writer after ``didCommit(_:)``; an observer that handles changes later and
     /// has fallen too far behind returns only once it caught up, which holds the next commit.
     func backpressure() async
+    /// Commits were made that this observer will never be told of (a shared store's change log no
+    /// longer reaches back to them): whatever it passed on before may be out of date, and what
+    /// follows comes after a gap. Listeners must read the current state again.
+    func changesLost()
 }
 
 extension ChangeObserver {
     /// By default an observer never holds the writer back.
     public func backpressure() async {}
+    /// By default an observer keeps no state that a gap could make stale.
+    public func changesLost() {}
 }
 
 /// One namespace: a store plus the serial writer that batches concurrent writes into one

@@ -17,14 +17,20 @@ struct TestCluster {
     let namespace = "c_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
     private(set) var nodes: [LiveServer] = []
     private(set) var ports: [Int] = []
+    private(set) var feeds: [PostgresChangeFeed] = []
     private var servers: [PostgresServer] = []
 
-    static func start(nodes count: Int) async throws -> TestCluster {
+    /// Starts `count` nodes; `feed` makes each node's change feed (the default one by default).
+    static func start(
+        nodes count: Int,
+        feed makeFeed: (PostgresServer, Logger) -> PostgresChangeFeed = { PostgresChangeFeed(server: $0, logger: $1) }
+    ) async throws -> TestCluster {
         var cluster = TestCluster()
         let logger = Logger(label: "cluster-test", factory: { _ in SwiftLogNoOpLogHandler() })
         for _ in 0..<count {
             let server = try await PostgresServer(location: PostgresLocation(url: try #require(url)), connections: 8, logger: logger)
-            let feed = PostgresChangeFeed(server: server, logger: logger)
+            let feed = makeFeed(server, logger)
+            cluster.feeds.append(feed)
             let namespace = cluster.namespace
             let node = LiveServer(stores: PostgresStoreFactory(server: server, feed: feed), services: [feed]) { configuration in
                 configuration.defaultNamespace = namespace
@@ -220,6 +226,41 @@ struct ClusterLiveTests {
             await cluster.stop()
             throw error
         }
+        await cluster.stop()
+    }
+
+    /// A node whose listening connection was down while commits it never saw left the change log
+    /// sends each stream the whole value again, then carries on with later commits.
+    @Test func aNodeThatMissedTrimmedCommitsResyncsItsStreams() async throws {
+        let cluster = try await TestCluster.start(nodes: 2) { server, logger in
+            PostgresChangeFeed(server: server, retryDelay: .seconds(1), retention: .zero, trimInterval: .seconds(3600), logger: logger)
+        }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            let ns = cluster.namespace
+            let stream = try await EventStream(client, cluster.request(1, .GET, "/rooms.json?ns=\(ns)"))
+            #expect(try await cluster.send(0, .PUT, "/rooms/a.json?ns=\(ns)", body: "1").status == 200)
+            _ = try await stream.waitFor(2)
+            // Every node's listening connection drops; while they wait to reconnect, node 0 commits and
+            // the log is trimmed, so node 1 can never read that commit.
+            #expect(try await PostgresTestServer.terminateListeners() > 0)
+            #expect(try await cluster.send(0, .PUT, "/rooms/b.json?ns=\(ns)", body: "2").status == 200)
+            #expect(try await cluster.feeds[0].trimLog(namespace: ns) > 0)
+            let resynced = try await stream.waitFor(3)
+            #expect(resynced.count == 3)
+            #expect(resynced.last == "event: put\n" + #"data: {"path":"/","data":{"a":1,"b":2}}"#)
+            // Later commits reach it as before.
+            #expect(try await cluster.send(0, .PUT, "/rooms/c.json?ns=\(ns)", body: "3").status == 200)
+            let after = try await stream.waitFor(4)
+            #expect(after.count == 4)
+            #expect(after.last == "event: put\n" + #"data: {"path":"/c","data":3}"#)
+            stream.cancel()
+        } catch {
+            try? await client.shutdown()
+            await cluster.stop()
+            throw error
+        }
+        try? await client.shutdown()
         await cluster.stop()
     }
 }

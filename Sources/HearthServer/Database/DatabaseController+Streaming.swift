@@ -22,7 +22,7 @@ extension DatabaseController {
         } catch {
             throw RestError.badRequest(error.message)
         }
-        if let query { try service.checkIndex(query, in: call.namespace, at: path) }
+        if let query { try await service.checkIndexUnderNewestRules(query, in: call.namespace, at: path) }
         let hub = call.namespace.hub
         let store = call.namespace.database.store
         // A stream opened with an ID token ends with `auth_revoked` once the token expires, checked
@@ -94,6 +94,18 @@ extension DatabaseController {
                     seen = max(seen, at)
                     let put = ServerSentEvent.put(path: .root, node: node, format: format)
                     if put != lastPut {
+                        lastPut = put
+                        try await writer.write(ByteBuffer(bytes: put))
+                    }
+                case .resync:
+                    // Commits were lost on the way here: the whole value again, as a put at the root
+                    // (what a client does with the stream's first event), then events after it.
+                    let (node, at) = try await store.snapshot { reader in
+                        (try query.map { try reader.query(path, $0) } ?? reader.read(path), try reader.sequence())
+                    }
+                    seen = max(seen, at)
+                    let put = ServerSentEvent.put(path: .root, node: node, format: format)
+                    if query == nil || put != lastPut {
                         lastPut = put
                         try await writer.write(ByteBuffer(bytes: put))
                     }

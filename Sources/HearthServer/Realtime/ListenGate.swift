@@ -45,7 +45,7 @@ final class ListenGate: Sendable {
                     outbox.send(buffer)
                 }
                 return nil
-            case .requery, .recheck:
+            case .requery, .recheck, .resync:
                 s.held = []
                 return delivery
             }
@@ -68,7 +68,7 @@ final class ListenGate: Sendable {
                         s.seen = sequence
                         outbox.send(buffer)
                     }
-                case .requery, .recheck:
+                case .requery, .recheck, .resync:
                     return first
                 }
             }

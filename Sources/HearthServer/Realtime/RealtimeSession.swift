@@ -373,6 +373,19 @@ actor RealtimeSession {
                 outbox.send(RealtimeMessage.dataPush(path: path, node: node, tag: fresh.tag))
             }
             listens[key] = fresh
+        case .resync:
+            // Commits were lost on the way here: the listen's whole value again, then what follows it.
+            let path = key.path
+            let query = listen.query
+            guard let result = try? await namespace.database.store.snapshot({ reader in
+                (try query.map { try reader.query(path, $0) } ?? reader.read(path), try reader.sequence())
+            }) else { return }
+            let (node, at) = result
+            guard var fresh = listens[key], fresh.hubID == hubID else { return }
+            fresh.gate.advance(to: at)
+            fresh.current = node
+            outbox.send(RealtimeMessage.dataPush(path: path, node: node, tag: fresh.tag))
+            listens[key] = fresh
         case .recheck:
             await expireAuthIfNeeded()
             if listens[key]?.hubID == hubID, !(await mayRead(key, query: listen.query)) { revoke(key) }
@@ -428,7 +441,7 @@ actor RealtimeSession {
         // An order-only query reads like a plain get, but the rules still see its order (`query.orderByChild`),
         // as they do for the same REST read.
         let query = asked.flatMap { $0.isUnfiltered ? nil : $0 }
-        if let query { try database.checkIndex(query, in: namespace, at: path) }
+        if let query { try await database.checkIndexUnderNewestRules(query, in: namespace, at: path) }
         let (node, _) = try await database.checkedRead(path, in: namespace, access: access, query: query, rulesQuery: asked)
         outbox.send(RealtimeMessage.dataResponse(id: id, node: node))
     }
