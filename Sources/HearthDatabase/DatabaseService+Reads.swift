@@ -33,14 +33,27 @@ extension DatabaseService {
     /// - Parameters:
     ///   - query: what is read (nil: the whole location).
     ///   - rulesQuery: what the rules see as `query` (an order-only read reads everything but still has an order).
+    /// A read the rules deny is checked once more when newer rules were stored meanwhile (published on
+    /// another node sharing the store).
     package func checkedRead(_ path: Path, in namespace: Namespace, access: Access, query: Query?, rulesQuery: Query?)
         async throws -> (Node, UInt64)
     {
-        let check = readCheck(path, in: namespace, access: access, query: rulesQuery)
-        return try await namespace.database.store.snapshot { reader in
-            try check?(reader)
-            let node = try query.map { try reader.query(path, $0) } ?? reader.read(path)
-            return (node, try reader.sequence())
+        var retried = false
+        while true {
+            let check = readCheck(path, in: namespace, access: access, query: rulesQuery)
+            do {
+                return try await namespace.database.store.snapshot { reader in
+                    try check?(reader)
+                    let node = try query.map { try reader.query(path, $0) } ?? reader.read(path)
+                    return (node, try reader.sequence())
+                }
+            } catch DatabaseError.permissionDenied(let reason) {
+                if !retried, await namespace.newerRulesWereStored() {
+                    retried = true
+                    continue
+                }
+                throw DatabaseError.permissionDenied(reason: reason)
+            }
         }
     }
 
@@ -79,6 +92,17 @@ extension DatabaseService {
             // Priority entries are writes too, checked as the commit will check them.
             for (target, priority) in priorities { resolved.append((target, try reader.read(target).withPriority(priority))) }
             return rules.canWrite(resolved, auth: auth, now: now, data: StoreRuleData(reader: reader)).allowed
+        }
+    }
+
+    /// ``checkIndex(_:in:at:)``, but before refusing, looks for newer stored rules (published on
+    /// another node sharing the store, whose notice is still on the way).
+    package func checkIndexUnderNewestRules(_ query: Query, in namespace: Namespace, at path: Path) async throws(DatabaseError) {
+        do {
+            try checkIndex(query, in: namespace, at: path)
+        } catch {
+            guard await namespace.newerRulesWereStored() else { throw error }
+            try checkIndex(query, in: namespace, at: path)
         }
     }
 

@@ -18,17 +18,26 @@ extension DatabaseService {
     }
 
     /// Commits a write under the namespace's current rules for `access`.
+    /// A write the rules deny is tried once more when newer rules were stored meanwhile (published on
+    /// another node sharing the store): a denied write changed nothing.
     package func commit(_ request: WriteRequest, namespace: Namespace, access: Access) async throws -> WriteOutcome {
-        var request = request
-        if case .user(let auth) = access {
-            request.authorizer = RulesAuthorizer(rules: namespace.rules.ruleSet, auth: auth)
-        }
-        do {
-            return try await namespace.database.write(request)
-        } catch let e as ValidationError {
-            throw DatabaseError.invalid(e.message)
-        } catch let e as PermissionDenied {
-            throw DatabaseError.permissionDenied(reason: e.reason)
+        var retried = false
+        while true {
+            var request = request
+            if case .user(let auth) = access {
+                request.authorizer = RulesAuthorizer(rules: namespace.rules.ruleSet, auth: auth)
+            }
+            do {
+                return try await namespace.database.write(request)
+            } catch let e as ValidationError {
+                throw DatabaseError.invalid(e.message)
+            } catch let e as PermissionDenied {
+                if !retried, await namespace.newerRulesWereStored() {
+                    retried = true
+                    continue
+                }
+                throw DatabaseError.permissionDenied(reason: e.reason)
+            }
         }
     }
 

@@ -28,12 +28,23 @@ package final class Namespace: Sendable {
         hub.rulesChanged { ruleSet.readDependsOnData($0) }
     }
 
-    /// Reads the stored rules again and puts them in force (another node replaced them).
-    func reloadRules() async throws {
+    /// Reads the stored rules again and puts them in force (another node replaced them); true when
+    /// they differed from those in force.
+    @discardableResult
+    func reloadRules() async throws -> Bool {
         let source = try await database.store.snapshot { try $0.setting("rules") }
-        guard let source, source != rules.source else { return }
+        guard let source, source != rules.source else { return false }
         // A stored document that no longer compiles denies everything until an admin replaces it.
         install((try? RulesDocument(source: source)) ?? .denyAll)
+        return true
+    }
+
+    /// Before refusing a request under the rules in force: whether the stored rules are newer (another
+    /// node published them, and its notice is still on the way), now in force, so the request is
+    /// worth checking again. A store only this process writes always answers false; so does one
+    /// that cannot be read.
+    package func newerRulesWereStored() async -> Bool {
+        (try? await reloadRules()) ?? false
     }
 }
 

@@ -10,7 +10,14 @@ import NIOCore
 
 extension DatabaseController {
     func get(_ call: RestCall, request: Request) async throws -> Response {
-        let plan = try readPlan(call, headers: request.headers)
+        let plan: ReadPlan
+        do {
+            plan = try readPlan(call, headers: request.headers)
+        } catch let error as DatabaseError {
+            // A query refused for want of an index may be fine under rules another node just published.
+            guard case .invalid = error, call.parameters["orderBy"] != nil, await call.namespace.newerRulesWereStored() else { throw error }
+            plan = try readPlan(call, headers: request.headers)
+        }
         let (node, etag) = try await call.namespace.database.store.snapshot { reader in try plan.read(reader) }
         return try plan.reply(node, etag: etag).response
     }
