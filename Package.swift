@@ -288,8 +288,8 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "HearthAuth", "HearthCommand", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthServer", "HearthStore", "HearthSQLite",
-                "HearthLinks", "HearthPostgres", "HearthStorage", "HearthTestSupport", "HearthTesting", "HearthWire",
+                "Hearth", "HearthAuth", "HearthCommand", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthServer", "HearthStore",
+                "HearthSQLite", "HearthLinks", "HearthPostgres", "HearthStorage", "HearthTestSupport", "HearthTesting", "HearthWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
