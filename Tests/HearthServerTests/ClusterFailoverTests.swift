@@ -69,9 +69,15 @@ struct ClusterScript {
     static func start(nodes: Int, port: Int, postgresPort: Int) throws -> ClusterScript {
         let folder = NSTemporaryDirectory() + "hearth-cluster-" + UUID().uuidString
         let cluster = ClusterScript(folder: folder, port: port)
-        try cluster.run([
-            "start", "--dir", folder, "--nodes", "\(nodes)", "--port", "\(port)", "--postgres-port", "\(postgresPort)", "--", "--dev",
-        ])
+        // A start that fails half-way leaves what it started running: stop that before throwing.
+        do {
+            try cluster.run([
+                "start", "--dir", folder, "--nodes", "\(nodes)", "--port", "\(port)", "--postgres-port", "\(postgresPort)", "--", "--dev",
+            ])
+        } catch {
+            cluster.stop()
+            throw error
+        }
         return cluster
     }
 
