@@ -16,11 +16,12 @@ extension DatabaseService {
 
     /// The read check to run inside a read's snapshot; nil for admin, whom rules do not bind.
     /// - Parameter query: what the rules see as `query` (nil for a plain read).
-    package func readCheck(_ path: Path, in namespace: Namespace, access: Access, query: Query?)
+    /// - Parameter rules: the rules to check under (the namespace's current ones by default).
+    package func readCheck(_ path: Path, in namespace: Namespace, access: Access, query: Query?, rules document: RulesDocument? = nil)
         -> (@Sendable (any StoreReader) throws -> Void)?
     {
         guard case .user(let auth) = access else { return nil }
-        let rules = namespace.rules.ruleSet
+        let rules = (document ?? namespace.rules).ruleSet
         let clock = self.clock
         return { reader in
             let decision = rules.canRead(path, auth: auth, query: query, now: clock(), data: StoreRuleData(reader: reader))
@@ -40,7 +41,8 @@ extension DatabaseService {
     {
         var retried = false
         while true {
-            let check = readCheck(path, in: namespace, access: access, query: rulesQuery)
+            let rules = namespace.rules
+            let check = readCheck(path, in: namespace, access: access, query: rulesQuery, rules: rules)
             do {
                 return try await namespace.database.store.snapshot { reader in
                     try check?(reader)
@@ -48,7 +50,7 @@ extension DatabaseService {
                     return (node, try reader.sequence())
                 }
             } catch DatabaseError.permissionDenied(let reason) {
-                if !retried, await namespace.newerRulesWereStored() {
+                if !retried, await namespace.rulesChanged(since: rules) {
                     retried = true
                     continue
                 }
@@ -98,10 +100,11 @@ extension DatabaseService {
     /// ``checkIndex(_:in:at:)``, but before refusing, looks for newer stored rules (published on
     /// another node sharing the store, whose notice is still on the way).
     package func checkIndexUnderNewestRules(_ query: Query, in namespace: Namespace, at path: Path) async throws(DatabaseError) {
+        let rules = namespace.rules
         do {
             try checkIndex(query, in: namespace, at: path)
         } catch {
-            guard await namespace.newerRulesWereStored() else { throw error }
+            guard await namespace.rulesChanged(since: rules) else { throw error }
             try checkIndex(query, in: namespace, at: path)
         }
     }

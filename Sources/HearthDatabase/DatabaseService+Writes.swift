@@ -24,15 +24,16 @@ extension DatabaseService {
         var retried = false
         while true {
             var request = request
+            let rules = namespace.rules
             if case .user(let auth) = access {
-                request.authorizer = RulesAuthorizer(rules: namespace.rules.ruleSet, auth: auth)
+                request.authorizer = RulesAuthorizer(rules: rules.ruleSet, auth: auth)
             }
             do {
                 return try await namespace.database.write(request)
             } catch let e as ValidationError {
                 throw DatabaseError.invalid(e.message)
             } catch let e as PermissionDenied {
-                if !retried, await namespace.newerRulesWereStored() {
+                if !retried, case .user = access, await namespace.rulesChanged(since: rules) {
                     retried = true
                     continue
                 }

@@ -39,12 +39,13 @@ package final class Namespace: Sendable {
         return true
     }
 
-    /// Before refusing a request under the rules in force: whether the stored rules are newer (another
-    /// node published them, and its notice is still on the way), now in force, so the request is
-    /// worth checking again. A store only this process writes always answers false; so does one
-    /// that cannot be read.
-    package func newerRulesWereStored() async -> Bool {
-        (try? await reloadRules()) ?? false
+    /// Before refusing a request it checked under `checked`: whether other rules are in force now, read
+    /// again from the store first (another node published them and its notice is still on the way, or
+    /// arrived meanwhile), so the request is worth checking again. A store only this process writes
+    /// answers false unless this process replaced the rules meanwhile; so does one that cannot be read.
+    package func rulesChanged(since checked: RulesDocument) async -> Bool {
+        _ = try? await reloadRules()
+        return rules.source != checked.source
     }
 }
 

@@ -23,16 +23,21 @@ struct TestCluster {
     /// Starts `count` nodes; `feed` makes each node's change feed (the default one by default).
     static func start(
         nodes count: Int,
-        feed makeFeed: (PostgresServer, Logger) -> PostgresChangeFeed = { PostgresChangeFeed(server: $0, logger: $1) }
+        feed makeFeed: (PostgresServer, Logger) -> PostgresChangeFeed = { PostgresChangeFeed(server: $0, logger: $1) },
+        deaf: Set<Int> = []
     ) async throws -> TestCluster {
         var cluster = TestCluster()
         let logger = Logger(label: "cluster-test", factory: { _ in SwiftLogNoOpLogHandler() })
-        for _ in 0..<count {
+        for index in 0..<count {
             let server = try await PostgresServer(location: PostgresLocation(url: try #require(url)), connections: 8, logger: logger)
             let feed = makeFeed(server, logger)
             cluster.feeds.append(feed)
             let namespace = cluster.namespace
-            let node = LiveServer(stores: PostgresStoreFactory(server: server, feed: feed), services: [feed]) { configuration in
+            // A deaf node has no change feed: it never hears of other nodes' commits or settings.
+            let deafNode = deaf.contains(index)
+            let node = LiveServer(
+                stores: PostgresStoreFactory(server: server, feed: deafNode ? nil : feed), services: deafNode ? [] : [feed]
+            ) { configuration in
                 configuration.defaultNamespace = namespace
             }
             cluster.servers.append(server)
@@ -261,6 +266,44 @@ struct ClusterLiveTests {
             throw error
         }
         try? await client.shutdown()
+        await cluster.stop()
+    }
+
+    /// A node that has not heard of rules another node published (here: never will, it has no feed)
+    /// reads the stored rules before refusing a read, a stream, a write or an unindexed query.
+    @Test func aNodeStillOnOldRulesChecksTheStoredOnesBeforeRefusing() async throws {
+        let cluster = try await TestCluster.start(nodes: 2, deaf: [1])
+        do {
+            let closed = #"{"rules":{".read":false,".write":false}}"#
+            let open = #"{"rules":{".read":true,".write":true,"board":{".indexOn":"score"}}}"#
+            func anonymous(_ method: HTTPMethod, _ path: String, body: String? = nil, accept: String? = nil) async throws -> HTTPResponseStatus {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(cluster.ports[1])\(path)")
+                request.method = method
+                if let body { request.body = .bytes(ByteBuffer(string: body)) }
+                if let accept { request.headers.add(name: "Accept", value: accept) }
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+                if accept == nil { _ = try await response.body.collect(upTo: 1 << 20) }
+                return response.status
+            }
+            let probes: [(String, (String) async throws -> UInt)] = [
+                ("read", { ns in try await anonymous(.GET, "/board.json?ns=\(ns)").code }),
+                ("stream", { ns in try await anonymous(.GET, "/board.json?ns=\(ns)", accept: "text/event-stream").code }),
+                ("write", { ns in try await anonymous(.PUT, "/board/w.json?ns=\(ns)", body: "1").code }),
+                ("query", { ns in try await cluster.send(1, .GET, #"/board.json?orderBy="score"&ns="# + ns).status }),
+            ]
+            for (name, probe) in probes {
+                // A database of its own per probe, so each starts on the closed rules on the deaf node.
+                let ns = cluster.namespace + name
+                #expect(try await cluster.send(0, .PUT, "/.settings/rules.json?ns=\(ns)", body: closed).status == 200)
+                let before = try await probe(ns)
+                #expect(before == 401 || before == 400, "\(name) under the closed rules: \(before)")
+                #expect(try await cluster.send(0, .PUT, "/.settings/rules.json?ns=\(ns)", body: open).status == 200)
+                #expect(try await probe(ns) == 200, "\(name) after node 0 published open rules")
+            }
+        } catch {
+            await cluster.stop()
+            throw error
+        }
         await cluster.stop()
     }
 }
