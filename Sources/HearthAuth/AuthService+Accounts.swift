@@ -132,17 +132,17 @@ extension AuthService {
         // Attempts are taken before any password is hashed and given back only on success: forty concurrent guesses
         // cannot all pass a check made before the first of them failed.
         let accountKey = clientAddress.map { lower + " " + $0 } ?? lower
-        if let clientAddress { try addressLimiter.reserve(clientAddress, now: now) }
+        if let clientAddress { try await addressLimiter.reserve(clientAddress, now: now) }
         do {
-            try limiter.reserve(accountKey, now: now)
+            try await limiter.reserve(accountKey, now: now)
         } catch {
-            if let clientAddress { addressLimiter.release(clientAddress, at: now) }
+            if let clientAddress { await addressLimiter.release(clientAddress, at: now) }
             throw error
         }
         // Gives the attempt back: the password was right (or never checked).
-        func release() {
-            limiter.release(accountKey, at: now)
-            if let clientAddress { addressLimiter.release(clientAddress, at: now) }
+        func release() async {
+            await limiter.release(accountKey, at: now)
+            if let clientAddress { await addressLimiter.release(clientAddress, at: now) }
         }
         func failed(_ code: String) -> AuthError { AuthError(privacy ? "INVALID_LOGIN_CREDENTIALS" : code) }
         let found = try await store.transaction { tx in try self.load(tx.account(email: lower)) }
@@ -155,7 +155,7 @@ extension AuthService {
             throw failed("EMAIL_NOT_FOUND")
         }
         if user.disabled && !privacy {
-            release()
+            await release()
             throw AuthError("USER_DISABLED")
         }
         // The hash runs outside the store's transaction: it is slow on purpose.
@@ -179,8 +179,8 @@ extension AuthService {
             matches = false
         }
         guard matches else { throw failed("INVALID_PASSWORD") }
-        release()
-        limiter.reset(accountKey)
+        await release()
+        await limiter.reset(accountKey)
         // Only whoever knows the password learns that the account is disabled.
         if user.disabled { throw AuthError("USER_DISABLED") }
         let rehashed = upgrade

@@ -168,7 +168,7 @@ extension AuthService {
             throw AuthError("INVALID_REQ_TYPE", "Unsupported request type \(requestType)")
         }
         if !returnLink, let to = record.newEmail ?? record.email {
-            try checkMessageQuota(to, now: now, code: requestType == "PASSWORD_RESET" ? "RESET_PASSWORD_EXCEED_LIMIT" : "QUOTA_EXCEEDED")
+            try await checkMessageQuota(to, now: now, code: requestType == "PASSWORD_RESET" ? "RESET_PASSWORD_EXCEED_LIMIT" : "QUOTA_EXCEEDED")
         }
         let code = Self.randomCode(bytes: 40)
         let link = actionLink(mode: mode, code: code, linkBase: linkBase, continueUrl: continueURL?.description)

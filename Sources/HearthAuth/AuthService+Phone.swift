@@ -16,7 +16,7 @@ extension AuthService {
         guard let phone = request.phoneNumber, Self.isValidPhone(phone) else {
             throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
         }
-        try checkMessageQuota(phone, now: now, code: "QUOTA_EXCEEDED")
+        try await checkMessageQuota(phone, now: now, code: "QUOTA_EXCEEDED")
         var rng = SystemRandomNumberGenerator()
         let code = sixDigits(Int.random(in: 0..<1_000_000, using: &rng))
         let session = Self.randomCode(bytes: 48)

@@ -25,8 +25,8 @@ public final class AuthService: Sendable {
     /// Password sign-ins per email and client address (10 per 5 minutes: whoever guesses slows only themselves, not
     /// the owner signing in from elsewhere) and per client address (100 per 5 minutes). Each attempt is taken before
     /// its password is checked and given back when it succeeds.
-    let limiter = SignInLimiter(limit: 10)
-    let addressLimiter = SignInLimiter(limit: 100)
+    let limiter: SignInLimiter
+    let addressLimiter: SignInLimiter
     /// Email-enumeration protection: unknown email and wrong password both answer
     /// `INVALID_LOGIN_CREDENTIALS` (off in the emulator's options, on in `.production`). Starts from
     /// `Options.emailPrivacy`; the emulator's config endpoint can switch it (`setEmailPrivacy`).
@@ -120,17 +120,22 @@ public final class AuthService: Sendable {
     ///   - options: emulator or production behaviour (``Options/production(authorizedDomains:emailPrivacy:identityProviders:linkDomains:)``).
     ///   - sender: delivers emailed links and SMS codes (an in-memory ``OutboxSender`` by default).
     ///   - onDeliveryFailure: told the channel, purpose and error when a message could not be sent, never its text.
+    ///   - attempts: where password sign-ins and messages are counted for the rate limits: this process's memory by
+    ///     default; a store the nodes share (`PostgresAttemptStore`) makes the limits hold for a whole cluster.
     ///   - clock: milliseconds since 1970; inject one to test expiry.
     public init(
         projectID: String, store: any AccountStore, keys: KeyRing, hasher: PasswordHasher = PasswordHasher(),
         options: Options = Options(), sender: any MessageSender = OutboxSender(),
         onDeliveryFailure: @escaping @Sendable (OutgoingMessage.Channel, String, String) -> Void = { _, _, _ in },
+        attempts: any AttemptStore = MemoryAttemptStore(),
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         self.options = options
         self.privacy = Atomic(options.emailPrivacy)
         self.codes = CodeBook(store: store, readable: options.readableCodes)
-        self.messageLimiter = options.messagesPerRecipientPerHour.map { SignInLimiter(limit: $0, window: 3_600_000) }
+        self.limiter = SignInLimiter(store: attempts, limit: SignInLimiter.password)
+        self.addressLimiter = SignInLimiter(store: attempts, limit: SignInLimiter.address)
+        self.messageLimiter = options.messagesPerRecipientPerHour.map { SignInLimiter(store: attempts, limit: SignInLimiter.messages($0)) }
         self.sender = sender
         self.onDeliveryFailure = onDeliveryFailure
         self.projectID = projectID
@@ -405,75 +410,5 @@ public final class AuthService: Sendable {
     /// The JWKS that verifies Hearth's ID tokens.
     public var jwks: JSONValue {
         get throws { try keys.jwks }
-    }
-}
-
-/// Counts events per key (password sign-ins per email and address, per client address, messages per recipient) in a
-/// sliding window and refuses once a key reaches the limit.
-final class SignInLimiter: Sendable {
-    private let failures = Mutex<[String: [Int64]]>([:])
-    let window: Int64
-    let limit: Int
-    /// Keys held before expired ones are swept out.
-    static let capacity = 100_000
-
-    init(limit: Int, window: Int64 = 5 * 60 * 1000) {
-        self.limit = limit
-        self.window = window
-    }
-
-    func check(_ key: String, now: Int64) throws {
-        let recent = failures.withLock { f in
-            let kept = (f[key] ?? []).filter { $0 > now - self.window }
-            f[key] = kept.isEmpty ? nil : kept
-            return kept.count
-        }
-        if recent >= limit { throw AuthError("TOO_MANY_ATTEMPTS_TRY_LATER") }
-    }
-
-    func record(_ key: String, now: Int64) {
-        failures.withLock { f in
-            self.makeRoom(in: &f, now: now)
-            f[key, default: []].append(now)
-        }
-    }
-
-    /// Takes one of `key`'s attempts before the work it limits (a password hash), in one step with the check, so
-    /// concurrent requests cannot all pass the check before any is counted: `TOO_MANY_ATTEMPTS_TRY_LATER` when the
-    /// window already holds `limit`. `release(_:at:)` gives it back.
-    func reserve(_ key: String, now: Int64) throws {
-        let taken = failures.withLock { f in
-            var kept = (f[key] ?? []).filter { $0 > now - self.window }
-            guard kept.count < self.limit else {
-                f[key] = kept
-                return false
-            }
-            kept.append(now)
-            if f[key] == nil { self.makeRoom(in: &f, now: now) }
-            f[key] = kept
-            return true
-        }
-        if !taken { throw AuthError("TOO_MANY_ATTEMPTS_TRY_LATER") }
-    }
-
-    /// Gives back an attempt `reserve` took at `now` (it succeeded, or was refused before any work).
-    func release(_ key: String, at now: Int64) {
-        failures.withLock { f in
-            guard var times = f[key], let i = times.lastIndex(of: now) else { return }
-            times.remove(at: i)
-            f[key] = times.isEmpty ? nil : times
-        }
-    }
-
-    func reset(_ key: String) {
-        _ = failures.withLock { $0.removeValue(forKey: key) }
-    }
-
-    /// Past `capacity` keys, drops the expired ones, and everything only if all are live (memory stays bounded).
-    private func makeRoom(in f: inout [String: [Int64]], now: Int64) {
-        guard f.count >= Self.capacity else { return }
-        let cutoff = now - window
-        f = f.filter { entry in entry.value.contains { $0 > cutoff } }
-        if f.count >= Self.capacity { f.removeAll() }
     }
 }

@@ -81,14 +81,10 @@ public struct ChannelRouter: MessageSender {
 extension AuthService {
     /// Counts a message to `recipient` against `Options.messagesPerRecipientPerHour`, so nobody can
     /// flood an inbox or a phone through the reset and sign-in endpoints.
-    func checkMessageQuota(_ recipient: String, now: Int64, code: String) throws {
+    func checkMessageQuota(_ recipient: String, now: Int64, code: String) async throws {
         guard let messageLimiter else { return }
-        do {
-            try messageLimiter.check(recipient, now: now)
-        } catch {
-            throw AuthError(code)
-        }
-        messageLimiter.record(recipient, now: now)
+        if try await messageLimiter.isFull(recipient, now: now) { throw AuthError(code) }
+        try await messageLimiter.record(recipient, now: now)
     }
 
     func deliver(_ message: OutgoingMessage) async {

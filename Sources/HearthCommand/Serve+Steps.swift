@@ -128,12 +128,17 @@ extension Serve {
                     authorizedDomains: settings.continueDomains(), emailPrivacy: settings.emailPrivacy ?? true,
                     identityProviders: settings.identityProviders(keys: ProviderKeys()), linkDomains: try settings.hostingLinkDomains())
             let accounts: any AccountStore
+            // Sign-in and message limits count in memory on one node; on PostgreSQL every node counts in one table,
+            // so ten bad passwords spread over the nodes lock the email as on one node.
+            let attempts: any AttemptStore
             let keys: KeyRing
             if let postgres {
                 accounts = PostgresAccountStore(server: postgres, project: settings.project)
+                attempts = PostgresAttemptStore(server: postgres, project: settings.project)
                 keys = try await postgres.whileHoldingLock(Self.keyFolderLock) { try KeyRing.load(folder: folder + "/auth-keys") }
             } else {
                 accounts = try SQLiteAccountStore(path: "\(folder)/\(settings.project).auth.sqlite")
+                attempts = MemoryAttemptStore()
                 // A first start creates the signing key on another thread; the server listens meanwhile.
                 keys = try KeyRing.load(folder: folder + "/auth-keys", creatingInBackground: true)
                 let keyLogger = logger
@@ -147,7 +152,7 @@ extension Serve {
                 options: options, sender: sender,
                 onDeliveryFailure: { channel, purpose, error in
                     deliveryLogger.error("could not send \(channel.rawValue) (\(purpose)): \(error)")
-                })
+                }, attempts: attempts)
             return (auth, publicURL, trustedProxies)
         } catch let failure as Settings.Failure {
             throw fail("\(failure)", .badConfiguration)

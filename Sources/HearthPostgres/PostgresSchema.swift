@@ -63,6 +63,16 @@ enum PostgresSchema {
             project text NOT NULL, suffix text COLLATE "C" NOT NULL, day bigint NOT NULL, platform text COLLATE "C" NOT NULL,
             event text COLLATE "C" NOT NULL, n bigint NOT NULL, PRIMARY KEY(project, suffix, day, platform, event));
         """,
+        // 3: attempt counts for rate limits (password sign-ins, messages per recipient), shared by the nodes: one row
+        // per key with the times of its attempts and when the last of them expires. Unlogged: the counts are
+        // short-lived and a sign-in attempt should not wait for a WAL flush (a crash forgets them, as a node's
+        // restart did when each node counted in memory).
+        """
+        CREATE UNLOGGED TABLE hearth_attempts(
+            project text NOT NULL, scope text NOT NULL, k text NOT NULL, times bigint[] NOT NULL, expires bigint NOT NULL,
+            PRIMARY KEY(project, scope, k));
+        CREATE INDEX hearth_attempts_expiry ON hearth_attempts(project, expires);
+        """,
     ]
 
     /// The version this build writes.

@@ -27,6 +27,15 @@ enum AccountBacking: String, CaseIterable, CustomTestStringConvertible, Sendable
         }
     }
 
+    /// Where the auth service counts sign-in attempts: the PostgreSQL project of `folder` (as `store(at:)`), or
+    /// memory, as a single SQLite node does.
+    func attempts(at folder: URL) async throws -> any AttemptStore {
+        switch self {
+        case .memory, .sqlite: MemoryAttemptStore()
+        case .postgres: PostgresAttemptStore(server: try await PostgresTestServer.server(), project: "t_" + folder.lastPathComponent)
+        }
+    }
+
     static func temporaryFolder() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-accounts-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -45,4 +54,14 @@ enum PostgresTestServer {
     }
 
     static func server() async throws -> PostgresServer { try await connecting.value }
+
+    /// Another node: a server of its own (connections and threads) on the same database. The caller shuts it down.
+    static func anotherNode() async throws -> PostgresServer {
+        guard let url else { throw PostgresLocationError(message: "HEARTH_TEST_POSTGRES is not set") }
+        return try await PostgresServer(location: PostgresLocation(url: url), connections: 8, logger: Logger(label: "test.postgres.node"))
+    }
+
+    static func freshProject() -> String {
+        "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+    }
 }

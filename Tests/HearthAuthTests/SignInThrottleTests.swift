@@ -15,13 +15,22 @@ struct SignInThrottleTests {
         AuthService(projectID: "p1", store: MemoryAccountStore(), key: AuthServiceTests.key, hasher: hasher, options: options)
     }
 
-    @Test("forty concurrent wrong passwords: at most the limit of ten is hashed, the rest are refused unhashed")
-    func concurrentGuessesAreReservedBeforeHashing() async throws {
+    /// A service whose accounts and attempt counts are `backing`'s (PostgreSQL's tables, or memory).
+    func service(_ backing: AccountBacking, hasher: PasswordHasher = PasswordHasher(rounds: 1 << 4)) async throws -> AuthService {
+        let folder = try AccountBacking.temporaryFolder()
+        return AuthService(
+            projectID: "p1", store: try await backing.store(at: folder), keys: KeyRing(current: AuthServiceTests.key), hasher: hasher,
+            attempts: try await backing.attempts(at: folder))
+    }
+
+    @Test("forty concurrent wrong passwords: at most the limit of ten is hashed, the rest are refused unhashed",
+          arguments: AccountBacking.allCases)
+    func concurrentGuessesAreReservedBeforeHashing(_ backing: AccountBacking) async throws {
         // A real cost, so the guesses overlap: all forty are in flight before the first hash ends.
         var hasher = PasswordHasher(rounds: 1 << 12)
         let checks = CheckCounter()
         hasher.checks = checks
-        let auth = service(hasher: hasher)
+        let auth = try await service(backing, hasher: hasher)
         _ = try await auth.signUp(body(#"{"email":"v@x.io","password":"right-one"}"#), privileged: false)
         let codes = await withTaskGroup(of: String.self) { group in
             for i in 0..<40 {
@@ -43,9 +52,10 @@ struct SignInThrottleTests {
         #expect(codes.filter { $0 == "TOO_MANY_ATTEMPTS_TRY_LATER" }.count == 30)
     }
 
-    @Test("ten wrong passwords from one address lock that address out of the account, not the owner elsewhere")
-    func theLockIsPerAccountAndAddress() async throws {
-        let auth = service()
+    @Test("ten wrong passwords from one address lock that address out of the account, not the owner elsewhere",
+          arguments: AccountBacking.allCases)
+    func theLockIsPerAccountAndAddress(_ backing: AccountBacking) async throws {
+        let auth = try await service(backing)
         _ = try await auth.signUp(body(#"{"email":"o@x.io","password":"owner-pass"}"#), privileged: false)
         for i in 0..<10 {
             await #expect(throws: AuthError("INVALID_PASSWORD")) {
@@ -58,9 +68,10 @@ struct SignInThrottleTests {
         _ = try await auth.signInWithPassword(body(#"{"email":"o@x.io","password":"owner-pass"}"#), clientAddress: "203.0.113.7")
     }
 
-    @Test("successful sign-ins give their attempt back: one address signs in more than the per-address limit")
-    func successesDoNotCount() async throws {
-        let auth = service()
+    @Test("successful sign-ins give their attempt back: one address signs in more than the per-address limit",
+          arguments: AccountBacking.allCases)
+    func successesDoNotCount(_ backing: AccountBacking) async throws {
+        let auth = try await service(backing)
         _ = try await auth.signUp(body(#"{"email":"s@x.io","password":"secret12"}"#), privileged: false)
         for _ in 0..<105 {
             _ = try await auth.signInWithPassword(body(#"{"email":"s@x.io","password":"secret12"}"#), clientAddress: "192.0.2.1")

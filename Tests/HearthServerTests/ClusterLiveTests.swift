@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HearthAuth
 import HearthPostgres
 import HearthServer
 import HearthTesting
@@ -20,11 +21,14 @@ struct TestCluster {
     private(set) var feeds: [PostgresChangeFeed] = []
     private var servers: [PostgresServer] = []
 
-    /// Starts `count` nodes; `feed` makes each node's change feed (the default one by default).
+    /// Starts `count` nodes; `feed` makes each node's change feed (the default one by default); a node in
+    /// `deaf` has none. With `auth`, each serves Identity Toolkit too, for the project named like the
+    /// namespace, with accounts and sign-in attempts in PostgreSQL and one signing key, as
+    /// `hearth serve --postgres` nodes do.
     static func start(
         nodes count: Int,
         feed makeFeed: (PostgresServer, Logger) -> PostgresChangeFeed = { PostgresChangeFeed(server: $0, logger: $1) },
-        deaf: Set<Int> = []
+        deaf: Set<Int> = [], auth: Bool = false
     ) async throws -> TestCluster {
         var cluster = TestCluster()
         let logger = Logger(label: "cluster-test", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -33,10 +37,16 @@ struct TestCluster {
             let feed = makeFeed(server, logger)
             cluster.feeds.append(feed)
             let namespace = cluster.namespace
+            let service = auth
+                ? AuthService(
+                    projectID: namespace, store: PostgresAccountStore(server: server, project: namespace),
+                    keys: KeyRing(current: AuthRouterTests.key), hasher: PasswordHasher(rounds: 1 << 4),
+                    attempts: PostgresAttemptStore(server: server, project: namespace))
+                : nil
             // A deaf node has no change feed: it never hears of other nodes' commits or settings.
             let deafNode = deaf.contains(index)
             let node = LiveServer(
-                stores: PostgresStoreFactory(server: server, feed: deafNode ? nil : feed), services: deafNode ? [] : [feed]
+                stores: PostgresStoreFactory(server: server, feed: deafNode ? nil : feed), auth: service, services: deafNode ? [] : [feed]
             ) { configuration in
                 configuration.defaultNamespace = namespace
             }
@@ -201,6 +211,37 @@ struct ClusterLiveTests {
                 let winner = answers.first { $0.status == 200 }?.body
                 #expect(answers.first { $0.status == 412 }?.body == winner)
                 #expect(try await cluster.send(round % 2, .GET, "/slot.json?ns=\(ns)").body == winner)
+            }
+        } catch {
+            await cluster.stop()
+            throw error
+        }
+        await cluster.stop()
+    }
+
+    /// Ten bad passwords for one email sent over REST to three nodes in turn lock the email on every node, as on one
+    /// (each node alone saw three or four).
+    @Test func badPasswordsSpreadOverNodesLockTheEmail() async throws {
+        let cluster = try await TestCluster.start(nodes: 3, auth: true)
+        do {
+            let json = [("Content-Type", "application/json")]
+            let signUp = try await cluster.send(
+                0, .POST, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", body: #"{"email":"spread@x.io","password":"right-one"}"#,
+                headers: json)
+            #expect(signUp.status == 200, "\(signUp.body)")
+            func signIn(_ node: Int, _ password: String) async throws -> (status: UInt, body: String) {
+                let answer = try await cluster.send(
+                    node, .POST, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
+                    body: #"{"email":"spread@x.io","password":"\#(password)"}"#, headers: json)
+                return (answer.status, answer.body)
+            }
+            for i in 0..<10 {
+                let answer = try await signIn(i % 3, "guess-\(i)")
+                #expect(answer.status == 400 && answer.body.contains("INVALID_PASSWORD"), "attempt \(i) on node \(i % 3): \(answer.body)")
+            }
+            for node in 0..<3 {
+                let answer = try await signIn(node, "right-one")
+                #expect(answer.status == 400 && answer.body.contains("TOO_MANY_ATTEMPTS_TRY_LATER"), "node \(node): \(answer.body)")
             }
         } catch {
             await cluster.stop()
