@@ -54,7 +54,7 @@ final class PostgresTransaction: StoreTransaction, PostgresOutboxHost {
         return (start, rows)
     }
 
-    private func build(_ rows: ArraySlice<PostgresRow>, from start: Int) throws -> Node {
+    func build(_ rows: ArraySlice<PostgresRow>, from start: Int) throws -> Node {
         var builder = NodeBuilder()
         for row in rows {
             let (p, v, pr) = try row.decode((ByteBuffer, ByteBuffer?, ByteBuffer?).self)
@@ -84,7 +84,22 @@ final class PostgresTransaction: StoreTransaction, PostgresOutboxHost {
         return rows.count > 1 ? .object(priority: priority) : .absent
     }
 
-    // MARK: sequence, settings, indexes
+    /// From the location's index when one covers the query's order, else by reading the location.
+    func query(_ path: Path, _ query: Query) throws -> Node {
+        if let node = try indexedQuery(path, query) {
+            // No child: the location may be a leaf, which answers like the scan would.
+            return node.isEmpty ? query.apply(to: try leafOnly(path)) : node
+        }
+        return query.apply(to: try read(path))
+    }
+
+    /// The leaf at `path` (with its priority, as `read` gives it), or empty: one row.
+    private func leafOnly(_ path: Path) throws -> Node {
+        guard case .leaf(let leaf, let priority) = try summary(path) else { return .empty }
+        return .leaf(leaf, priority: priority)
+    }
+
+    // MARK: sequence, settings
 
     func sequence() throws -> UInt64 {
         if let lockedSequence { return lockedSequence }
