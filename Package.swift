@@ -282,7 +282,11 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthStoreTests",
-            dependencies: ["HearthCore", "HearthStore", "HearthPostgres", "HearthSQLite", "HearthTesting", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "HearthCore", "HearthStore", "HearthPostgres", "HearthSQLite", "HearthTesting", .product(name: "Logging", package: "swift-log"),
+                // The PostgreSQL index tests look at the index rows themselves.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -73,6 +73,18 @@ enum PostgresSchema {
             PRIMARY KEY(project, scope, k));
         CREATE INDEX hearth_attempts_expiry ON hearth_attempts(project, expires);
         """,
+        // 4: `.indexOn` index rows. One row per child of each indexed location: `parent` is the location's
+        // `PathEncoding`, `v` the child's value under the index (`IndexValueEncoding`), `k` the child's key
+        // (`PathEncoding`); the primary key orders a location's children as a query on the index does
+        // (bytea compares bytewise). `built` is false for a declaration stored before this version (it had
+        // no rows); a node builds those when it opens the namespace.
+        """
+        ALTER TABLE hearth_index_specs ADD COLUMN built boolean NOT NULL DEFAULT false;
+        CREATE TABLE hearth_index_rows(
+            ns text NOT NULL, ix bigint NOT NULL, parent bytea NOT NULL, v bytea NOT NULL, k bytea NOT NULL,
+            PRIMARY KEY(ns, ix, parent, v, k));
+        CREATE INDEX hearth_index_rows_by_child ON hearth_index_rows(ns, ix, parent, k);
+        """,
     ]
 
     /// The version this build writes.

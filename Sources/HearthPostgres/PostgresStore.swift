@@ -39,6 +39,19 @@ public final class PostgresStore: DatabaseStore {
         }
     }
 
+    /// Builds the declared indexes that have no rows yet (declared before schema version 4), in one
+    /// write transaction: the namespace's writers wait meanwhile, so no write is missed.
+    func buildDeclaredIndexes() async throws {
+        let built = try await server.run { [namespace] session in
+            try session.transaction(.readCommitted) {
+                try PostgresTransaction(session: session, namespace: namespace, writable: true).buildDeclaredIndexes()
+            }
+        }
+        if built > 0 {
+            server.logger.info("built indexes declared before this version", metadata: ["hearth.ns": "\(namespace)", "hearth.indexes": "\(built)"])
+        }
+    }
+
     /// Stops delivering other nodes' changes to this namespace's listeners; the rows stay.
     public func close() async throws {
         feed?.stopFollowing(namespace)
@@ -78,12 +91,16 @@ public struct PostgresStoreFactory: StoreFactory {
         self.feed = feed
     }
 
-    /// Opens `namespace`, creating its counter row when absent.
+    /// Opens `namespace`, creating its counter row when absent, and builds the indexes it declared
+    /// before this version kept index rows.
     public func open(namespace: String) async throws -> any DatabaseStore {
-        _ = try await server.run { session in
+        let unbuilt = try await server.run { session in
             try session.execute("INSERT INTO hearth_namespaces(ns) VALUES (\(namespace)) ON CONFLICT (ns) DO NOTHING")
+            return try !session.query("SELECT 1 FROM hearth_index_specs WHERE ns = \(namespace) AND NOT built LIMIT 1").isEmpty
         }
-        return PostgresStore(namespace: namespace, server: server, feed: feed)
+        let store = PostgresStore(namespace: namespace, server: server, feed: feed)
+        if unbuilt { try await store.buildDeclaredIndexes() }
+        return store
     }
 
     /// The namespaces of the database (a blocking query: the registry calls this rarely).
@@ -97,7 +114,7 @@ public struct PostgresStoreFactory: StoreFactory {
     public func delete(namespace: String) async throws {
         try await server.run { session in
             try session.transaction(.readCommitted) {
-                for table in ["hearth_tree", "hearth_settings", "hearth_index_specs", "hearth_changes"] {
+                for table in ["hearth_tree", "hearth_settings", "hearth_index_specs", "hearth_index_rows", "hearth_changes"] {
                     try session.execute("DELETE FROM \(unescaped: table) WHERE ns = \(namespace)")
                 }
                 try session.execute("DELETE FROM hearth_outbox WHERE box = \(namespace)")

@@ -7,6 +7,7 @@ import PostgresNIO
 ///
 /// The tree has SQLite's layout: a row per leaf (or priority) keyed by ``PathEncoding``, so a subtree
 /// is one range scan of the `(ns, p)` primary key in Firebase key order (`bytea` compares bytewise).
+/// `.indexOn` indexes are rows of their own, kept by every write (see `PostgresTransaction+Indexes`).
 final class PostgresTransaction: StoreTransaction, PostgresOutboxHost {
     let session: PostgresSession
     let namespace: String
@@ -16,6 +17,8 @@ final class PostgresTransaction: StoreTransaction, PostgresOutboxHost {
     var box: String { namespace }
     private var lockedSequence: UInt64?
     private var pushed: String?
+    /// The namespace's built indexes, loaded once per transaction (see `PostgresTransaction+Indexes`).
+    var loadedSpecs: [(id: Int64, spec: IndexSpec)]?
 
     init(session: PostgresSession, namespace: String, writable: Bool) {
         self.session = session
@@ -51,7 +54,7 @@ final class PostgresTransaction: StoreTransaction, PostgresOutboxHost {
         return (start, rows)
     }
 
-    private func build(_ rows: ArraySlice<PostgresRow>, from start: Int) throws -> Node {
+    func build(_ rows: ArraySlice<PostgresRow>, from start: Int) throws -> Node {
         var builder = NodeBuilder()
         for row in rows {
             let (p, v, pr) = try row.decode((ByteBuffer, ByteBuffer?, ByteBuffer?).self)
@@ -81,7 +84,22 @@ final class PostgresTransaction: StoreTransaction, PostgresOutboxHost {
         return rows.count > 1 ? .object(priority: priority) : .absent
     }
 
-    // MARK: sequence, settings, indexes
+    /// From the location's index when one covers the query's order, else by reading the location.
+    func query(_ path: Path, _ query: Query) throws -> Node {
+        if let node = try indexedQuery(path, query) {
+            // No child: the location may be a leaf, which answers like the scan would.
+            return node.isEmpty ? query.apply(to: try leafOnly(path)) : node
+        }
+        return query.apply(to: try read(path))
+    }
+
+    /// The leaf at `path` (with its priority, as `read` gives it), or empty: one row.
+    private func leafOnly(_ path: Path) throws -> Node {
+        guard case .leaf(let leaf, let priority) = try summary(path) else { return .empty }
+        return .leaf(leaf, priority: priority)
+    }
+
+    // MARK: sequence, settings
 
     func sequence() throws -> UInt64 {
         if let lockedSequence { return lockedSequence }
@@ -150,17 +168,6 @@ final class PostgresTransaction: StoreTransaction, PostgresOutboxHost {
         try session.execute("SELECT pg_notify(\(ChangeNotice.channel), \(ChangeNotice.settings(namespace).text))")
     }
 
-    /// The declarations are kept; queries are answered by scanning the location's rows (indexed
-    /// queries on PostgreSQL are not built yet).
-    func setIndexes(_ specs: [IndexSpec]) throws {
-        try session.execute("DELETE FROM hearth_index_specs WHERE ns = \(namespace)")
-        for (id, spec) in specs.enumerated() {
-            let pattern = spec.pattern.joined(separator: "/")
-            try session.execute(
-                "INSERT INTO hearth_index_specs(ns, id, pattern, spec) VALUES (\(namespace), \(id), \(pattern), \(spec.index))")
-        }
-    }
-
     // MARK: writes
 
     func set(_ path: Path, _ node: Node) throws {
@@ -179,6 +186,7 @@ final class PostgresTransaction: StoreTransaction, PostgresOutboxHost {
         }
         if node.isEmpty {
             try removeEmptyAncestors(ancestors)
+            try maintainIndexes(after: path, node: node)
             return
         }
         if !ancestors.isEmpty {
@@ -204,6 +212,7 @@ final class PostgresTransaction: StoreTransaction, PostgresOutboxHost {
             SELECT \(namespace), p, NULLIF(v, ''::bytea), NULLIF(pr, ''::bytea)
             FROM unnest(\(paths)::bytea[], \(values)::bytea[], \(priorities)::bytea[]) AS r(p, v, pr)
             """)
+        try maintainIndexes(after: path, node: node)
     }
 
     private func collectRows(_ node: Node, key: inout [UInt8], _ add: ([UInt8], Leaf?, Leaf?) -> Void) {
