@@ -5,8 +5,9 @@ import Synchronization
 
 /// The signing keys of a project: the newest signs, every key still in the ring verifies.
 ///
-/// Keys live in `<data>/auth-keys/<created-ms>.pem` (mode 0600). `rotate(in:)` adds a key; the
-/// next server start signs with it. A replaced key stays for 15 days after its successor appeared
+/// Keys live in `<data>/auth-keys/<created-ms>.pem` (mode 0600). `rotate(in:)` adds a key; a ring
+/// loaded from the folder notices it within a second and signs with it from then on (so every node
+/// sharing the folder does, without a restart). A replaced key stays for 15 days after its successor appeared
 /// (the longest session cookie is 14 days; ID tokens live an hour), then it is removed at start.
 ///
 /// On a first start the folder is empty and a key must be created: 60–170 ms of RSA key generation
@@ -28,11 +29,17 @@ public struct KeyRing: Sendable {
 
     /// The key that signs: the newest. Waits for it while it is being created; throws if creating it failed.
     public var current: SigningKey {
-        get throws { try slot.waitForKeys()[0] }
+        get throws {
+            slot.refreshIfDue()
+            return try slot.waitForKeys()[0]
+        }
     }
 
     /// Every key that verifies, newest first; empty while the first key is still being created.
-    public var all: [SigningKey] { slot.keysIfReady ?? [] }
+    public var all: [SigningKey] {
+        slot.refreshIfDue()
+        return slot.keysIfReady ?? []
+    }
 
     /// Returns once the keys exist (at once unless the first key is still being created); throws if creating it failed.
     public func waitUntilReady() async throws {
@@ -51,7 +58,7 @@ public struct KeyRing: Sendable {
         var files = try stamps(in: folder)
         if files.isEmpty {
             if creatingInBackground {
-                let slot = Slot(creating: { [try SigningKey.loadOrCreate(at: "\(folder)/\(now).pem")] })
+                let slot = Slot(creating: { [try SigningKey.loadOrCreate(at: "\(folder)/\(now).pem")] }, folder: folder, stamps: [now])
                 return KeyRing(slot: slot)
             }
             _ = try rotate(in: folder, now: now)
@@ -68,7 +75,7 @@ public struct KeyRing: Sendable {
             }
             keys.append(try SigningKey.loadOrCreate(at: path))
         }
-        return KeyRing(current: keys[0], older: Array(keys.dropFirst()))
+        return KeyRing(slot: Slot(ready: keys, folder: folder, stamps: Set(files)))
     }
 
     /// Adds a new signing key to `folder`; returns its kid.
@@ -95,7 +102,8 @@ public struct KeyRing: Sendable {
     /// Every public key, for `/.well-known/jwks.json`. Waits for the first key while it is being created.
     public var jwks: JSONValue {
         get throws {
-            .object([JSONMember("keys", .array(try slot.waitForKeys().compactMap { $0.jwks["keys"]?[first: ()] }))])
+            slot.refreshIfDue()
+            return .object([JSONMember("keys", .array(try slot.waitForKeys().compactMap { $0.jwks["keys"]?[first: ()] }))])
         }
     }
 
@@ -104,12 +112,20 @@ public struct KeyRing: Sendable {
         private let keys: Mutex<Result<[SigningKey], any Error>?>
         /// Entered while the first key is being created.
         private let creation = DispatchGroup()
+        /// The folder the keys were loaded from, if any: looked at again at most once a second.
+        private let folder: String?
+        /// When the folder was last looked at (monotonic nanoseconds), and the key files loaded so far.
+        private let seen: Mutex<(checkedAt: UInt64, stamps: Set<Int64>)>
 
-        init(ready: [SigningKey]) {
+        init(ready: [SigningKey], folder: String? = nil, stamps: Set<Int64> = []) {
             keys = Mutex(.success(ready))
+            self.folder = folder
+            seen = Mutex((DispatchTime.now().uptimeNanoseconds, stamps))
         }
 
-        init(creating create: @escaping @Sendable () throws -> [SigningKey]) {
+        init(creating create: @escaping @Sendable () throws -> [SigningKey], folder: String? = nil, stamps: Set<Int64> = []) {
+            self.folder = folder
+            seen = Mutex((DispatchTime.now().uptimeNanoseconds, stamps))
             keys = Mutex(nil)
             creation.enter()
             DispatchQueue.global(qos: .userInitiated).async { [self] in
@@ -117,6 +133,35 @@ public struct KeyRing: Sendable {
                 keys.withLock { $0 = result }
                 creation.leave()
             }
+        }
+
+        /// Loads key files another process added to the folder since it was last looked at (at most once a
+        /// second): a newer one signs from now on, every one verifies. A file that does not load yet (still
+        /// being written) is tried again at the next look.
+        func refreshIfDue() {
+            guard let folder else { return }
+            let now = DispatchTime.now().uptimeNanoseconds
+            let known = seen.withLock { s -> Set<Int64>? in
+                guard now &- s.checkedAt >= 1_000_000_000 else { return nil }
+                s.checkedAt = now
+                return s.stamps
+            }
+            guard let known, let listed = try? KeyRing.stamps(in: folder) else { return }
+            let added = Set(listed).subtracting(known)
+            guard !added.isEmpty, keysIfReady != nil else { return }
+            var loaded: [(Int64, SigningKey)] = []
+            for stamp in added.sorted(by: >) {
+                guard let key = try? SigningKey.load(at: "\(folder)/\(stamp).pem") else { return }
+                loaded.append((stamp, key))
+            }
+            let newest = known.max() ?? .min
+            keys.withLock { result in
+                guard case .success(let current)? = result else { return }
+                let newer = loaded.filter { $0.0 > newest }.map(\.1)
+                let older = loaded.filter { $0.0 <= newest }.map(\.1)
+                result = .success(newer + current + older)
+            }
+            seen.withLock { $0.stamps.formUnion(added) }
         }
 
         var keysIfReady: [SigningKey]? {

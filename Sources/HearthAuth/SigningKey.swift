@@ -31,6 +31,14 @@ public struct SigningKey: Sendable {
         SigningKey(privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
     }
 
+    /// Loads the existing key at `path`.
+    static func load(at path: String) throws -> SigningKey {
+        guard let data = FileManager.default.contents(atPath: path), let pem = String(data: data, encoding: .utf8) else {
+            throw CocoaError(.fileReadNoSuchFile)
+        }
+        return SigningKey(privateKey: try _RSA.Signing.PrivateKey(pemRepresentation: pem))
+    }
+
     /// Loads the key at `path`, creating it (readable by the owner only) if it does not exist.
     public static func loadOrCreate(at path: String) throws -> SigningKey {
         if let data = FileManager.default.contents(atPath: path), let pem = String(data: data, encoding: .utf8) {

@@ -267,7 +267,7 @@ struct AuthCommand: ParsableCommand {
     struct RotateKey: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rotate-key",
-            abstract: "Add a new ID-token signing key; the server signs with it after its next start, older keys keep verifying for 15 days.")
+            abstract: "Add a new ID-token signing key; running servers on this data folder sign with it within a second, older keys keep verifying for 15 days.")
         @OptionGroup var location: AccountsLocation
 
         func run() throws {

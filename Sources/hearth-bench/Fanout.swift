@@ -187,8 +187,10 @@ enum FanoutDriver {
     /// Opens `listeners` streams on `/fanout` in namespace `ns`, listener `i` sending `authorization(i)`, waits for
     /// every initial put, then PUTs (as admin) `writes` values `{"seq":i,"t":<monotonic ns>}` to `/fanout/msg`,
     /// `intervalMs` apart, and waits for the deliveries.
+    /// Listener `i` connects to `listenerPorts[i % listenerPorts.count]` (several nodes: a write on the first node
+    /// reaches listeners on the others through the cluster's change feed).
     static func run(
-        port: Int, namespace ns: String, authorization: (Int) -> String, listeners: Int, writes: Int, intervalMs: Int,
+        port: Int, listenerPorts: [Int], namespace ns: String, authorization: (Int) -> String, listeners: Int, writes: Int, intervalMs: Int,
         threads: Int
     ) throws -> FanoutResult {
         // A value at the location before anyone listens, so the initial put is non-null.
@@ -211,6 +213,7 @@ enum FanoutDriver {
             let upper = min(index + batch, listeners)
             var futures: [EventLoopFuture<any Channel>] = []
             for i in index..<upper {
+                let port = listenerPorts[i % listenerPorts.count]
                 let uri = "/fanout.json?ns=\(ns)"
                 let credential = authorization(i)
                 futures.append(

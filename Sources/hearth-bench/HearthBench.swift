@@ -116,6 +116,12 @@ struct HearthBench: ParsableCommand {
     @Option(help: "realtime-fanout: milliseconds between writes.")
     var realtimeWriteInterval = 300
 
+    @Option(help: "Run the shared server on PostgreSQL: a server URL whose user may create databases (the run gets a fresh one, dropped afterwards), e.g. postgres://postgres@127.0.0.1:5432/postgres.")
+    var postgres: String?
+
+    @Option(help: "With --postgres: nodes sharing the database and data folder. put-small/get-small/put-rules spread their connections over the nodes (in-process generator); the SSE fan-outs spread their listeners and write on node 1.")
+    var nodes = 1
+
     @Flag(help: "Keep the temporary folder (data and server logs) for inspection.")
     var keepData = false
 
@@ -129,8 +135,9 @@ struct HearthBench: ParsableCommand {
             (1...1000).contains(signinClients), (1...10_000).contains(signinReadConnections), (0...60_000).contains(signinDelayMs),
             (12...18).contains(passwordCost ?? 14),
             (1...100_000).contains(realtimeConnections), (1...1000).contains(realtimeWrites),
-            (1...60_000).contains(realtimeWriteInterval)
+            (1...60_000).contains(realtimeWriteInterval), (1...16).contains(nodes)
         else { throw ValidationError("an option is out of range") }
+        if nodes > 1 && postgres == nil { throw ValidationError("--nodes needs --postgres (nodes share one database)") }
         if let scenarios {
             for name in scenarios.split(separator: ",") where Scenario(rawValue: String(name)) == nil {
                 throw ValidationError("unknown scenario \(name); known: \(Scenario.allCases.map(\.rawValue).joined(separator: ","))")
@@ -160,7 +167,11 @@ struct HearthBench: ParsableCommand {
             return Scenario.allCases.filter { names.contains($0.rawValue) }
         }()
         let scratch = try makeTemporaryDirectory(prefix: "hearth-bench")
-        let config = BenchConfig(
+        let database = try postgres.map { try BenchDatabase(serverURL: $0, scratch: scratch) }
+        defer { database?.drop() }
+        var serverArguments = passwordCost.map { ["--password-cost", String($0)] } ?? []
+        if let database { serverArguments += ["--postgres", database.url] }
+        var config = BenchConfig(
             serverBinary: binary, scratch: scratch, quick: quick, seconds: duration ?? (quick ? 3 : 10),
             connections: connections, loadThreads: loadThreads, wrk: wrk,
             putMode: putMode == "same" ? .putSame : .putDistinct,
@@ -171,12 +182,15 @@ struct HearthBench: ParsableCommand {
             realtimeConnections: realtimeConnections,
             realtimeWrites: realtimeWrites, realtimeWriteIntervalMs: realtimeWriteInterval)
         let generatorName = wrk.map { "wrk (\($0), \(loadThreads) threads)" } ?? "in-process SwiftNIO (\(loadThreads) event loops)"
-        log("server \(binary); scratch \(scratch); load generator: \(generatorName)")
+        log("server \(binary); scratch \(scratch); load generator: \(generatorName)"
+            + (database.map { "; PostgreSQL database \($0.name), \(nodes) node(s)" } ?? ""))
         let loadAtStart = loadAverage()
 
         var rows: [MetricRow] = []
         var notes: [String] = []
         var shared: HearthServerProcess?
+        // With --nodes: the other nodes of the shared server's cluster.
+        var others: [HearthServerProcess] = []
         var serverCount = 0
         // put-small's distinct-path rate, for put-rules' comparison.
         var putSmallRate: Double?
@@ -184,6 +198,7 @@ struct HearthBench: ParsableCommand {
         var realtime: RealtimeRun?
         defer {
             if let s = shared { log("stopping server pid \(s.pid): \(s.stop())") }
+            for node in others { log("stopping node pid \(node.pid): \(node.stop())") }
             _ = realtime?.finish("realtime")
         }
 
@@ -201,11 +216,21 @@ struct HearthBench: ParsableCommand {
                     if shared == nil {
                         serverCount += 1
                         let s = try HearthServerProcess(
-                            binary: binary, scratch: scratch, label: "main-\(serverCount)",
-                            extraArguments: passwordCost.map { ["--password-cost", String($0)] } ?? [])
+                            binary: binary, scratch: scratch, label: "main-\(serverCount)", extraArguments: serverArguments)
                         shared = s
                         try s.waitUntilReady()
                         log("server pid \(s.pid) on port \(s.port)")
+                        for node in others { _ = node.stop() }
+                        others = []
+                        for k in 1..<nodes {
+                            let node = try HearthServerProcess(
+                                binary: binary, scratch: scratch, label: "main-\(serverCount)-node\(k + 1)", extraArguments: serverArguments,
+                                dataDir: s.dataDir)
+                            others.append(node)
+                            try node.waitUntilReady()
+                            log("node \(k + 1) pid \(node.pid) on port \(node.port)")
+                        }
+                        config.nodePorts = others.isEmpty ? [] : [s.port] + others.map(\.port)
                     }
                 }
                 let server = shared
@@ -285,6 +310,11 @@ struct HearthBench: ParsableCommand {
             shared = nil
         }
 
+        if nodes > 1 {
+            notes.append(
+                "\(nodes) nodes on one PostgreSQL database: the server CPU and RSS figures are node 1's; the other nodes and PostgreSQL "
+                    + "count as other processes")
+        }
         notes.append("load average (1/5/15 min) at start \(loadAtStart), at end \(loadAverage()) on \(MachineInfo.current().cpus) CPUs")
         out("== hearth-bench results (\(quick ? "quick" : "full") run; load generator: \(generatorName)) ==")
         out(renderTable(rows))

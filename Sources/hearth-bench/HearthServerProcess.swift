@@ -14,14 +14,15 @@ final class HearthServerProcess {
     let process: Subprocess
 
     /// Starts the server; returns immediately after spawning.
-    init(binary: String, scratch: String, label: String, extraArguments: [String] = []) throws {
+    /// - Parameter dataDir: a data folder to share with another node (default: a new one of its own).
+    init(binary: String, scratch: String, label: String, extraArguments: [String] = [], dataDir: String? = nil) throws {
         self.binary = binary
-        dataDir = scratch + "/data-\(label)"
-        try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+        self.dataDir = dataDir ?? scratch + "/data-\(label)"
+        try FileManager.default.createDirectory(atPath: self.dataDir, withIntermediateDirectories: true)
         port = try freeLocalPort()
         process = try Subprocess(
             executable: binary,
-            arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--data", dataDir, "--dev"] + extraArguments,
+            arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--data", self.dataDir, "--dev"] + extraArguments,
             outputPath: scratch + "/server-\(label).log")
     }
 

@@ -431,12 +431,18 @@ final class LoadConnectionHandler: ChannelInboundHandler {
 
 enum NIOLoadDriver {
     static func run(port: Int, request: LoadRequest, connections: Int, threads: Int, seconds: Int) throws -> LoadResult {
+        try run(ports: [port], request: request, connections: connections, threads: threads, seconds: seconds)
+    }
+
+    /// Connection `i` goes to `ports[i % ports.count]`: the same total load spread evenly over several nodes.
+    static func run(ports: [Int], request: LoadRequest, connections: Int, threads: Int, seconds: Int) throws -> LoadResult {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
         defer { try? group.syncShutdownGracefully() }
         let start = nowNanos()
         let deadline = start + UInt64(seconds) * 1_000_000_000
         var futures: [EventLoopFuture<ConnectionStats>] = []
         for i in 0..<connections {
+            let port = ports[i % ports.count]
             let loop = group.next()
             let promise = loop.makePromise(of: ConnectionStats.self)
             futures.append(promise.futureResult)

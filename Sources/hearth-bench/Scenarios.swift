@@ -28,6 +28,9 @@ struct BenchConfig {
     var signinDelayMs: Int
     /// The shared server's `--password-cost` (nil: its default, 14).
     var passwordCost: Int?
+    /// With `--nodes`: every node's port, the shared server's first. put-small, get-small and put-rules spread their
+    /// connections over them (in-process generator), and the SSE fan-outs their listeners; writes go to the first.
+    var nodePorts: [Int] = []
     /// realtime-connections / realtime-fanout: WebSocket clients, writes, and milliseconds between writes.
     var realtimeConnections: Int
     var realtimeWrites: Int
@@ -144,7 +147,26 @@ enum Scenarios {
         let machine0 = machineBusyCPUSeconds()
         let wall0 = nowNanos()
         var results: [LoadResult]
-        if let wrk = c.wrk {
+        if c.nodePorts.count > 1 {
+            // Several nodes: wrk drives one URL, so the in-process generator spreads each load's connections.
+            let outcomes = Locked<[Int: Result<LoadResult, any Error>]>([:])
+            let group = DispatchGroup()
+            for (i, spec) in specs.enumerated() {
+                let (ports, seconds, request, connections, threads) = (c.nodePorts, c.seconds, spec.request, spec.connections, spec.threads)
+                DispatchQueue.global().async(group: group) {
+                    let r = Result {
+                        try NIOLoadDriver.run(ports: ports, request: request, connections: connections, threads: threads, seconds: seconds)
+                    }
+                    outcomes.withLock { $0[i] = r }
+                }
+            }
+            group.wait()
+            let all = outcomes.withLock { $0 }
+            results = try specs.indices.map { i in
+                guard let r = all[i] else { throw BenchError("load \(i) did not report") }
+                return try r.get()
+            }
+        } else if let wrk = c.wrk {
             var runs: [WrkDriver.Run] = []
             do {
                 for spec in specs {
@@ -190,7 +212,7 @@ enum Scenarios {
         }
         let wall = Double(nowNanos() - wall0) / 1e9
         let serverCores = serverCPU0.flatMap { a in server.cpuSeconds.map { ($0 - a) / wall } }
-        let generatorCPU = c.wrk != nil ? cpuSeconds(children: true) - childCPU0 : cpuSeconds(children: false) - selfCPU0
+        let generatorCPU = c.wrk != nil && c.nodePorts.count <= 1 ? cpuSeconds(children: true) - childCPU0 : cpuSeconds(children: false) - selfCPU0
         var otherCores: Double?
         if let a = machine0, let b = machineBusyCPUSeconds(), let serverCores {
             otherCores = max(0, (b - a) / wall - serverCores - generatorCPU / wall)
@@ -345,7 +367,7 @@ enum Scenarios {
         try HTTPConnection(port: server.port).expect(200, "GET", "/.json?ns=\(ns)", "opening the namespace")
         let fdsBefore = server.openSockets
         let r = try FanoutDriver.run(
-            port: server.port, namespace: ns, authorization: listenerAuthorization, listeners: c.listeners,
+            port: server.port, listenerPorts: c.nodePorts.isEmpty ? [server.port] : c.nodePorts, namespace: ns, authorization: listenerAuthorization, listeners: c.listeners,
             writes: c.writes, intervalMs: c.writeIntervalMs, threads: c.loadThreads)
         // The listeners are closed now; give the server a moment to notice.
         var fdsAfter = server.openSockets

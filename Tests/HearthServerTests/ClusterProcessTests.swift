@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HearthCore
 import HearthTesting
 import NIOCore
 import NIOHTTP1
@@ -63,7 +64,11 @@ struct ClusterProcessTests {
             let stream = try await EventStream(watcher, HTTPClientRequest(url: "http://127.0.0.1:\(second.port)/load.json", bearer: "owner"))
             let acknowledged = Acknowledged()
             async let load: Void = Self.writeLoad(port: first.port, client: writer, from: 0, acknowledged: acknowledged)
-            try await Task.sleep(for: .milliseconds(700))
+            // Killed under load: once it has acknowledged a few dozen writes (however long a busy machine takes).
+            let started = ContinuousClock.now
+            while acknowledged.keys.withLock({ $0.count }) < 30, ContinuousClock.now - started < .seconds(30) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             first.signal(SIGKILL)
             _ = try await first.exitCode()
             try await Task.sleep(for: .milliseconds(200))
@@ -89,6 +94,61 @@ struct ClusterProcessTests {
         try? await writer.shutdown()
         second.signal(SIGTERM)
         #expect(try await second.exitCode() == 0)
+    }
+
+    /// What nodes keep in the shared data folder rather than in PostgreSQL: storage rules installed through one
+    /// node, and a signing key added by `hearth auth rotate-key`, are in force on every node without a restart.
+    @Test func storageRulesAndANewSigningKeyReachEveryNodeWithoutARestart() async throws {
+        let options = ["--postgres", try #require(TestCluster.url), "--project", Self.freshProject()]
+        let data = temporaryDataFolder()
+        let first = try await HearthProcess.serve(data: data, extra: options)
+        let second = try await HearthProcess.serve(data: data, extra: options)
+        defer {
+            for node in [first, second] { node.signal(SIGTERM) }
+        }
+        let rules = "rules_version = '2';\nservice firebase.storage {\n  match /b/{bucket}/o {\n    match /{path=**} {\n      allow read: if true;\n    }\n  }\n}\n"
+        let body = #"{"rules":{"files":[{"name":"storage.rules","content":"# + String(decoding: JSONValue.string(rules).jsonBytes, as: UTF8.self) + "}]}}"
+        #expect(try await first.request(.PUT, "/internal/setRules", body: body).0 == 200)
+        var seen = ""
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !seen.contains("allow read: if true"), ContinuousClock.now < deadline {
+            seen = try await second.request(.GET, "/internal/getRules").1
+            if !seen.contains("allow read: if true") { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(seen.contains("allow read: if true"), "node 2 still serves other storage rules: \(seen)")
+
+        // A new key: both nodes publish it, and a token the first node signs with it is accepted by the second.
+        func kids(_ node: HearthProcess) async throws -> Set<String> {
+            let (status, text) = try await node.request(.GET, "/.well-known/jwks.json")
+            #expect(status == 200)
+            guard case .array(let keys)? = try JSONValue.parse(Array(text.utf8))["keys"] else { return [] }
+            return Set(keys.compactMap { $0["kid"]?.stringValue })
+        }
+        let before = try await kids(second)
+        let firstBefore = try await kids(first)
+        #expect(before.count == 1 && before == firstBefore)
+        let rotate = try HearthProcess(["auth", "rotate-key", "--data", data])
+        #expect(try await rotate.exitCode() == 0)
+        var after: Set<String> = []
+        let rotated = ContinuousClock.now + .seconds(10)
+        while after.count < 2, ContinuousClock.now < rotated {
+            after = try await kids(second).intersection(try await kids(first))
+            if after.count < 2 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(after.count == 2 && after.isSuperset(of: before), "both nodes publish the old and the new key: \(after)")
+        let signUp = try await first.request(.POST, "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", body: "{}", token: nil)
+        #expect(signUp.0 == 200, "\(signUp.1)")
+        let idToken = try JSONValue.parse(Array(signUp.1.utf8))["idToken"]?.stringValue ?? ""
+        let header = try JSONValue.parse(Base64URLForTests.decode(String(idToken.prefix { $0 != "." })))
+        let kid = header["kid"]?.stringValue ?? ""
+        #expect(after.subtracting(before) == [kid], "the first node signs with the new key")
+        let lookup = try await second.request(
+            .POST, "/identitytoolkit.googleapis.com/v1/accounts:lookup?key=k", body: #"{"idToken":"\#(idToken)"}"#, token: nil)
+        #expect(lookup.0 == 200, "the second node accepts the new key's token: \(lookup.1)")
+        for node in [first, second] {
+            node.signal(SIGTERM)
+            #expect(try await node.exitCode() == 0)
+        }
     }
 
     @Test(.enabled(if: PostgresSandbox.available, "needs Debian's PostgreSQL binaries (scripts/postgres-sandbox)"))
@@ -190,4 +250,13 @@ struct SandboxError: Error, CustomStringConvertible {
     var arguments: [String]
     var status: Int32
     var description: String { "postgres-sandbox \(arguments.joined(separator: " ")) failed (\(status))" }
+}
+
+/// Base64url without padding, as JWTs use it.
+enum Base64URLForTests {
+    static func decode(_ text: String) -> [UInt8] {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64).map(Array.init) ?? []
+    }
 }
