@@ -147,26 +147,9 @@ enum Scenarios {
         let machine0 = machineBusyCPUSeconds()
         let wall0 = nowNanos()
         var results: [LoadResult]
-        if c.nodePorts.count > 1 {
-            // Several nodes: wrk drives one URL, so the in-process generator spreads each load's connections.
-            let outcomes = Locked<[Int: Result<LoadResult, any Error>]>([:])
-            let group = DispatchGroup()
-            for (i, spec) in specs.enumerated() {
-                let (ports, seconds, request, connections, threads) = (c.nodePorts, c.seconds, spec.request, spec.connections, spec.threads)
-                DispatchQueue.global().async(group: group) {
-                    let r = Result {
-                        try NIOLoadDriver.run(ports: ports, request: request, connections: connections, threads: threads, seconds: seconds)
-                    }
-                    outcomes.withLock { $0[i] = r }
-                }
-            }
-            group.wait()
-            let all = outcomes.withLock { $0 }
-            results = try specs.indices.map { i in
-                guard let r = all[i] else { throw BenchError("load \(i) did not report") }
-                return try r.get()
-            }
-        } else if let wrk = c.wrk {
+        // Several nodes: wrk drives one URL, so the in-process generator spreads each load's connections over them.
+        let ports = c.nodePorts.count > 1 ? c.nodePorts : [server.port]
+        if let wrk = c.wrk, ports.count == 1 {
             var runs: [WrkDriver.Run] = []
             do {
                 for spec in specs {
@@ -185,20 +168,17 @@ enum Scenarios {
         } else if specs.count == 1 {
             results = [
                 try NIOLoadDriver.run(
-                    port: server.port, request: specs[0].request, connections: specs[0].connections,
+                    ports: ports, request: specs[0].request, connections: specs[0].connections,
                     threads: specs[0].threads, seconds: c.seconds)
             ]
         } else {
             let outcomes = Locked<[Int: Result<LoadResult, any Error>]>([:])
             let group = DispatchGroup()
             for (i, spec) in specs.enumerated() {
-                let (port, seconds, request, connections, threads) = (
-                    server.port, c.seconds, spec.request, spec.connections, spec.threads
-                )
+                let (seconds, request, connections, threads) = (c.seconds, spec.request, spec.connections, spec.threads)
                 DispatchQueue.global().async(group: group) {
                     let r = Result {
-                        try NIOLoadDriver.run(
-                            port: port, request: request, connections: connections, threads: threads, seconds: seconds)
+                        try NIOLoadDriver.run(ports: ports, request: request, connections: connections, threads: threads, seconds: seconds)
                     }
                     outcomes.withLock { $0[i] = r }
                 }
@@ -212,7 +192,7 @@ enum Scenarios {
         }
         let wall = Double(nowNanos() - wall0) / 1e9
         let serverCores = serverCPU0.flatMap { a in server.cpuSeconds.map { ($0 - a) / wall } }
-        let generatorCPU = c.wrk != nil && c.nodePorts.count <= 1 ? cpuSeconds(children: true) - childCPU0 : cpuSeconds(children: false) - selfCPU0
+        let generatorCPU = c.wrk != nil && ports.count == 1 ? cpuSeconds(children: true) - childCPU0 : cpuSeconds(children: false) - selfCPU0
         var otherCores: Double?
         if let a = machine0, let b = machineBusyCPUSeconds(), let serverCores {
             otherCores = max(0, (b - a) / wall - serverCores - generatorCPU / wall)
