@@ -8,31 +8,29 @@ struct BenchDatabase {
     let name: String
     /// The new database's URL, for `hearth serve --postgres`.
     let url: String
-    let scratch: String
 
     init(serverURL: String, scratch: String) throws {
         guard var parts = URLComponents(string: serverURL), parts.scheme == "postgres" || parts.scheme == "postgresql" else {
             throw BenchError("--postgres takes a postgres:// URL, got \(serverURL)")
         }
         self.serverURL = serverURL
-        self.scratch = scratch
         name = "hearth_bench_\(getpid())_\(Int(Date().timeIntervalSince1970))"
         parts.path = "/" + name
         guard let url = parts.string else { throw BenchError("cannot make a database URL from \(serverURL)") }
         self.url = url
-        try psql("CREATE DATABASE \(name)")
+        try psql("CREATE DATABASE \(name)", scratch: scratch)
     }
 
-    /// Drops the run's database (its nodes are stopped by then).
+    /// Drops the run's database (its nodes are stopped by then; the scratch folder may be gone already).
     func drop() {
         do {
-            try psql("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+            try psql("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", scratch: NSTemporaryDirectory())
         } catch {
             log("could not drop the bench database \(name): \(error)")
         }
     }
 
-    private func psql(_ statement: String) throws {
+    private func psql(_ statement: String, scratch: String) throws {
         let psql = findOnPath("psql") ?? "/usr/bin/psql"
         let (output, status) = try Subprocess.run(psql, ["-q", serverURL, "-c", statement], timeout: 60, scratch: scratch)
         guard status == 0 else { throw BenchError("psql \(statement): \(output)") }

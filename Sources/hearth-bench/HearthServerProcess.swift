@@ -62,10 +62,38 @@ final class HearthServerProcess {
             .flatMap { Int($0.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") }
     }
 
-    /// Open sockets of the server (its /proc/PID/fd entries that link to `socket:[…]`).
+    /// Open sockets of the server (its /proc/PID/fd entries that link to `socket:[…]`), leaving out the ones it
+    /// opened itself to other servers (a `--postgres` node's pool grows with load): only the listening socket and the
+    /// connections clients made to its port count.
     var openSockets: Int? {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd") else { return nil }
-        return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)"))?.hasPrefix("socket:") == true }.count
+        let inodes = entries.compactMap { entry -> Substring? in
+            guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(entry)"),
+                link.hasPrefix("socket:[")
+            else { return nil }
+            return link.dropFirst("socket:[".count).dropLast()
+        }
+        let outgoing = outgoingSocketInodes()
+        return inodes.filter { !outgoing.contains($0) }.count
+    }
+
+    /// Inodes of the process's TCP sockets whose local port is not the server's (/proc/PID/net/tcp and tcp6: the
+    /// local address is field 2, as HEX_ADDRESS:HEX_PORT; the inode is field 10).
+    private func outgoingSocketInodes() -> Set<Substring> {
+        var out = Set<Substring>()
+        for table in ["tcp", "tcp6"] {
+            // Read to the end: the file reports size 0, and a read sized by it stops after the first page.
+            guard let data = FileHandle(forReadingAtPath: "/proc/\(pid)/net/\(table)")?.readDataToEndOfFile() else { continue }
+            let text = String(decoding: data, as: UTF8.self)
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count > 9, let colon = fields[1].lastIndex(of: ":"),
+                    let localPort = Int(fields[1][fields[1].index(after: colon)...], radix: 16)
+                else { continue }
+                if localPort != port { out.insert(fields[9]) }
+            }
+        }
+        return out
     }
 
     /// User + system CPU seconds the server has used so far (from /proc/PID/stat).
