@@ -7,15 +7,17 @@ public import HearthWire
 
 extension AuthService {
     /// `accounts:sendVerificationCode`: texts a 6-digit code to the E.164 `phoneNumber` through ``sender`` and answers
-    /// the `sessionInfo` that ``signInWithPhoneNumber(_:)`` takes with it. Throws `INVALID_PHONE_NUMBER`, and
-    /// `QUOTA_EXCEEDED` past ``Options/messagesPerRecipientPerHour``.
-    public func sendVerificationCode(_ request: IdentityToolkit.SendVerificationCodeRequest) async throws
+    /// the `sessionInfo` that ``signInWithPhoneNumber(_:)`` takes with it. Throws `INVALID_PHONE_NUMBER`,
+    /// `QUOTA_EXCEEDED` past ``Options/messagesPerRecipientPerHour`` for the number, and
+    /// `TOO_MANY_ATTEMPTS_TRY_LATER` past ``Options/smsPerClientAddressPerHour`` for `clientAddress`.
+    public func sendVerificationCode(_ request: IdentityToolkit.SendVerificationCodeRequest, clientAddress: String? = nil) async throws
         -> IdentityToolkit.SendVerificationCodeResponse
     {
         let now = clock()
         guard let phone = request.phoneNumber, Self.isValidPhone(phone) else {
             throw AuthError("INVALID_PHONE_NUMBER", "Invalid format.")
         }
+        if let clientAddress, let smsAddressLimiter { try await smsAddressLimiter.reserve(clientAddress, now: now) }
         try await checkMessageQuota(phone, now: now, code: "QUOTA_EXCEEDED")
         var rng = SystemRandomNumberGenerator()
         let code = sixDigits(Int.random(in: 0..<1_000_000, using: &rng))

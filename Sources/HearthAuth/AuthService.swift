@@ -42,6 +42,8 @@ public final class AuthService: Sendable {
     let codes: CodeBook
     /// Emails and SMS per recipient per hour (`Options.messagesPerRecipientPerHour`).
     let messageLimiter: SignInLimiter?
+    /// Verification codes per client address per hour (`Options.smsPerClientAddressPerHour`).
+    let smsAddressLimiter: SignInLimiter?
     /// Functions to run when accounts are created or deleted (server functions install them).
     public let events = EventHook()
 
@@ -68,6 +70,10 @@ public final class AuthService: Sendable {
         /// Emails or SMS one address or number receives per hour before `QUOTA_EXCEEDED`
         /// (`RESET_PASSWORD_EXCEED_LIMIT` for password resets); `nil` = unlimited (emulator).
         public var messagesPerRecipientPerHour: Int?
+        /// Verification codes (SMS) one client address may ask for per hour, whatever the numbers, before
+        /// `TOO_MANY_ATTEMPTS_TRY_LATER`: one address cannot make the project text many numbers (SMS cost money);
+        /// `nil` = unlimited (emulator).
+        public var smsPerClientAddressPerHour: Int?
         /// Which identity providers' ID tokens `signInWithIdp` accepts, and how it checks them; none by default
         /// (`.emulator` reads any provider's tokens unchecked, for `--dev` only).
         public var identityProviders: IdentityProviders
@@ -82,9 +88,10 @@ public final class AuthService: Sendable {
             emailPrivacy: Bool = false, readableCodes: Bool = true, authorizedDomains: Set<String>? = nil,
             actionPath: String = "/emulator/action", messagesPerRecipientPerHour: Int? = nil,
             identityProviders: IdentityProviders = IdentityProviders(), recentSignInWindow: Int64? = nil,
-            linkDomains: Set<String>? = nil
+            linkDomains: Set<String>? = nil, smsPerClientAddressPerHour: Int? = nil
         ) {
             self.linkDomains = linkDomains
+            self.smsPerClientAddressPerHour = smsPerClientAddressPerHour
             self.emailPrivacy = emailPrivacy
             self.readableCodes = readableCodes
             self.authorizedDomains = authorizedDomains
@@ -96,7 +103,7 @@ public final class AuthService: Sendable {
 
         /// What a production server uses: codes stored as digests, links to `/__/auth/action`,
         /// continue URLs limited to `authorizedDomains` and `linkDomain` to `linkDomains`, ten messages per recipient
-        /// per hour, provider tokens checked against `identityProviders` (none enabled unless given), a sign-in within
+        /// per hour and twenty verification codes per client address per hour, provider tokens checked against `identityProviders` (none enabled unless given), a sign-in within
         /// the last five minutes for password and email changes and deletion, and email-enumeration protection (as
         /// Firebase has it for new projects) unless `emailPrivacy` is false.
         public static func production(
@@ -105,7 +112,8 @@ public final class AuthService: Sendable {
         ) -> Options {
             Options(
                 emailPrivacy: emailPrivacy, readableCodes: false, authorizedDomains: authorizedDomains, actionPath: "/__/auth/action",
-                messagesPerRecipientPerHour: 10, identityProviders: identityProviders, recentSignInWindow: 300, linkDomains: linkDomains)
+                messagesPerRecipientPerHour: 10, identityProviders: identityProviders, recentSignInWindow: 300, linkDomains: linkDomains,
+                smsPerClientAddressPerHour: 20)
         }
     }
 
@@ -136,6 +144,9 @@ public final class AuthService: Sendable {
         self.limiter = SignInLimiter(store: attempts, limit: SignInLimiter.password)
         self.addressLimiter = SignInLimiter(store: attempts, limit: SignInLimiter.address)
         self.messageLimiter = options.messagesPerRecipientPerHour.map { SignInLimiter(store: attempts, limit: SignInLimiter.messages($0)) }
+        self.smsAddressLimiter = options.smsPerClientAddressPerHour.map {
+            SignInLimiter(store: attempts, limit: SignInLimiter.smsPerAddress($0))
+        }
         self.sender = sender
         self.onDeliveryFailure = onDeliveryFailure
         self.projectID = projectID

@@ -16,6 +16,8 @@ struct SignInLimiter: Sendable {
     static let address = AttemptLimit(scope: "address", limit: 100, window: 5 * 60 * 1000)
     /// Emails and SMS per recipient: `perHour` an hour.
     static func messages(_ perHour: Int) -> AttemptLimit { AttemptLimit(scope: "message", limit: perHour, window: 3_600_000) }
+    /// Verification codes (SMS) asked for per client address: `perHour` an hour.
+    static func smsPerAddress(_ perHour: Int) -> AttemptLimit { AttemptLimit(scope: "sms-address", limit: perHour, window: 3_600_000) }
 
     /// True when `key`'s window already holds `limit` events (checked before `record`, not in one step with it).
     func isFull(_ key: String, now: Int64) async throws -> Bool {

@@ -97,15 +97,23 @@ extension Serve {
         do {
             let trustedProxies = try settings.checkedTrustedProxies()
             let smtp = try settings.smtp.configuration()
+            let sms = try settings.sms.configuration()
             let publicURL = try settings.checkedPublicURL()
             let outbox = OutboxSender()
-            let sender: any MessageSender = try smtp.map { smtp in
+            let email: any MessageSender = try smtp.map { smtp in
                 do {
-                    return ChannelRouter(email: try SMTPSender(configuration: smtp), sms: outbox)
+                    return try SMTPSender(configuration: smtp)
                 } catch {
                     throw Settings.Failure(description: "cannot set up SMTP (sender address or CA file): \(error)")
                 }
             } ?? outbox
+            // Codes go to the provider when one is configured, else to the outbox (listed by the emulator's
+            // endpoints under --dev).
+            let sender: any MessageSender = smtp == nil && sms == nil
+                ? outbox : ChannelRouter(email: email, sms: sms.map { SMSSender(configuration: $0) } ?? outbox)
+            if let sms {
+                logger.info("phone codes are texted through an SMS provider", metadata: ["hearth.sms": "\(sms.baseURL) (account \(sms.accountSID))"])
+            }
             if let smtp {
                 logger.info("auth emails go through SMTP", metadata: ["hearth.smtp": "\(smtp.host):\(smtp.port) (\(smtp.security.rawValue))"])
                 if smtp.security == .none && smtp.username != nil {
@@ -117,7 +125,7 @@ extension Serve {
             }
             if !settings.dev {
                 if smtp == nil { logger.warning("no SMTP server is configured: auth emails (password resets, sign-in links) are not delivered") }
-                logger.warning("no SMS provider is configured: phone verification codes are not delivered")
+                if sms == nil { logger.warning("no SMS provider is configured: phone verification codes are not delivered") }
                 if publicURL == nil && smtp != nil {
                     logger.warning("no --public-url: emailed links point at http://\(settings.host):\(settings.port)")
                 }

@@ -52,6 +52,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "File holding the SMTP password (HEARTH_SMTP_PASSWORD_FILE, or HEARTH_SMTP_PASSWORD).") var smtpPasswordFile: String?
     @Option(help: "Sender of auth emails, e.g. \"My App <no-reply@example.com>\" (HEARTH_SMTP_FROM).") var smtpFrom: String?
     @Option(help: "PEM file of CA certificates to trust for the SMTP server (HEARTH_SMTP_CA_FILE).") var smtpCaFile: String?
+    @Option(help: "SMS provider account for phone codes, Twilio's Messages API (HEARTH_SMS_ACCOUNT_SID); without one, codes are not texted.") var smsAccountSid: String?
+    @Option(help: "File holding the SMS account's auth token (HEARTH_SMS_AUTH_TOKEN_FILE, or HEARTH_SMS_AUTH_TOKEN).") var smsAuthTokenFile: String?
+    @Option(help: "Sender of phone codes: an E.164 number or a messaging service id MG… (HEARTH_SMS_FROM).") var smsFrom: String?
+    @Option(help: "The SMS API's origin (HEARTH_SMS_BASE_URL; default https://api.twilio.com, or a compatible provider).") var smsBaseUrl: String?
     @Option(help: "Comma-separated client IDs (bundle ID, services ID) whose Sign in with Apple ID tokens signInWithIdp accepts (HEARTH_APPLE_CLIENT_IDS); none = Apple sign-in off.")
     var appleClientIds: String?
     @Option(help: "Comma-separated OAuth client IDs whose Google ID tokens signInWithIdp accepts (HEARTH_GOOGLE_CLIENT_IDS); none = Google sign-in off.")
@@ -108,6 +112,10 @@ struct Serve: AsyncParsableCommand {
         if let smtpPasswordFile { s.smtp.passwordFile = smtpPasswordFile }
         if let smtpFrom { s.smtp.from = smtpFrom }
         if let smtpCaFile { s.smtp.caFile = smtpCaFile }
+        if let smsAccountSid { s.sms.accountSID = smsAccountSid }
+        if let smsAuthTokenFile { s.sms.authTokenFile = smsAuthTokenFile }
+        if let smsFrom { s.sms.from = smsFrom }
+        if let smsBaseUrl { s.sms.baseURL = smsBaseUrl }
         if let linkDomains { s.links.domains = Settings.rawList(linkDomains) }
         if !linkAllow.isEmpty { s.links.allow = linkAllow }
         if linksPublicCreate { s.links.publicCreate = true }

@@ -37,6 +37,7 @@ struct Settings {
     var appleClientIDs: [String] = []
     var googleClientIDs: [String] = []
     var smtp = SMTPSettings()
+    var sms = SMSSettings()
     var links = LinkSettings()
 
     /// The mail server for auth emails; none configured = links are not mailed.
@@ -144,6 +145,7 @@ struct Settings {
             case ("appleClientIds", .array(let items)): appleClientIDs = try Self.strings(items, "appleClientIds", file: path)
             case ("googleClientIds", .array(let items)): googleClientIDs = try Self.strings(items, "googleClientIds", file: path)
             case ("smtp", .object(let members)): try smtp.apply(members, file: path)
+            case ("sms", .object(let members)): try sms.apply(members, file: path)
             case ("links", .object(let members)): try links.apply(members, file: path)
             default: throw Failure(description: "config file \(path): unknown or mistyped setting \"\(m.key)\"")
             }
@@ -184,6 +186,7 @@ struct Settings {
         if let v = env["HEARTH_APPLE_CLIENT_IDS"] { appleClientIDs = Self.rawList(v) }
         if let v = env["HEARTH_GOOGLE_CLIENT_IDS"] { googleClientIDs = Self.rawList(v) }
         try smtp.apply(environment: env)
+        sms.apply(environment: env)
     }
 
     /// `HEARTH_PASSWORD_COST` alone (the `users` commands read only this of the environment).

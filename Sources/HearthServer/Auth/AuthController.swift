@@ -198,7 +198,7 @@ struct AuthController: Sendable {
         case "sendOobCode": return try Self.wire(await service.sendOobCode(Self.decode(body), privileged: privileged, linkBase: linkBase(request)))
         case "resetPassword": return try Self.wire(await service.resetPassword(Self.decode(body)))
         case "signInWithEmailLink": return try Self.wire(await service.signInWithEmailLink(Self.decode(body), linkBase: linkBase(request)))
-        case "sendVerificationCode": return try Self.wire(await service.sendVerificationCode(Self.decode(body)))
+        case "sendVerificationCode": return try Self.wire(await service.sendVerificationCode(Self.decode(body), clientAddress: clientAddress))
         case "signInWithPhoneNumber": return try Self.wire(await service.signInWithPhoneNumber(Self.decode(body)))
         case "createAuthUri": return try Self.wire(await service.createAuthUri(Self.decode(body)))
         case "signInWithIdp": return try Self.wire(await service.signInWithIdp(Self.decode(body)))
