@@ -39,24 +39,17 @@ extension DatabaseService {
     package func checkedRead(_ path: Path, in namespace: Namespace, access: Access, query: Query?, rulesQuery: Query?)
         async throws -> (Node, UInt64)
     {
-        var retried = false
-        while true {
-            let rules = namespace.rules
+        try await namespace.underNewestRules({ rules in
             let check = readCheck(path, in: namespace, access: access, query: rulesQuery, rules: rules)
-            do {
-                return try await namespace.database.store.snapshot { reader in
-                    try check?(reader)
-                    let node = try query.map { try reader.query(path, $0) } ?? reader.read(path)
-                    return (node, try reader.sequence())
-                }
-            } catch DatabaseError.permissionDenied(let reason) {
-                if !retried, await namespace.rulesChanged(since: rules) {
-                    retried = true
-                    continue
-                }
-                throw DatabaseError.permissionDenied(reason: reason)
+            return try await namespace.database.store.snapshot { reader in
+                try check?(reader)
+                let node = try query.map { try reader.query(path, $0) } ?? reader.read(path)
+                return (node, try reader.sequence())
             }
-        }
+        }, refused: { error in
+            guard case .permissionDenied? = error as? DatabaseError else { return false }
+            return true
+        })
     }
 
     /// Whether `access` may read `path` (with `query`) under the namespace's current rules, and the

@@ -21,10 +21,8 @@ extension DatabaseService {
     /// A write the rules deny is tried once more when newer rules were stored meanwhile (published on
     /// another node sharing the store): a denied write changed nothing.
     package func commit(_ request: WriteRequest, namespace: Namespace, access: Access) async throws -> WriteOutcome {
-        var retried = false
-        while true {
+        try await namespace.underNewestRules({ rules in
             var request = request
-            let rules = namespace.rules
             if case .user(let auth) = access {
                 request.authorizer = RulesAuthorizer(rules: rules.ruleSet, auth: auth)
             }
@@ -33,13 +31,12 @@ extension DatabaseService {
             } catch let e as ValidationError {
                 throw DatabaseError.invalid(e.message)
             } catch let e as PermissionDenied {
-                if !retried, case .user = access, await namespace.rulesChanged(since: rules) {
-                    retried = true
-                    continue
-                }
                 throw DatabaseError.permissionDenied(reason: e.reason)
             }
-        }
+        }, refused: { error in
+            guard case .user = access, case .permissionDenied? = error as? DatabaseError else { return false }
+            return true
+        })
     }
 
     /// A priority to set alone (`…/.priority`): a number, a string, null or the timestamp server value.

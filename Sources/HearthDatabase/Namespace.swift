@@ -47,6 +47,20 @@ package final class Namespace: Sendable {
         _ = try? await reloadRules()
         return rules.source != checked.source
     }
+
+    /// Runs `body` under the rules in force; when `refused` says its error is a refusal and other rules are in
+    /// force once the stored ones were read again (``rulesChanged(since:)``), runs it once more under those.
+    package func underNewestRules<R>(
+        _ body: (RulesDocument) async throws -> R, refused: (any Error) -> Bool
+    ) async throws -> R {
+        let checked = rules
+        do {
+            return try await body(checked)
+        } catch where refused(error) {
+            guard await rulesChanged(since: checked) else { throw error }
+            return try await body(rules)
+        }
+    }
 }
 
 /// Why a namespace (a database) could not be had, created or deleted.

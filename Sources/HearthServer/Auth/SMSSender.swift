@@ -88,7 +88,7 @@ public struct SMSSender: MessageSender {
         request.body = .bytes(ByteBuffer(string: form))
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, timeout: .nanoseconds(Int64(configuration.timeout.components.seconds) * 1_000_000_000))
+            response = try await client.execute(request, timeout: TimeAmount(configuration.timeout))
         } catch {
             throw SMSDeliveryError(status: 0, providerMessage: "\(type(of: error))")
         }

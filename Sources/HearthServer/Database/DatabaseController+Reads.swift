@@ -12,27 +12,18 @@ extension DatabaseController {
     /// A read or query refused under the rules in force is tried once more when other rules were stored
     /// meanwhile (published on another node sharing the store, whose notice is still on the way).
     func get(_ call: RestCall, request: Request) async throws -> Response {
-        var retried = false
-        while true {
-            let rules = call.namespace.rules
-            do {
-                let plan = try readPlan(call, headers: request.headers)
-                let (node, etag) = try await call.namespace.database.store.snapshot { reader in try plan.read(reader) }
-                return try plan.reply(node, etag: etag).response
-            } catch let error as DatabaseError {
-                // Refused for want of an index, or by the read rules.
-                switch error {
-                case .invalid where call.parameters["orderBy"] != nil, .permissionDenied:
-                    if !retried, await call.namespace.rulesChanged(since: rules) {
-                        retried = true
-                        continue
-                    }
-                default:
-                    break
-                }
-                throw error
+        // The plan checks under the namespace's rules in force, which the retry has just replaced.
+        try await call.namespace.underNewestRules({ _ in
+            let plan = try readPlan(call, headers: request.headers)
+            let (node, etag) = try await call.namespace.database.store.snapshot { reader in try plan.read(reader) }
+            return try plan.reply(node, etag: etag).response
+        }, refused: { error in
+            // Refused for want of an index, or by the read rules.
+            switch error as? DatabaseError {
+            case .invalid? where call.parameters["orderBy"] != nil, .permissionDenied?: return true
+            default: return false
             }
-        }
+        })
     }
 
     /// How a GET (or HEAD) is read and answered: everything the request asks for, checked before
