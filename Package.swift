@@ -126,7 +126,7 @@ let package = Package(
         .target(
             name: "HearthFunctions",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthDatabase", "HearthStorage", "HearthStore", "HearthWire",
+                "HearthAuth", "HearthCore", "HearthDatabase", "HearthLinks", "HearthStorage", "HearthStore", "HearthWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -180,7 +180,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-functions-example",
             dependencies: [
-                "HearthCommand", "HearthCore", "HearthFunctions", "HearthStore", "HearthWire",
+                "HearthAuth", "HearthCommand", "HearthCore", "HearthFunctions", "HearthStore", "HearthWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

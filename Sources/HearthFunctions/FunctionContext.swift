@@ -4,9 +4,11 @@ import HTTPTypes
 public import HearthAuth
 public import HearthCore
 import HearthDatabase
+public import HearthLinks
 import HearthStorage
 import HearthStore
 public import Logging
+import Synchronization
 
 /// What every function gets: a logger, admin clients for the database, accounts and files, and an
 /// HTTP client for outside services.
@@ -19,6 +21,8 @@ public struct FunctionContext: Sendable {
     public let auth: AuthService?
     /// Files (nil when the server runs without storage).
     public let storage: AdminStorage?
+    /// Short links (nil when the server runs without them).
+    public let links: AdminLinks?
     /// Shared by all functions; do not shut it down.
     public let httpClient: HTTPClient
     /// The registered name of the running function.
@@ -138,6 +142,39 @@ public struct AdminDatabase: Sendable {
         throw FunctionsError("The transaction at \(p) gave up after 25 attempts: the value kept changing")
     }
 
+    /// Reads and writes any number of locations as one atomic step: `body` runs inside the database's
+    /// writer, sees the data as it is at that moment (``AtomicSnapshot``), and records the writes to make
+    /// (``AtomicWrites``); they commit together, before any other write, on this node or any other sharing
+    /// the store. Unlike ``transaction(_:namespace:_:)`` nothing is ever retried, however many callers
+    /// contend for the same locations: a counter that a thousand calls move at once takes a thousand writes.
+    ///
+    /// A throw from `body` writes nothing and is rethrown here (a ``CallableError`` reaches the caller of a
+    /// callable as it is). The namespace's other writes wait while `body` runs: read only what it needs.
+    /// Returns what `body` returned. A trigger that uses it stays exactly-once by reading what it would
+    /// change (write only if the wallet is still absent, say), since there is no idempotency key.
+    public func atomically<R: Sendable>(
+        namespace: String? = nil, _ body: @escaping @Sendable (AtomicSnapshot, inout AtomicWrites) throws -> R
+    ) async throws -> R {
+        let service = self.service
+        let outcome = Mutex<Result<R, any Error>?>(nil)
+        let request = WriteRequest.computed(at: .root) { data, now in
+            do {
+                var writes = AtomicWrites()
+                let result = try body(AtomicSnapshot(data: data, now: now), &writes)
+                outcome.withLock { $0 = .success(result) }
+                if writes.values.isEmpty { return nil }
+                return try service.updateOperation(writes.values.map { JSONMember($0.key, $0.value) }, at: .root)
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+                return nil
+            }
+        }
+        let stamped = stamped(request)
+        _ = try await withDatabase(namespace) { db in try await db.write(stamped) }
+        guard let result = outcome.withLock({ $0 }) else { throw FunctionsError("The atomic write did not run") }
+        return try result.get()
+    }
+
     /// `request` with this context's trigger depth.
     private func stamped(_ request: WriteRequest) -> WriteRequest {
         var request = request
@@ -177,5 +214,80 @@ public struct AdminStorage: Sendable {
         } catch let error as StorageError where error.code == .notFound {
             return false
         }
+    }
+}
+
+/// The data as an atomic write (``AdminDatabase/atomically(namespace:_:)``) sees it.
+public struct AtomicSnapshot {
+    let data: any StoreReader
+    /// The write's time, milliseconds since 1970: what `{".sv": "timestamp"}` becomes in this write.
+    public let now: Int64
+
+    /// The value at `path` (`.null` when absent).
+    public func value(_ path: String) throws -> JSONValue {
+        let p: Path
+        do {
+            p = try Path.validated(path)
+        } catch {
+            throw FunctionsError("Invalid path \"\(path)\": \(error.message)")
+        }
+        return try JSONValue.parse(try data.read(p).jsonBytes())
+    }
+
+    /// The value at `path` decoded; nil when absent.
+    public func value<T: Decodable>(_ path: String, as type: T.Type) throws -> T? {
+        let value = try value(path)
+        if value == .null { return nil }
+        return try FunctionCoding.decode(type, from: value)
+    }
+}
+
+/// The writes an atomic write makes: absolute paths (`"wallets/u1/coins"`) with their new values (server
+/// values allowed; `.null` removes). Two paths may not overlap (one inside the other).
+public struct AtomicWrites: Sendable {
+    /// Path to value, committed together.
+    public var values: [String: JSONValue] = [:]
+
+    /// Sets the value at `path`.
+    public subscript(path: String) -> JSONValue? {
+        get { values[Self.trimmed(path)] }
+        set { values[Self.trimmed(path)] = newValue }
+    }
+
+    /// Sets an encoded `Codable` value at `path`.
+    public mutating func set(_ path: String, _ value: some Encodable) throws {
+        values[Self.trimmed(path)] = try FunctionCoding.encode(value)
+    }
+
+    private static func trimmed(_ path: String) -> String {
+        String(path.drop { $0 == "/" })
+    }
+}
+
+/// Short links with admin access, for functions: an invite link made for a user, say.
+public struct AdminLinks: Sendable {
+    let service: LinkService
+
+    /// The prefixes links may be made on (`--link-domains`), in configured order.
+    public var domains: [String] { service.domains.map(\.prefix) }
+
+    /// Makes (or finds again: the same arguments give the same link) a short link that opens `link`.
+    /// - Parameters:
+    ///   - link: the deep link, an absolute http(s) URL the allowlist allows.
+    ///   - domain: a configured prefix; nil for the first one (an error when none is configured).
+    ///   - inviter: stored with the link and returned as `invitationId` by `reopenAttribution`.
+    ///   - parameters: further link parameters (`ibi`, `apn`, `ofl`, …).
+    ///   - short: a 4-character suffix instead of the default unguessable 17 characters.
+    public func create(link: String, domain: String? = nil, inviter: String? = nil, parameters: [String: String] = [:], short: Bool = false)
+        async throws -> String
+    {
+        guard let prefix = domain ?? service.domains.first?.prefix else {
+            throw FunctionsError("No link domain is configured (--link-domains)")
+        }
+        var all = parameters
+        all["link"] = link
+        let made = try await service.create(
+            link: DynamicLink(prefix: prefix, parameters: all), option: short ? .short : .unguessable, inviter: inviter)
+        return made.shortLink
     }
 }

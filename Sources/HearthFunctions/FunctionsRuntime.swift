@@ -3,6 +3,7 @@ import Foundation
 import HearthAuth
 import HearthCore
 import HearthDatabase
+import HearthLinks
 import HearthStorage
 import HearthStore
 import Logging
@@ -17,6 +18,7 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
     let httpClient: HTTPClient
     let auth: AuthService?
     let storage: StorageService?
+    let links: LinkService?
     /// Milliseconds since 1970.
     package let clock: @Sendable () -> Int64
     private let dispatchers = Mutex<[String: OutboxDispatcher]>([:])
@@ -33,7 +35,7 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
     }
 
     package init(
-        functions: Functions, defaultNamespace: String, auth: AuthService?, storage: StorageService?, logger: Logger,
+        functions: Functions, defaultNamespace: String, auth: AuthService?, storage: StorageService?, links: LinkService? = nil, logger: Logger,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         self.functions = functions
@@ -41,6 +43,7 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
         self.defaultNamespace = defaultNamespace
         self.auth = auth
         self.storage = storage
+        self.links = links
         self.logger = logger
         self.httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
         (started, startContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
@@ -105,7 +108,8 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
         log[metadataKey: "hearth.function"] = "\(function)"
         return FunctionContext(
             logger: log, database: AdminDatabase(service: database, defaultNamespace: defaultNamespace, triggerDepth: triggerDepth),
-            auth: auth, storage: storage.map { AdminStorage(service: $0) }, httpClient: httpClient, functionName: function)
+            auth: auth, storage: storage.map { AdminStorage(service: $0) },
+            links: links.map { AdminLinks(service: $0) }, httpClient: httpClient, functionName: function)
     }
 
     /// The longest chain of database triggers, one writing what fires the next, that runs: an

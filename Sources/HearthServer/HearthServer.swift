@@ -55,7 +55,8 @@ public struct HearthServer: Sendable {
         let runtime = functions.isEmpty
             ? nil
             : FunctionsRuntime(
-                functions: functions, defaultNamespace: configuration.defaultNamespace, auth: auth, storage: storage, logger: logger, clock: clock)
+                functions: functions, defaultNamespace: configuration.defaultNamespace, auth: auth, storage: storage, links: links, logger: logger,
+                clock: clock)
         self.functions = runtime
         // One policy for every product's credentials, and one cache of checked tokens.
         let authenticator = Authenticator(configuration, verifier: auth, clock: clock)

@@ -114,7 +114,22 @@ public actor Database {
                 var queued = 0
                 // Shared by several nodes, the store's counter decides (and stays locked until commit).
                 var seq = try tx.lockSequence().map { $0 + 1 } ?? first
-                for request in requests {
+                for var request in requests {
+                    if let compute = request.compute {
+                        let operation: WriteRequest.Operation?
+                        do {
+                            operation = try compute(tx, now)
+                        } catch {
+                            results.append(.failure(error))
+                            continue
+                        }
+                        guard let operation else {
+                            results.append(.success(.committed(.update(entries: [], priorities: []), etag: nil)))
+                            continue
+                        }
+                        request.operation = operation
+                        request.compute = nil
+                    }
                     do {
                         let capture = try triggers?.before(request, tx: tx)
                         let (outcome, change) = try Database.apply(request, tx: tx, now: now, push: pushContext, sequence: seq)

@@ -36,6 +36,24 @@ public struct WriteRequest: Sendable {
     /// causes get depth n + 1, so a chain that never ends (a trigger writing to the location it
     /// watches) can be stopped.
     public var triggerDepth = 0
+    /// Decides the operation inside the writer's transaction, from the data as that transaction sees it
+    /// (see ``WriteRequest/computed(at:_:)``); nil for a request whose operation is given.
+    public var compute: ComputeOperation?
+
+    /// Reads the data inside the writer's transaction and returns what to write there (nil: write nothing).
+    /// Runs on the serial writer, so nothing else can write between its reads and its write, on this node
+    /// or on any other sharing the store; the namespace's other writes wait for it, so it must be quick and
+    /// must not block. A throw fails this request only.
+    public typealias ComputeOperation = @Sendable (_ data: any StoreReader, _ now: Int64) throws -> Operation?
+
+    /// A write whose operation at `path` is decided inside the writer's transaction by `compute`: an atomic
+    /// read-modify-write of any number of locations, without retries. When `compute` returns nil the request
+    /// commits nothing and answers with an empty update.
+    public static func computed(at path: Path, _ compute: @escaping ComputeOperation) -> WriteRequest {
+        var request = WriteRequest(path: path, operation: .update([], priorities: []))
+        request.compute = compute
+        return request
+    }
 
     /// A request at trigger depth 0; by default unconditional, without ETag, unchecked (admin) and without an idempotency key.
     public init(

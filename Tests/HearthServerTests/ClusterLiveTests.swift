@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HearthAuth
+import HearthFunctions
 import HearthPostgres
 import HearthServer
 import HearthTesting
@@ -24,11 +25,11 @@ struct TestCluster {
     /// Starts `count` nodes; `feed` makes each node's change feed (the default one by default); a node in
     /// `deaf` has none. With `auth`, each serves Identity Toolkit too, for the project named like the
     /// namespace, with accounts and sign-in attempts in PostgreSQL and one signing key, as
-    /// `hearth serve --postgres` nodes do.
+    /// `hearth serve --postgres` nodes do. Every node runs `functions`.
     static func start(
         nodes count: Int,
         feed makeFeed: (PostgresServer, Logger) -> PostgresChangeFeed = { PostgresChangeFeed(server: $0, logger: $1) },
-        deaf: Set<Int> = [], auth: Bool = false
+        deaf: Set<Int> = [], auth: Bool = false, functions: Functions = Functions()
     ) async throws -> TestCluster {
         var cluster = TestCluster()
         let logger = Logger(label: "cluster-test", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -46,7 +47,8 @@ struct TestCluster {
             // A deaf node has no change feed: it never hears of other nodes' commits or settings.
             let deafNode = deaf.contains(index)
             let node = LiveServer(
-                stores: PostgresStoreFactory(server: server, feed: deafNode ? nil : feed), auth: service, services: deafNode ? [] : [feed]
+                stores: PostgresStoreFactory(server: server, feed: deafNode ? nil : feed), auth: service, functions: functions,
+                services: deafNode ? [] : [feed]
             ) { configuration in
                 configuration.defaultNamespace = namespace
             }

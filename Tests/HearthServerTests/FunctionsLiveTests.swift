@@ -287,7 +287,7 @@ struct FunctionsLiveTests {
         }
     }
 
-    /// The depth goes with every way a function writes: a multi-path update, a transaction, a push
+    /// The depth goes with every way a function writes: a multi-path update, a transaction, an atomic write, a push
     /// below the watched location, and a write with an idempotency key each loop until the 17th event.
     @Test func everyWayAFunctionWritesCarriesTheDepth() async throws {
         var functions = Functions()
@@ -301,6 +301,13 @@ struct FunctionsLiveTests {
                 return .int(n + 1)
             }
         }
+        try functions.onValueWritten("/viaAtomic/{id}", retry: .never) { event, context in
+            let id = event.params["id"]!
+            try await context.database.atomically { data, writes in
+                guard case .int(let n) = try data.value("viaAtomic/\(id)") else { return }
+                writes["viaAtomic/\(id)"] = .int(n + 1)
+            }
+        }
         try functions.onValueCreated("/viaPush/{id}", retry: .never) { _, context in
             _ = try await context.database.push("/viaPush", .bool(true))
         }
@@ -309,15 +316,15 @@ struct FunctionsLiveTests {
             try await context.database.set("/viaKey/\(event.params["id"]!)", .int(n + 1), idempotencyKey: event.id)
         }
         try await withServer(functions) { port in
-            for (path, value) in [("viaUpdate/a", "0"), ("viaTransaction/a", "0"), ("viaPush/first", "true"), ("viaKey/a", "0")] {
+            for (path, value) in [("viaUpdate/a", "0"), ("viaTransaction/a", "0"), ("viaAtomic/a", "0"), ("viaPush/first", "true"), ("viaKey/a", "0")] {
                 _ = try await Self.send(port, .PUT, "/\(path).json", value, headers: Self.owner)
             }
-            let dead = try await Self.deadLetters(port, atLeast: 4)
+            let dead = try await Self.deadLetters(port, atLeast: 5)
             let stopped = dead.compactMap { $0["payload"]?["path"]?.stringValue?.split(separator: "/").first.map(String.init) }.sorted()
-            #expect(stopped == ["viaKey", "viaPush", "viaTransaction", "viaUpdate"], "\(dead)")
+            #expect(stopped == ["viaAtomic", "viaKey", "viaPush", "viaTransaction", "viaUpdate"], "\(dead)")
             let depths = Set(dead.map { $0["payload"]?["depth"] })
             #expect(depths == [.int(17)])
-            for path in ["viaUpdate/a", "viaTransaction/a", "viaKey/a"] {
+            for path in ["viaUpdate/a", "viaTransaction/a", "viaAtomic/a", "viaKey/a"] {
                 #expect(try await Self.send(port, .GET, "/\(path).json", headers: Self.owner).body == "16", "\(path)")
             }
             let pushed = try await Self.send(port, .GET, "/viaPush.json?shallow=true", headers: Self.owner).json
