@@ -1,10 +1,11 @@
 """The functions example (Examples/Functions) end to end over plain HTTP: the rewards app's invite
-flow across short links, a callable and a trigger; coins minted only by the server; a reservation
-opening a chat.
+flow across short links and callables, a phone upgrade and the tier it earns; coins minted only by the
+server, each with its ledger entry; a reservation opening a chat.
 """
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -15,12 +16,15 @@ from hearth_process import hearth_process
 
 EXAMPLE = "hearth-functions-example"
 JSON = {"Content-Type": "application/json"}
+LINK_DOMAIN = "https://go.rewards.test"
+V1 = "identitytoolkit.googleapis.com/v1"
 
 
 @pytest.fixture(scope="module")
 def example(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("functions-example")
-    with hearth_process(["--dev"], tmp / "data", tmp / "server.log", probe="/.json", probe_headers=OWNER_HEADERS, binary=EXAMPLE) as (url, _, _):
+    args = ["--dev", "--link-domains", LINK_DOMAIN]
+    with hearth_process(args, tmp / "data", tmp / "server.log", probe="/.json", probe_headers=OWNER_HEADERS, binary=EXAMPLE) as (url, _, _):
         yield url
 
 
@@ -43,49 +47,71 @@ def admin_get(url: str, path: str):
     return r.json()
 
 
+def link_phone(url: str, token: str) -> str:
+    """Links a new phone number to the account of ``token`` with the code --dev keeps; returns the new ID token."""
+    phone = "+1555" + str(time.time_ns())[-7:]
+    r = requests.post(f"{url}/{V1}/accounts:sendVerificationCode?key=k", json={"phoneNumber": phone}, timeout=5)
+    assert r.status_code == 200, r.text
+    session = r.json()["sessionInfo"]
+    codes = requests.get(f"{url}/emulator/v1/projects/demo/verificationCodes", timeout=5).json()["verificationCodes"]
+    code = next(c["code"] for c in codes if c["sessionInfo"] == session)
+    r = requests.post(f"{url}/{V1}/accounts:signInWithPhoneNumber?key=k", json={"sessionInfo": session, "code": code, "idToken": token}, timeout=5)
+    assert r.status_code == 200, r.text
+    return r.json()["idToken"]
+
+
+def ledger_sum(url: str, uid: str) -> int:
+    return sum(e["amount"] for e in (admin_get(url, f"ledger/{uid}") or {}).values())
+
+
 def test_an_invite_link_rewards_both_sides_once(example):
     url = example
-    inviter, _ = sign_up(url)
-    # Every new account gets a wallet from the onUserCreated trigger.
+    inviter, inviter_token = sign_up(url)
     eventually("the inviter's wallet", lambda: admin_get(url, f"wallets/{inviter}"))
-    # The inviter shares a short link that carries their uid (the server's own origin is a link domain in --dev).
-    r = requests.post(
-        f"{url}/v1/shortLinks?key=k",
-        json={"dynamicLinkInfo": {"domainUriPrefix": url, "link": "https://app.example.com/invite", "inviter": inviter}, "suffix": {"option": "SHORT"}},
-        timeout=5,
-    )
+    # The inviter's short link carries their uid, and is the same link every time.
+    r = call(url, "createInvite", {}, inviter_token)
     assert r.status_code == 200, r.text
-    short_link = r.json()["shortLink"]
+    link = r.json()["result"]["shortLink"]
+    assert link.startswith(LINK_DOMAIN + "/")
+    assert call(url, "createInvite", {}, inviter_token).json()["result"]["shortLink"] == link
 
-    # The invitee installs the app, signs up, and the app resolves the link it was opened with.
+    # The invitee installs the app, starts a trial, and the app resolves the link it was opened with.
     invitee, invitee_token = sign_up(url)
-    eventually("the invitee's wallet", lambda: admin_get(url, f"wallets/{invitee}"))
-    r = requests.post(f"{url}/v1/reopenAttribution?key=k", json={"requestedLink": short_link, "bundle_id": "com.example.rewards"}, timeout=5)
+    r = requests.post(f"{url}/v1/reopenAttribution?key=k", json={"requestedLink": link, "bundle_id": "com.example.rewards"}, timeout=5)
     assert r.status_code == 200, r.text
-    assert r.json()["deepLink"] == "https://app.example.com/invite"
+    assert r.json()["deepLink"] == f"https://rewards.example.com/invite?inviter={inviter}"
     assert r.json()["invitationId"] == inviter
-
-    r = call(url, "redeemInvite", {"inviter": r.json()["invitationId"]}, invitee_token)
-    assert r.status_code == 200, r.text
-    assert r.json() == {"result": {"invited": True}}
-    eventually("both rewards", lambda: admin_get(url, f"wallets/{inviter}/coins") == 50 and admin_get(url, f"wallets/{invitee}/coins") == 50)
-    assert admin_get(url, f"invites/{invitee}")["rewarded"] is True
-
-    # A second redeem is refused and pays nothing.
+    # A trial account costs nothing to make: an invite pays once the invitee verified a phone number.
     r = call(url, "redeemInvite", {"inviter": inviter}, invitee_token)
-    assert r.status_code == 409
-    assert r.json()["error"]["status"] == "ALREADY_EXISTS"
-    # Nobody can invite themselves, and signed-out callers cannot redeem.
+    assert r.status_code == 403, r.text
+    assert r.json()["error"]["details"] == {"reason": "tierTooLow", "minTier": "signed"}
+    invitee_token = link_phone(url, invitee_token)
+    r = requests.put(f"{url}/profiles/{invitee}.json", json={"gender": "female"}, headers=OWNER_HEADERS, timeout=5)
+    assert r.status_code == 200
+    r = call(url, "redeemInvite", {"inviter": inviter}, invitee_token)
+    assert r.status_code == 200, r.text
+    assert r.json() == {"result": {"awarded": 50, "balance": 50}}
+    assert admin_get(url, f"tiers/{invitee}")["tier"] == "signed"
+    assert admin_get(url, f"invites/{invitee}")["inviter"] == inviter
+
+    # Once per invitee, whatever link; never to oneself; never to a signed-out caller; never to an account older
+    # than the invite link (the inviter's own friend from before).
+    r = call(url, "redeemInvite", {"inviter": inviter}, invitee_token)
+    assert r.status_code == 400 and r.json()["error"]["details"]["reason"] == "alreadyRedeemed", r.text
     assert call(url, "redeemInvite", {"inviter": invitee}, invitee_token).json()["error"]["status"] == "INVALID_ARGUMENT"
     assert call(url, "redeemInvite", {"inviter": inviter}).status_code == 401
-    time.sleep(0.5)
-    assert admin_get(url, f"wallets/{inviter}/coins") == 50
-    assert admin_get(url, f"wallets/{invitee}/coins") == 50
+    other, other_token = sign_up(url)
+    call(url, "createInvite", {}, other_token)
+    r = call(url, "redeemInvite", {"inviter": other}, invitee_token)
+    assert r.status_code == 400 and r.json()["error"]["details"]["reason"] == "notNew", r.text
+    for uid in (inviter, invitee):
+        assert admin_get(url, f"wallets/{uid}/coins") == 50
+        assert ledger_sum(url, uid) == 50
 
 
 def test_an_invite_names_exactly_one_user(example):
-    # The inviter becomes a path segment in the reward: "victim/coins" once overwrote the victim's balance
-    # with {"coins": 50}, and "me/" redeemed an invite from oneself that could never be rewarded.
+    # The inviter becomes a path segment: "victim/coins" once overwrote the victim's balance with {"coins": 50},
+    # and "me/" redeemed an invite from oneself.
     url = example
     victim, _ = sign_up(url)
     eventually("the victim's wallet", lambda: admin_get(url, f"wallets/{victim}"))
@@ -96,26 +122,77 @@ def test_an_invite_names_exactly_one_user(example):
         r = call(url, "redeemInvite", {"inviter": inviter}, attacker_token)
         assert r.status_code == 400, (inviter, r.text)
         assert r.json()["error"]["status"] == "INVALID_ARGUMENT", (inviter, r.text)
-    time.sleep(0.5)
     assert admin_get(url, f"wallets/{victim}") == before
     assert admin_get(url, f"invites/{attacker}") is None
 
 
-def test_coins_come_from_the_shake_callable_at_most_once_per_interval(example):
-    url = example
-    uid, token = sign_up(url)
-    eventually("the wallet", lambda: admin_get(url, f"wallets/{uid}"))
-    r = call(url, "shake", {"context": "cafe"}, token)
-    assert r.status_code == 200, r.text
-    assert r.json() == {"result": {"coins": 1}}
-    r = call(url, "shake", {"context": "cafe"}, token)
-    assert r.status_code == 429
-    assert r.json()["error"] == {
-        "status": "RESOURCE_EXHAUSTED", "message": "Shake again in a few seconds", "details": {"retryAfterSeconds": 5}
+def put_campaign(url: str, campaign_id: str, **fields) -> requests.Response:
+    now = int(time.time() * 1000)
+    body = {
+        "context": "tv", "title": "Cola ad", "coins": 5, "cooldownSeconds": 60, "dailyLimitPerUser": 3, "budget": 1000,
+        "startsAt": now - 60_000, "endsAt": now + 3_600_000, "minTier": "trial", "proof": {"watermarks": ["wm-cola"]},
     }
-    assert call(url, "shake", {"context": ""}, token).json()["error"]["status"] == "INVALID_ARGUMENT"
-    assert call(url, "shake", {"place": "cafe"}, token).json()["error"]["status"] == "INVALID_ARGUMENT"
-    assert admin_get(url, f"wallets/{uid}/coins") == 1
+    body.update(fields)
+    return requests.put(f"{url}/rewards-admin/campaigns/{campaign_id}", json=body, headers=OWNER_HEADERS, timeout=5)
+
+
+def test_coins_come_from_the_shake_callable_once_per_cooldown(example):
+    url = example
+    assert put_campaign(url, "cola").status_code == 200
+    # The proof never reaches the readable campaign.
+    assert "proof" not in admin_get(url, "campaigns/cola")
+    assert admin_get(url, "campaignProofs/cola") == {"watermarks": ["wm-cola"]}
+    assert admin_get(url, "campaignStats/cola") == {"spent": 0, "awards": 0}
+    uid, token = sign_up(url)
+    r = call(url, "shake", {"campaignId": "cola", "proof": {"watermark": "wm-cola"}}, token)
+    assert r.status_code == 200, r.text
+    assert r.json() == {"result": {"awarded": 5, "balance": 5}}
+    r = call(url, "shake", {"campaignId": "cola", "proof": {"watermark": "wm-cola"}}, token)
+    assert r.status_code == 400, r.text
+    error = r.json()["error"]
+    assert error["status"] == "FAILED_PRECONDITION" and error["details"]["reason"] == "cooldown"
+    assert 55 <= error["details"]["retryAfterSeconds"] <= 60
+    assert call(url, "shake", {"campaignId": "cola", "proof": {"watermark": "wm-pepsi"}}, token).json()["error"]["status"] == "INVALID_ARGUMENT"
+    assert call(url, "shake", {"campaignId": "cola", "proof": {}}, token).json()["error"]["status"] == "INVALID_ARGUMENT"
+    assert call(url, "shake", {"campaignId": "nope", "proof": {"watermark": "wm-cola"}}, token).json()["error"]["status"] == "NOT_FOUND"
+    assert call(url, "shake", {"campaignId": "a/b", "proof": {"watermark": "wm-cola"}}, token).json()["error"]["status"] == "INVALID_ARGUMENT"
+    assert call(url, "shake", {"campaignId": "cola", "proof": {"watermark": "wm-cola"}}).status_code == 401
+    assert admin_get(url, f"wallets/{uid}/coins") == 5
+    assert ledger_sum(url, uid) == 5
+    assert admin_get(url, "campaignStats/cola") == {"spent": 5, "awards": 1}
+    # A bad campaign document is refused whole, with what is wrong.
+    r = put_campaign(url, "bad", context="radio")
+    assert r.status_code == 400 and "context" in r.text
+    r = put_campaign(url, "bad", context="scan", proof={"products": ["4006381333932"]})
+    assert r.status_code == 400 and "EAN-13" in r.text
+    assert admin_get(url, "campaigns/bad") is None
+    r = requests.put(f"{url}/rewards-admin/campaigns/cola", json={}, headers={"Authorization": f"Bearer {token}"}, timeout=5)
+    assert r.status_code == 403
+
+
+def test_redeeming_moves_stock_and_coins_together(example):
+    url = example
+    assert requests.put(f"{url}/catalog/mug.json", json={"title": "Mug", "price": 30, "stock": 1}, headers=OWNER_HEADERS, timeout=5).ok
+    rich, rich_token = sign_up(url)
+    poor, poor_token = sign_up(url)
+    eventually("the wallets", lambda: admin_get(url, f"wallets/{rich}") and admin_get(url, f"wallets/{poor}"))
+    r = requests.post(f"{url}/rewards-admin/adjust", json={"uid": rich, "amount": 40, "reason": "welcome bonus"}, headers=OWNER_HEADERS, timeout=5)
+    assert r.status_code == 200, r.text
+    r = call(url, "redeem", {"itemId": "mug"}, poor_token)
+    assert r.status_code == 400 and r.json()["error"]["details"]["reason"] == "insufficientCoins", r.text
+    r = call(url, "redeem", {"itemId": "mug"}, rich_token)
+    assert r.status_code == 200, r.text
+    result = r.json()["result"]
+    assert result["balance"] == 10
+    assert admin_get(url, f"redemptions/{rich}/{result['redemptionId']}")["itemId"] == "mug"
+    r = call(url, "redeem", {"itemId": "mug"}, rich_token)
+    assert r.status_code == 400 and r.json()["error"]["details"]["reason"] == "outOfStock", r.text
+    assert admin_get(url, "catalog/mug/stock") == 0
+    assert call(url, "redeem", {"itemId": "nothing"}, rich_token).json()["error"]["status"] == "NOT_FOUND"
+    assert admin_get(url, f"wallets/{rich}/coins") == 10 == ledger_sum(url, rich)
+    assert admin_get(url, f"wallets/{poor}/coins") == 0 == ledger_sum(url, poor)
+    r = requests.post(f"{url}/rewards-admin/adjust", json={"uid": poor, "amount": -1, "reason": "oops"}, headers=OWNER_HEADERS, timeout=5)
+    assert r.status_code == 409, r.text
 
 
 def test_a_reservation_opens_a_chat_between_guest_and_host(example):
@@ -141,3 +218,21 @@ def test_wishlist_titles_keep_a_top_gifts_count(example):
     requests.put(f"{url}/wishlists/bob/w1/title.json", json="Kindle", headers=OWNER_HEADERS, timeout=5)
     requests.delete(f"{url}/wishlists/cid/w1.json", headers=OWNER_HEADERS, timeout=5)
     eventually("the moved counts", lambda: admin_get(url, "topGifts/lego-castle/count") == 1 and admin_get(url, "topGifts/kindle/count") == 1)
+
+
+def test_a_profile_earns_its_tier_and_a_future_birth_date_is_taken_out(example):
+    url = example
+    uid, token = sign_up(url)
+    eventually("the trial tier", lambda: (admin_get(url, f"tiers/{uid}") or {}).get("tier") == "trial")
+    token = link_phone(url, token)
+    profile = {"gender": "male", "firstName": "Bo", "lastName": "Diddley", "birthDate": "2999-01-01"}
+    assert requests.put(f"{url}/profiles/{uid}.json", json=profile, headers=OWNER_HEADERS, timeout=5).ok
+    eventually("the future birth date removed", lambda: "birthDate" not in admin_get(url, f"profiles/{uid}"))
+    eventually("the signed tier", lambda: admin_get(url, f"tiers/{uid}")["tier"] == "signed")
+    assert requests.put(f"{url}/profiles/{uid}/birthDate.json", json="1941-12-30", headers=OWNER_HEADERS, timeout=5).ok
+    eventually("the pro tier", lambda: admin_get(url, f"tiers/{uid}")["tier"] == "pro")
+    # The claim follows: a refreshed ID token carries tier "pro" for the rules (auth.token.tier).
+    r = call(url, "refreshTier", {}, token)
+    assert r.json() == {"result": {"tier": "pro"}}
+    r = requests.post(f"{url}/{V1}/accounts:lookup?key=k", json={"idToken": token}, timeout=5)
+    assert json.loads(r.json()["users"][0]["customAttributes"]) == {"tier": "pro"}

@@ -2,115 +2,124 @@ import Foundation
 import HearthCore
 import HearthFunctions
 import HearthWire
-import HearthStore
 import Logging
 
-/// The loyalty app: users earn coins by shaking their phone in a context; the server mints the
-/// coins (clients cannot write wallets, see the rules in README), and an invite rewards both sides
-/// once.
+/// The loyalty app (Examples/Rewards): users earn coins by shaking their phone in a context (a TV ad, an
+/// article's quiz, a video, a product's barcode, a receipt, a stadium), spend them in a catalogue, move from an
+/// anonymous trial to a signed and a pro tier without losing anything, and invite friends. The server mints and
+/// spends every coin: clients can write only their profile (see Examples/Rewards/rules.json), and every change
+/// of coins writes the wallet and a ledger entry in one atomic step, so the ledger always sums to the wallet.
+///
+/// The contract (paths, callables, errors) is Examples/Rewards/README.md.
 enum Rewards {
-    /// Seconds between two shakes that earn a coin.
-    static let shakeInterval: Int64 = 5
+    /// Coins both sides of an invite get.
     static let inviteReward: Int64 = 50
+    /// The tier an invitee needs before an invite pays (an anonymous account costs nothing to make, a verified
+    /// phone number does).
+    static let inviteMinTier = Tier.signed
 
-    struct ShakeInput: Decodable, Sendable {
-        var context: String
+    enum Tier: String, Comparable, Sendable {
+        case trial, signed, pro
+        private var rank: Int { [Tier.trial, .signed, .pro].firstIndex(of: self)! }
+        static func < (a: Tier, b: Tier) -> Bool { a.rank < b.rank }
     }
 
-    struct ShakeResult: Encodable, Sendable {
-        var coins: Int64
+    enum Context: String, Sendable, CaseIterable {
+        case tv, read, video, scan, receipt, stadium
     }
 
-    struct InviteInput: Decodable, Sendable {
-        /// The inviter's uid: the `invitationId` that `POST /v1/reopenAttribution` returned for the
-        /// invite link the app was opened with.
-        var inviter: String
-    }
-
-    struct InviteResult: Encodable, Sendable {
-        var invited: Bool
-    }
+    /// Ledger entries' and redemptions' ids: chronological, unique.
+    static let ids = PushIDGenerator()
 
     static func register(in functions: inout Functions) throws {
-        // Every new account (anonymous trial users included) starts with an empty wallet. The
-        // event id as idempotency key: a retried run cannot reset coins earned meanwhile.
-        try functions.onUserCreated { event, context in
-            try await context.database.set(
-                "/wallets/\(event.uid)", .object([JSONMember("coins", .int(0)), JSONMember("createdAt", .timestamp)]),
-                idempotencyKey: event.id)
-        }
-
-        try functions.onUserDeleted { event, context in
-            try await context.database.remove("/wallets/\(event.uid)", idempotencyKey: event.id)
-        }
-
-        // One coin per shake, at most one every `shakeInterval` seconds per user.
-        try functions.callable("shake") { (input: ShakeInput, request, context) -> ShakeResult in
-            guard let uid = request.auth?.uid else { throw CallableError(.unauthenticated, "Sign in to earn coins") }
-            let trimmed = input.context.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !trimmed.isEmpty, trimmed.count <= 100 else {
-                throw CallableError(.invalidArgument, "context must be 1–100 characters")
-            }
-            let now = Int64(Date().timeIntervalSince1970)
-            let tooSoon = Flag()
-            let committed = try await context.database.transaction("/wallets/\(uid)") { current in
-                let coins = current["coins"]?.int64 ?? 0
-                let last = current["lastShakeAt"]?.int64 ?? 0
-                if now - last < shakeInterval {
-                    tooSoon.set()
-                    return nil
+        // Every new account (anonymous trial users included) starts with an empty wallet and its tier. Only where
+        // there is no wallet yet: a retried run cannot reset coins earned meanwhile.
+        try functions.onUserCreated(name: "rewardsUserCreated") { event, context in
+            let uid = event.uid
+            try await context.database.atomically { data, writes in
+                if try data.value("wallets/\(uid)") == .null {
+                    writes["wallets/\(uid)"] = .object([JSONMember("coins", .int(0)), JSONMember("createdAt", .timestamp)])
                 }
-                var members = current.members.filter { $0.key != "coins" && $0.key != "lastShakeAt" && $0.key != "lastContext" }
-                members += [
-                    JSONMember("coins", .int(coins + 1)), JSONMember("lastShakeAt", .int(now)), JSONMember("lastContext", .string(trimmed)),
-                ]
-                return .object(members)
             }
-            if tooSoon.isSet || committed == nil {
-                throw CallableError(.resourceExhausted, "Shake again in a few seconds", details: .object([JSONMember("retryAfterSeconds", .int(shakeInterval))]))
-            }
-            let coins = committed?["coins"]?.int64 ?? 0
-            return ShakeResult(coins: coins)
+            _ = try await refreshTier(of: uid, context)
         }
 
-        // The invitee's app, after sign-up, redeems the invite it was opened with.
-        try functions.callable("redeemInvite") { (input: InviteInput, request, context) -> InviteResult in
-            guard let invitee = request.auth?.uid else { throw CallableError(.unauthenticated, "Sign in to redeem an invite") }
-            // The inviter comes from the client and becomes a path segment: it must be exactly one key. ("V/coins"
-            // would otherwise turn the reward into an overwrite of another user's balance, and "me/" an invite of
-            // oneself that can never be rewarded.)
-            guard (try? Key.validated(input.inviter)) != nil else {
-                throw CallableError(.invalidArgument, "inviter must be a user id")
-            }
-            guard input.inviter != invitee else {
-                throw CallableError(.invalidArgument, "You cannot invite yourself")
-            }
-            guard try await context.database.get("/wallets/\(input.inviter)") != .null else {
-                throw CallableError(.notFound, "The invite's sender no longer exists")
-            }
-            let record = JSONValue.object([
-                JSONMember("inviter", .string(input.inviter)), JSONMember("at", .timestamp),
-            ])
-            // Created once per invitee: a second redeem (another link, a retry) finds it there.
-            let created = try await context.database.transaction("/invites/\(invitee)") { current in
-                current == .null ? record : nil
-            }
-            guard created != nil else { throw CallableError(.alreadyExists, "An invite was already redeemed for this account") }
-            return InviteResult(invited: true)
+        // A deleted account's personal data goes with it. Its receipts and the invite it redeemed stay: a new account
+        // must not be paid for them again.
+        try functions.onUserDeleted(name: "rewardsUserDeleted") { event, context in
+            let uid = event.uid
+            var gone: [String: JSONValue] = [:]
+            for root in ["wallets", "ledger", "redemptions", "profiles", "tiers", "shakes", "inviteLinks"] { gone["\(root)/\(uid)"] = .null }
+            try await context.database.update("/", gone, idempotencyKey: event.id)
         }
 
-        // Both sides get their reward once, however often this trigger runs.
-        try functions.onValueCreated("/invites/{invitee}") { event, context in
-            guard let invitee = event.params["invitee"], let inviter = event.after["inviter"]?.stringValue else { return }
-            let increment = JSONValue.increment(inviteReward)
-            try await context.database.update(
-                "/",
-                [
-                    "wallets/\(inviter)/coins": increment, "wallets/\(invitee)/coins": increment,
-                    "invites/\(invitee)/rewarded": .bool(true),
-                ], idempotencyKey: event.id)
-            context.logger.info("invite rewarded", metadata: ["invitee": "\(invitee)", "inviter": "\(inviter)"])
+        // A saved profile can change the tier (a gender makes a phone user signed; names and a birth date, pro).
+        // The rules accept only real calendar dates but cannot tell today's date from a string: a birth date that
+        // is not in the past is taken out again here (and never counts towards pro).
+        try functions.onValueWritten("/profiles/{uid}") { event, context in
+            guard let uid = event.params["uid"], event.after != .null else { return }
+            if let birth = event.after["birthDate"]?.stringValue, !isPastDate(birth) {
+                try await context.database.atomically { data, writes in
+                    if try data.value("profiles/\(uid)/birthDate").stringValue == birth { writes["profiles/\(uid)/birthDate"] = .null }
+                }
+                context.logger.info("a birth date that is not in the past was removed", metadata: ["uid": "\(uid)"])
+            }
+            _ = try await refreshTier(of: uid, context)
         }
+
+        try functions.callable("refreshTier") { (_: JSONValue, request, context) -> JSONValue in
+            let uid = try signedIn(request)
+            return .object([JSONMember("tier", .string(try await refreshTier(of: uid, context).rawValue))])
+        }
+
+        try registerShake(in: &functions)
+        try registerWallet(in: &functions)
+        try registerInvites(in: &functions)
+        try registerAdmin(in: &functions)
+    }
+
+    // MARK: Shared
+
+    static func signedIn(_ request: CallableRequest) throws -> String {
+        guard let uid = request.auth?.uid else { throw CallableError(.unauthenticated, "Sign in first (anonymously is enough)") }
+        return uid
+    }
+
+    /// `text` as one database key (it becomes a path segment), else `invalid-argument` naming `field`.
+    static func key(_ text: String, _ field: String) throws -> String {
+        guard !text.isEmpty, text.utf8.count <= 128, (try? Key.validated(text)) != nil else {
+            throw CallableError(.invalidArgument, "\(field) must be an id of 1–128 bytes without . $ # [ ] / or control characters")
+        }
+        return text
+    }
+
+    static func refused(_ code: CallableError.Code, _ message: String, reason: String, _ more: [JSONMember] = []) -> CallableError {
+        CallableError(code, message, details: .object([JSONMember("reason", .string(reason))] + more))
+    }
+
+    /// Records `amount` coins (negative: spent) in the wallet and the ledger, in the caller's atomic write.
+    /// Refuses a balance below zero. Returns the new balance.
+    static func move(
+        _ amount: Int64, of uid: String, kind: String, ref: String, id: String, in data: AtomicSnapshot, _ writes: inout AtomicWrites
+    ) throws -> Int64 {
+        let balance = try data.value("wallets/\(uid)/coins").int64 ?? 0
+        let next = balance + amount
+        guard next >= 0 else {
+            throw refused(.failedPrecondition, "Not enough coins: \(balance) of \(-amount)", reason: "insufficientCoins")
+        }
+        writes["wallets/\(uid)/coins"] = .int(next)
+        writes["ledger/\(uid)/\(id)"] = .object([
+            JSONMember("amount", .int(amount)), JSONMember("kind", .string(kind)), JSONMember("ref", .string(ref)),
+            JSONMember("at", .int(data.now)),
+        ])
+        return next
+    }
+
+    /// Whether `code` is an EAN-13 whose check digit is right.
+    static func isEAN13(_ code: String) -> Bool {
+        let digits = code.utf8.map { Int($0) - 48 }
+        guard digits.count == 13, digits.allSatisfy({ (0...9).contains($0) }) else { return false }
+        let sum = digits.prefix(12).enumerated().reduce(0) { $0 + $1.element * ($1.offset.isMultiple(of: 2) ? 1 : 3) }
+        return (10 - sum % 10) % 10 == digits[12]
     }
 }
-

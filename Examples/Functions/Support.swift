@@ -1,5 +1,4 @@
 import HearthCore
-import Synchronization
 
 extension JSONValue {
     /// The members of an object (empty for anything else).
@@ -22,11 +21,4 @@ extension JSONValue {
     static func increment(_ by: Int64) -> JSONValue {
         .object([JSONMember(".sv", .object([JSONMember("increment", .int(by))]))])
     }
-}
-
-/// A flag a `@Sendable` transaction body can set.
-final class Flag: Sendable {
-    private let value = Mutex(false)
-    func set() { value.withLock { $0 = true } }
-    var isSet: Bool { value.withLock { $0 } }
 }
