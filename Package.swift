@@ -255,6 +255,15 @@ let package = Package(
             ],
             path: "Examples/BarcodeComments/Tests/BarcodeCommentsTests",
             swiftSettings: strict),
+        // Reference app 2: Rewards — its app core (entities, repositories, use cases, view models, deep links) on the
+        // Hearth SDK, and its tests (in memory, and the whole story against `hearth-functions-example`).
+        .target(name: "RewardsCore", dependencies: ["Hearth", "HearthCore", "HearthWire"], path: "Examples/Rewards/Sources/RewardsCore", swiftSettings: strict),
+        .testTarget(
+            name: "RewardsTests",
+            dependencies: ["RewardsCore", "Hearth", "HearthCore", "HearthTesting", .product(name: "NIOHTTP1", package: "swift-nio")],
+            path: "Examples/Rewards/Tests/RewardsTests",
+            resources: [.copy("Fixtures")],
+            swiftSettings: strict),
         .target(name: "HearthTestSupport", path: "Tests/HearthTestSupport", swiftSettings: strict),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthTestSupport"], swiftSettings: strict),
         .testTarget(

@@ -125,14 +125,15 @@ public final class HearthProcess: @unchecked Sendable {
     /// What the process wrote to stdout so far (call once the process printed what you expect).
     public var stdoutText: String { String(decoding: stdout.fileHandleForReading.availableData, as: UTF8.self) }
 
-    /// Sends one HTTP request to the child at `path` (with its query) and returns the status and the body (at most 64 MiB). `token` goes in a Bearer header; the default `owner` is the `--dev` admin token, nil sends none.
+    /// Sends one HTTP request to the child at `path` (with its query) and returns the status and the body (at most 64 MiB). `token` goes in a Bearer header; the default `owner` is the `--dev` admin token, nil sends none. `contentType` is sent when given (callable functions need `application/json`).
     public func request(
-        _ method: HTTPMethod, _ path: String, body: String? = nil, accept: String? = nil, token: String? = "owner"
+        _ method: HTTPMethod, _ path: String, body: String? = nil, accept: String? = nil, contentType: String? = nil, token: String? = "owner"
     ) async throws -> (UInt, String) {
         var req = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         req.method = method
         if let token { req.headers.add(name: "Authorization", value: "Bearer \(token)") }
         if let accept { req.headers.add(name: "Accept", value: accept) }
+        if let contentType { req.headers.add(name: "Content-Type", value: contentType) }
         if let body { req.body = .bytes(ByteBuffer(string: body)) }
         let response = try await HTTPClient.shared.execute(req, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 64 << 20)
