@@ -236,3 +236,16 @@ def test_a_profile_earns_its_tier_and_a_future_birth_date_is_taken_out(example):
     assert r.json() == {"result": {"tier": "pro"}}
     r = requests.post(f"{url}/{V1}/accounts:lookup?key=k", json={"idToken": token}, timeout=5)
     assert json.loads(r.json()["users"][0]["customAttributes"]) == {"tier": "pro"}
+
+
+def test_a_linked_google_account_makes_a_trial_user_pro(example):
+    url = example
+    uid, token = sign_up(url)
+    assert call(url, "refreshTier", {}, token).json() == {"result": {"tier": "trial"}}
+    # What linking Sign in with Google leaves on the account (here linked by the admin API, as a real Google token
+    # cannot be made in a test).
+    r = requests.post(f"{url}/{V1}/projects/demo/accounts:update", headers=OWNER_HEADERS, timeout=5,
+                      json={"localId": uid, "linkProviderUserInfo": {"providerId": "google.com", "rawId": f"g-{uid}"}})
+    assert r.status_code == 200, r.text
+    assert call(url, "refreshTier", {}, token).json() == {"result": {"tier": "pro"}}
+    assert admin_get(url, f"tiers/{uid}")["tier"] == "pro"
