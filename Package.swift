@@ -40,6 +40,8 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
+        // Geohashes and distances on the sphere (GeoFire's layout): shared by the SDK's geo queries and functions.
+        .target(name: "HearthGeo", swiftSettings: strict),
         // Crypto only for the storage rules' hashing.md5/sha256 built-ins (pure, no I/O).
         .target(
             name: "HearthRules", dependencies: ["HearthCore", .product(name: "Crypto", package: "swift-crypto")],
@@ -126,7 +128,7 @@ let package = Package(
         .target(
             name: "HearthFunctions",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthDatabase", "HearthLinks", "HearthStorage", "HearthStore", "HearthWire",
+                "HearthAuth", "HearthCore", "HearthDatabase", "HearthGeo", "HearthLinks", "HearthStorage", "HearthStore", "HearthWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -180,7 +182,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-functions-example",
             dependencies: [
-                "HearthAuth", "HearthCommand", "HearthCore", "HearthFunctions", "HearthStore", "HearthWire",
+                "HearthAuth", "HearthCommand", "HearthCore", "HearthFunctions", "HearthGeo", "HearthStore", "HearthWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -226,7 +228,7 @@ let package = Package(
         .target(
             name: "Hearth",
             dependencies: [
-                "HearthCore", "HearthWire",
+                "HearthCore", "HearthGeo", "HearthWire",
                 .product(name: "WSClient", package: "swift-websocket", condition: .when(platforms: [.linux])),
                 .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(platforms: [.linux])),
                 .product(name: "Logging", package: "swift-log", condition: .when(platforms: [.linux])),
@@ -264,6 +266,7 @@ let package = Package(
             path: "Examples/Rewards/Tests/RewardsTests",
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
+        .testTarget(name: "HearthGeoTests", dependencies: ["HearthGeo"], swiftSettings: strict),
         .target(name: "HearthTestSupport", path: "Tests/HearthTestSupport", swiftSettings: strict),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthTestSupport"], swiftSettings: strict),
         .testTarget(
