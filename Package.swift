@@ -217,6 +217,7 @@ let package = Package(
                 "HearthAuth", "HearthDatabase", "HearthFunctions", "HearthServer", "HearthSQLite", "HearthStorage", "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -56,6 +56,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "File holding the SMS account's auth token (HEARTH_SMS_AUTH_TOKEN_FILE, or HEARTH_SMS_AUTH_TOKEN).") var smsAuthTokenFile: String?
     @Option(help: "Sender of phone codes: an E.164 number or a messaging service id MG… (HEARTH_SMS_FROM).") var smsFrom: String?
     @Option(help: "The SMS API's origin (HEARTH_SMS_BASE_URL; default https://api.twilio.com, or a compatible provider).") var smsBaseUrl: String?
+    @Option(help: "Geocoder for functions, a Nominatim-compatible API (HEARTH_GEOCODER_URL; default https://nominatim.openstreetmap.org when a user agent is given).")
+    var geocoderUrl: String?
+    @Option(help: "User-Agent naming your app and a contact, required by the public Nominatim (HEARTH_GEOCODER_USER_AGENT).") var geocoderUserAgent: String?
+    @Option(help: "openHAB server for functions' smart home, e.g. http://openhab.local:8080 (HEARTH_OPENHAB_URL).") var openhabUrl: String?
+    @Option(help: "File holding the openHAB API token (HEARTH_OPENHAB_TOKEN_FILE, or HEARTH_OPENHAB_TOKEN).") var openhabTokenFile: String?
+    @Option(help: "OpenWeather API origin for functions (HEARTH_OPENWEATHER_URL; default https://api.openweathermap.org).") var openweatherUrl: String?
+    @Option(help: "File holding the OpenWeather API key; weather for functions is on with a key (HEARTH_OPENWEATHER_KEY_FILE, or HEARTH_OPENWEATHER_KEY).")
+    var openweatherKeyFile: String?
     @Option(help: "Comma-separated client IDs (bundle ID, services ID) whose Sign in with Apple ID tokens signInWithIdp accepts (HEARTH_APPLE_CLIENT_IDS); none = Apple sign-in off.")
     var appleClientIds: String?
     @Option(help: "Comma-separated OAuth client IDs whose Google ID tokens signInWithIdp accepts (HEARTH_GOOGLE_CLIENT_IDS); none = Google sign-in off.")
@@ -116,6 +124,12 @@ struct Serve: AsyncParsableCommand {
         if let smsAuthTokenFile { s.sms.authTokenFile = smsAuthTokenFile }
         if let smsFrom { s.sms.from = smsFrom }
         if let smsBaseUrl { s.sms.baseURL = smsBaseUrl }
+        if let geocoderUrl { s.services.geocoderURL = geocoderUrl }
+        if let geocoderUserAgent { s.services.geocoderUserAgent = geocoderUserAgent }
+        if let openhabUrl { s.services.openHABURL = openhabUrl }
+        if let openhabTokenFile { s.services.setOpenHABTokenFile(openhabTokenFile) }
+        if let openweatherUrl { s.services.openWeatherURL = openweatherUrl }
+        if let openweatherKeyFile { s.services.setOpenWeatherKeyFile(openweatherKeyFile) }
         if let linkDomains { s.links.domains = Settings.rawList(linkDomains) }
         if !linkAllow.isEmpty { s.links.allow = linkAllow }
         if linksPublicCreate { s.links.publicCreate = true }
@@ -134,6 +148,7 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "hearth", factory: { LineLogHandler(label: $0) })
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let (settings, durability, passwordHashN) = try checkedSettings()
+        let outsideServices = try Self.outsideServices(settings, logger: logger)
         let folder = try Self.writableFolder(settings.data)
         let adminToken: String
         do {
@@ -172,7 +187,7 @@ struct Serve: AsyncParsableCommand {
         }
         let server = HearthServer(
             configuration: configuration, stores: factory, logger: logger, auth: auth, storage: storage, storageRulesFile: rulesFile,
-            functions: functions, links: links)
+            functions: functions, links: links, outsideServices: outsideServices)
         let startLogger = logger
         let group = server.serviceGroup(services: backendServices) { port in
             startLogger.info(

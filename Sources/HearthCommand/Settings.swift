@@ -38,6 +38,7 @@ struct Settings {
     var googleClientIDs: [String] = []
     var smtp = SMTPSettings()
     var sms = SMSSettings()
+    var services = OutsideServicesSettings()
     var links = LinkSettings()
 
     /// The mail server for auth emails; none configured = links are not mailed.
@@ -146,6 +147,7 @@ struct Settings {
             case ("googleClientIds", .array(let items)): googleClientIDs = try Self.strings(items, "googleClientIds", file: path)
             case ("smtp", .object(let members)): try smtp.apply(members, file: path)
             case ("sms", .object(let members)): try sms.apply(members, file: path)
+            case ("services", .object(let members)): try services.apply(members, file: path)
             case ("links", .object(let members)): try links.apply(members, file: path)
             default: throw Failure(description: "config file \(path): unknown or mistyped setting \"\(m.key)\"")
             }
@@ -187,6 +189,7 @@ struct Settings {
         if let v = env["HEARTH_GOOGLE_CLIENT_IDS"] { googleClientIDs = Self.rawList(v) }
         try smtp.apply(environment: env)
         sms.apply(environment: env)
+        services.apply(environment: env)
     }
 
     /// `HEARTH_PASSWORD_COST` alone (the `users` commands read only this of the environment).

@@ -25,8 +25,14 @@ public struct FunctionContext: Sendable {
     public let links: AdminLinks?
     /// Shared by all functions; do not shut it down.
     public let httpClient: HTTPClient
+    /// The outside services the server is configured with (geocoder, smart home, weather); each nil when
+    /// there is none. See ``OutsideServices``.
+    public let services: OutsideServices
     /// The registered name of the running function.
     public let functionName: String
+    /// Where clients reach this server: `--public-url`, else the address it listens on (`http://127.0.0.1:9000`);
+    /// nil until the server listens. What links a function stores or sends should start with.
+    public let publicURL: String?
 }
 
 /// The database with admin access, for functions. Paths are slash-separated (`/users/alice`).
@@ -196,6 +202,8 @@ public struct AdminDatabase: Sendable {
 /// Files with admin access, for functions.
 public struct AdminStorage: Sendable {
     let service: StorageService
+    /// The server's public URL (see ``FunctionContext/publicURL``), for download URLs.
+    let publicURL: String?
 
     /// The default bucket's name (`<project>.appspot.com`).
     public var defaultBucket: String { service.defaultBucket }
@@ -203,6 +211,20 @@ public struct AdminStorage: Sendable {
     /// An object's metadata; nil when absent.
     public func object(_ name: String, bucket: String? = nil) async throws -> ObjectRecord? {
         try await service.object(bucket: bucket ?? service.defaultBucket, name: name)
+    }
+
+    /// The Firebase download URL of `object` (`{public URL}/v0/b/{bucket}/o/{name}?alt=media&token={token}`, what
+    /// `getDownloadURL()` gives a client), so that a function can store a link an app shows as it is. Nil when the
+    /// object has no download token (one not uploaded through the Firebase API, until a token is added) or the server's
+    /// address is not known yet.
+    public func downloadURL(for object: ObjectRecord) -> String? {
+        guard let base = publicURL, let token = object.downloadTokens.first else { return nil }
+        func encoded(_ segment: String) -> String {
+            var unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+            unreserved.insert(charactersIn: "-._~")
+            return segment.addingPercentEncoding(withAllowedCharacters: unreserved) ?? segment
+        }
+        return "\(base)/v0/b/\(encoded(object.bucket))/o/\(encoded(object.name))?alt=media&token=\(encoded(token))"
     }
 
     /// Deletes an object; false if there was none.

@@ -19,6 +19,8 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
     let auth: AuthService?
     let storage: StorageService?
     let links: LinkService?
+    /// The outside services every function's context carries, their HTTP clients on ``httpClient``.
+    let services: OutsideServices
     /// Milliseconds since 1970.
     package let clock: @Sendable () -> Int64
     private let dispatchers = Mutex<[String: OutboxDispatcher]>([:])
@@ -36,6 +38,7 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
 
     package init(
         functions: Functions, defaultNamespace: String, auth: AuthService?, storage: StorageService?, links: LinkService? = nil, logger: Logger,
+        services: OutsideServices = OutsideServices(),
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         self.functions = functions
@@ -46,6 +49,7 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
         self.links = links
         self.logger = logger
         self.httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
+        self.services = services.resolved(httpClient: httpClient, logger: logger)
         (started, startContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         var handlers: [String: Handler] = [:]
         var triggers: [String: [DatabaseTrigger]] = [:]
@@ -108,8 +112,17 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
         log[metadataKey: "hearth.function"] = "\(function)"
         return FunctionContext(
             logger: log, database: AdminDatabase(service: database, defaultNamespace: defaultNamespace, triggerDepth: triggerDepth),
-            auth: auth, storage: storage.map { AdminStorage(service: $0) },
-            links: links.map { AdminLinks(service: $0) }, httpClient: httpClient, functionName: function)
+            auth: auth, storage: storage.map { AdminStorage(service: $0, publicURL: publicURL) },
+            links: links.map { AdminLinks(service: $0) }, httpClient: httpClient, services: services, functionName: function,
+            publicURL: publicURL)
+    }
+
+    private let publicBase = Mutex<String?>(nil)
+
+    /// Where clients reach the server (``FunctionContext/publicURL``); set once it listens.
+    package var publicURL: String? {
+        get { publicBase.withLock { $0 } }
+        set { publicBase.withLock { $0 = newValue.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } } }
     }
 
     /// The longest chain of database triggers, one writing what fires the next, that runs: an

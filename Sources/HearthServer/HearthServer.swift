@@ -40,7 +40,8 @@ public struct HearthServer: Sendable {
 
     /// A server over `stores` (one store per namespace), with the products it is given: auth, storage
     /// (its rules reloaded from `storageRulesFile`), functions and links; the ones left out answer 404.
-    /// `clock` (milliseconds since 1970) is what rules, tokens and functions see as now.
+    /// `clock` (milliseconds since 1970) is what rules, tokens and functions see as now; `outsideServices` are the
+    /// geocoder, smart home and weather provider functions reach as `context.services`.
     public init(
         configuration: ServerConfiguration,
         stores: any StoreFactory,
@@ -50,13 +51,14 @@ public struct HearthServer: Sendable {
         storageRulesFile: String? = nil,
         functions: Functions = Functions(),
         links: LinkService? = nil,
+        outsideServices: OutsideServices = OutsideServices(),
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         let runtime = functions.isEmpty
             ? nil
             : FunctionsRuntime(
                 functions: functions, defaultNamespace: configuration.defaultNamespace, auth: auth, storage: storage, links: links, logger: logger,
-                clock: clock)
+                services: outsideServices, clock: clock)
         self.functions = runtime
         // One policy for every product's credentials, and one cache of checked tokens.
         let authenticator = Authenticator(configuration, verifier: auth, clock: clock)
@@ -125,7 +127,13 @@ public struct HearthServer: Sendable {
                     responder: responder, realtime: realtime, inline: inline, inlineCount: count, limits: RequestHeadLimits(configuration))
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            onServerRunning: { [functions] channel in
+                let port = channel.localAddress?.port ?? 0
+                // Functions store and send links (download URLs) that must lead back here.
+                let host = ["0.0.0.0", "::", ""].contains(configuration.host) ? "127.0.0.1" : configuration.host
+                functions?.publicURL = configuration.publicURL ?? "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+                await onServerRunning(port)
+            },
             logger: appLogger
         )
     }

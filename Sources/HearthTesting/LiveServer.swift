@@ -51,17 +51,20 @@ public actor LiveServer {
     private let auth: AuthService?
     private let storage: StorageService?
     private let functions: Functions
+    private let outsideServices: OutsideServices
     private let logger: Logger
     private let services: [any Service]
     private var running: (server: HearthServer, group: ServiceGroup, task: Task<Void, any Error>)?
 
     /// A stopped server. It listens on 127.0.0.1, in `--dev` mode unless `dev` is false; `auth`,
     /// `storage` and `functions` are the products it serves beside the database (none by default),
-    /// `services` run with it (a PostgreSQL change feed), and `configure` adjusts anything else.
+    /// `outsideServices` are what its functions reach as `context.services` (doubles such as ``FixedWeather``, or
+    /// clients pointed at a ``FakeOutsideServer``), `services` run with it (a PostgreSQL change feed), and
+    /// `configure` adjusts anything else.
     public init(
         stores: any StoreFactory = MemoryStoreFactory(), dev: Bool = true, adminToken: String = "owner",
         indexPolicy: IndexPolicy = .enforce, auth: AuthService? = nil, storage: StorageService? = nil,
-        functions: Functions = Functions(), inlineAnswers: Bool = true,
+        functions: Functions = Functions(), outsideServices: OutsideServices = OutsideServices(), inlineAnswers: Bool = true,
         services: [any Service] = [],
         logger: Logger = Logger(label: "hearth-test", factory: { _ in SwiftLogNoOpLogHandler() }),
         configure: (inout ServerConfiguration) -> Void = { _ in }
@@ -75,6 +78,7 @@ public actor LiveServer {
         self.auth = auth
         self.storage = storage
         self.functions = functions
+        self.outsideServices = outsideServices
         self.logger = logger
     }
 
@@ -84,7 +88,8 @@ public actor LiveServer {
         var configuration = self.configuration
         configuration.port = port
         let server = HearthServer(
-            configuration: configuration, stores: stores, logger: logger, auth: auth, storage: storage, functions: functions)
+            configuration: configuration, stores: stores, logger: logger, auth: auth, storage: storage, functions: functions,
+            outsideServices: outsideServices)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let group = server.serviceGroup(gracefulShutdownSignals: [], services: services) { port in portContinuation.yield(port) }
         let task = Task { try await group.run() }
