@@ -1,6 +1,7 @@
 """The functions example (Examples/Functions) end to end over plain HTTP: the rewards app's invite
 flow across short links and callables, a phone upgrade and the tier it earns; coins minted only by the
-server, each with its ledger entry; a reservation opening a chat.
+server, each with its ledger entry; a stay's reservation holding its nights and opening a conversation,
+two guests racing for one night, and an exact rating summary.
 """
 
 from __future__ import annotations
@@ -195,18 +196,82 @@ def test_redeeming_moves_stock_and_coins_together(example):
     assert r.status_code == 409, r.text
 
 
-def test_a_reservation_opens_a_chat_between_guest_and_host(example):
+def days_from_today(n: int) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(time.time() + n * 86400))
+
+
+def test_a_reservation_holds_its_nights_and_opens_a_conversation(example):
     url = example
-    r = requests.put(
-        f"{url}/reservations/r77.json", json={"listingId": "l1", "guestId": "g7", "hostId": "h7"}, headers=OWNER_HEADERS, timeout=5
-    )
-    assert r.status_code == 200
-    chat = eventually("the chat", lambda: admin_get(url, "chats/r77"))
-    assert chat["members"] == {"g7": "guest", "h7": "host"}
-    assert chat["listingId"] == "l1"
-    assert isinstance(chat["createdAt"], int)
-    assert admin_get(url, "userChats/g7") == {"r77": True}
-    assert admin_get(url, "userChats/h7") == {"r77": True}
+    host, host_token = sign_up(url)
+    guest, guest_token = sign_up(url)
+    couch = {"hostId": host, "title": "Sunny couch", "address": "Alexanderplatz 1, Berlin", "city": "Berlin",
+             "location": {"lat": 52.5219, "lng": 13.4132}, "capacity": 2, "createdAt": {".sv": "timestamp"}}
+    assert requests.put(f"{url}/couches/sunny.json", json=couch, headers=OWNER_HEADERS, timeout=5).ok
+    location = eventually("the couch's GeoFire entry", lambda: admin_get(url, "couchLocations/sunny"))
+    assert location["l"] == [52.5219, 13.4132] and location["g"].startswith("u33d")
+    exported = requests.get(f"{url}/couchLocations/sunny.json?format=export", headers=OWNER_HEADERS, timeout=5).json()
+    assert exported[".priority"] == location["g"]  # as GeoFire clients write it
+
+    stay = {"couchId": "sunny", "from": days_from_today(10), "to": days_from_today(12), "guests": 2}
+    r = call(url, "reserve", stay, guest_token)
+    assert r.status_code == 200, r.text
+    reservation_id = r.json()["result"]["reservationId"]
+    assert r.json()["result"]["conversationId"] == reservation_id
+    reservation = admin_get(url, f"reservations/{reservation_id}")
+    assert reservation["guestId"] == guest and reservation["hostId"] == host and reservation["status"] == "confirmed"
+    assert admin_get(url, "reservedNights/sunny") == {days_from_today(10): reservation_id, days_from_today(11): reservation_id}
+    conversation = admin_get(url, f"conversations/{reservation_id}")
+    assert conversation["members"] == {guest: True, host: True}
+    assert conversation["lastMessage"]["from"] == guest and "2 guests" in conversation["lastMessage"]["text"]
+    assert list(admin_get(url, f"messages/{reservation_id}").values())[0]["text"] == conversation["lastMessage"]["text"]
+    for uid in (guest, host):
+        assert admin_get(url, f"userConversations/{uid}") == {reservation_id: True}
+
+    def refused(body, token=guest_token):
+        r = call(url, "reserve", dict(stay, **body), token)
+        assert r.status_code == 400, r.text
+        return r.json()["error"]["details"]["reason"]
+
+    assert refused({"from": days_from_today(11), "to": days_from_today(13)}) == "overlap"
+    assert refused({"guests": 3}) == "capacity"
+    assert refused({"from": days_from_today(-2), "to": days_from_today(1)}) == "past"
+    assert refused({"from": days_from_today(20), "to": days_from_today(51)}) == "tooLong"
+    assert refused({}, host_token) == "ownCouch"
+    assert call(url, "reserve", dict(stay, to=stay["from"]), guest_token).json()["error"]["status"] == "INVALID_ARGUMENT"
+    assert call(url, "reserve", dict(stay, couchId="nope"), guest_token).json()["error"]["status"] == "NOT_FOUND"
+
+    # Cancelling frees the nights for the next guest.
+    r = call(url, "cancelReservation", {"reservationId": reservation_id}, host_token)
+    assert r.json() == {"result": {"cancelled": True}}
+    assert admin_get(url, "reservedNights/sunny") is None
+    assert call(url, "reserve", dict(stay, guests=1), guest_token).status_code == 200
+
+
+def test_two_guests_racing_for_a_night_one_wins(example):
+    import concurrent.futures
+    url = example
+    host, _ = sign_up(url)
+    couch = {"hostId": host, "title": "Race couch", "address": "Rue 1, Lyon", "city": "Lyon",
+             "location": {"lat": 45.76, "lng": 4.83}, "capacity": 1, "createdAt": {".sv": "timestamp"}}
+    assert requests.put(f"{url}/couches/race.json", json=couch, headers=OWNER_HEADERS, timeout=5).ok
+    guests = [sign_up(url)[1] for _ in range(8)]
+    stay = {"couchId": "race", "from": days_from_today(30), "to": days_from_today(31), "guests": 1}
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        statuses = sorted(pool.map(lambda token: call(url, "reserve", stay, token).status_code, guests))
+    assert statuses == [200] + [400] * 7
+    assert len(admin_get(url, "reservedNights/race")) == 1
+
+
+def test_ratings_keep_an_exact_summary(example):
+    url = example
+    for i, stars in enumerate([5, 4, 4, 1]):
+        r = requests.put(f"{url}/ratings/rated/u{i}.json", json={"stars": stars, "at": 1, "reservationId": f"x{i}"}, headers=OWNER_HEADERS, timeout=5)
+        assert r.ok
+    summary = eventually("the summary", lambda: (admin_get(url, "ratingSummaries/rated") or {}).get("count") == 4 and admin_get(url, "ratingSummaries/rated"))
+    assert summary["average"] == 3.5
+    distribution = summary["distribution"]
+    counts = {str(k): v for k, v in (enumerate(distribution) if isinstance(distribution, list) else distribution.items()) if v}
+    assert counts == {"1": 1, "4": 2, "5": 1}
 
 
 def test_wishlist_titles_keep_a_top_gifts_count(example):

@@ -1,120 +1,159 @@
-import AsyncHTTPClient
 import Foundation
-import HTTPTypes
 import HearthCore
 import HearthFunctions
+import HearthGeo
 import HearthStore
+import HearthWire
 import Logging
 
-/// The couchsurfing app: a reservation opens a chat between guest and host, ratings keep a
-/// listing's average, listing photos are indexed when uploaded, and an hourly job switches each
-/// listing's heating from the weather outside.
+/// The couchsurfing app (Examples/Stays): couches on a map, reservations that hold their nights and open a
+/// conversation, ratings with an exact summary, photos indexed when uploaded, and a weather watcher that switches a
+/// couch's heating and cooling through openHAB every hour.
+///
+/// The contract (paths, callables, errors) is Examples/Stays/README.md.
 enum Stays {
-    struct Reservation: Decodable, Sendable {
-        var listingId: String
-        var guestId: String
-        var hostId: String
-    }
-
-    struct Rating: Decodable, Sendable {
-        var stars: Int
-    }
+    /// The longest stay, in nights.
+    static let maxNights = 30
 
     static func register(in functions: inout Functions) throws {
-        try functions.onValueCreated("/reservations/{id}") { event, context in
-            let id = event.params["id"]!
-            let reservation = try event.after(as: Reservation.self)
-            try await context.database.update(
-                "/",
-                [
-                    "chats/\(id)/listingId": .string(reservation.listingId),
-                    "chats/\(id)/members/\(reservation.guestId)": .string("guest"),
-                    "chats/\(id)/members/\(reservation.hostId)": .string("host"),
-                    "chats/\(id)/createdAt": .timestamp,
-                    "userChats/\(reservation.guestId)/\(id)": .bool(true),
-                    "userChats/\(reservation.hostId)/\(id)": .bool(true),
-                ], idempotencyKey: event.id)
-        }
-
-        // Recomputed from all ratings (not incremented), so a retry or a re-rating is always right.
-        try functions.onValueWritten("/ratings/{listing}/{user}") { event, context in
-            let listing = event.params["listing"]!
-            let all = try await context.database.get("/ratings/\(listing)")
-            let stars = all.members.compactMap { $0.value["stars"]?.int64 }
-            let summary: JSONValue =
-                stars.isEmpty
-                ? .null
-                : .object([
-                    JSONMember("count", .int(Int64(stars.count))),
-                    JSONMember("average", .double(Double(stars.reduce(0, +)) / Double(stars.count))),
+        // GeoFire's layout for the map: `/couchLocations/{id}` follows `/couches/{id}/location`.
+        try functions.onValueWritten("/couches/{couchId}") { event, context in
+            let id = event.params["couchId"]!
+            try await context.database.atomically { data, writes in
+                let couch = try data.value("couches/\(id)")
+                guard let lat = couch["location"]?["lat"]?.doubleValue, let lng = couch["location"]?["lng"]?.doubleValue,
+                    GeoPoint(latitude: lat, longitude: lng).isValid
+                else {
+                    if try data.value("couchLocations/\(id)") != .null { writes["couchLocations/\(id)"] = .null }
+                    return
+                }
+                let hash = GeoHash.encode(GeoPoint(latitude: lat, longitude: lng))
+                let stored = try data.value("couchLocations/\(id)")
+                guard stored["g"]?.stringValue != hash || stored["l"] != .array([.double(lat), .double(lng)]) else { return }
+                // As every GeoFire client writes it: the geohash is also the entry's priority.
+                writes["couchLocations/\(id)"] = .object([
+                    JSONMember(".priority", .string(hash)), JSONMember("g", .string(hash)), JSONMember("l", .array([.double(lat), .double(lng)])),
                 ])
-            try await context.database.set("/listings/\(listing)/rating", summary)
-        }
-
-        // `listings/{id}/photos/{file}` in storage → `/listings/{id}/photos/{key}` in the database.
-        try functions.onObjectFinalized { event, context in
-            guard let (listing, key) = photoLocation(event.name) else { return }
-            try await context.database.set(
-                "/listings/\(listing)/photos/\(key)",
-                .object([
-                    JSONMember("path", .string(event.name)), JSONMember("size", .int(event.object.size)),
-                    JSONMember("contentType", .string(event.object.contentType ?? "application/octet-stream")),
-                ]), idempotencyKey: event.id)
-        }
-        try functions.onObjectDeleted { event, context in
-            guard let (listing, key) = photoLocation(event.name) else { return }
-            // Only if the entry still names this object (a replacement upload re-creates it).
-            try await context.database.transaction("/listings/\(listing)/photos/\(key)") { current in
-                current["path"]?.stringValue == event.name ? .null : nil
             }
         }
 
-        // Every hour (UTC): ask a weather service for each heated listing and switch its heating.
-        // WEATHER_URL is a template such as https://weather.example/now?lat={lat}&lng={lng} answering
-        // {"temperature": 3.5}; without it the job logs and does nothing.
-        try functions.schedule("heating", "0 * * * *") { event, context in
-            guard let template = ProcessInfo.processInfo.environment["WEATHER_URL"] else {
-                context.logger.notice("WEATHER_URL is not set: heating not updated")
+        try functions.callable("geocode") { (input: JSONValue, request, context) -> JSONValue in
+            guard request.auth != nil else { throw CallableError(.unauthenticated, "Sign in to look up addresses") }
+            guard let address = input["address"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines), !address.isEmpty,
+                address.count <= 300
+            else { throw CallableError(.invalidArgument, "address must be 1–300 characters") }
+            guard let geocoder = context.services.geocoder else { throw CallableError(.unavailable, "No geocoder is configured") }
+            let place: GeocodedPlace?
+            do {
+                place = try await geocoder.geocode(address)
+            } catch {
+                context.logger.warning("geocoding failed: \(error)")
+                throw CallableError(.unavailable, "The geocoder is not answering; try again")
+            }
+            guard let place else { throw CallableError(.notFound, "No place matches \"\(address)\"") }
+            var result = [JSONMember("lat", .double(place.latitude)), JSONMember("lng", .double(place.longitude))]
+            if let city = place.city { result.append(JSONMember("city", .string(city))) }
+            return .object(result)
+        }
+
+        try registerPhotos(in: &functions)
+        try registerReservations(in: &functions)
+        try registerRatings(in: &functions)
+        try registerSmartHome(in: &functions)
+    }
+
+    static func signedIn(_ request: CallableRequest) throws -> String {
+        guard let uid = request.auth?.uid else { throw CallableError(.unauthenticated, "Sign in first") }
+        return uid
+    }
+
+    /// `text` as one database key, else `invalid-argument` naming `field`.
+    static func key(_ text: String?, _ field: String) throws -> String {
+        guard let text, !text.isEmpty, text.utf8.count <= 128, (try? Key.validated(text)) != nil else {
+            throw CallableError(.invalidArgument, "\(field) must be an id of 1–128 bytes without . $ # [ ] / or control characters")
+        }
+        return text
+    }
+
+    static func refused(_ code: CallableError.Code, _ message: String, reason: String, _ more: [JSONMember] = []) -> CallableError {
+        CallableError(code, message, details: .object([JSONMember("reason", .string(reason))] + more))
+    }
+
+    // MARK: Photos
+
+    /// `couches/{couchId}/{photoId}.jpg` in storage → `/couches/{couchId}/photos/{photoId}` `{path, url}`.
+    static func registerPhotos(in functions: inout Functions) throws {
+        try functions.onObjectFinalized(name: "staysPhotoUploaded") { event, context in
+            guard let (couch, photo) = photoLocation(event.name) else { return }
+            guard let url = context.storage?.downloadURL(for: event.object) else {
+                context.logger.warning("a couch photo without a download token was not indexed", metadata: ["object": "\(event.name)"])
                 return
             }
-            let listings = try await context.database.get("/listings")
-            for listing in listings.members {
-                guard let below = listing.value["smartHome"]?["heatingBelow"]?.doubleValue,
-                    let lat = listing.value["location"]?["lat"]?.doubleValue, let lng = listing.value["location"]?["lng"]?.doubleValue
-                else { continue }
-                let url = template.replacingOccurrences(of: "{lat}", with: "\(lat)").replacingOccurrences(of: "{lng}", with: "\(lng)")
-                do {
-                    let response = try await context.fetch(HTTPClientRequest(url: url), timeout: .seconds(10), maxBytes: 64 * 1024)
-                    guard response.status == 200, let temperature = try response.json()["temperature"]?.doubleValue
-                    else { throw FunctionsError("weather service answered \(response.status)") }
-                    try await context.database.update(
-                        "/listings/\(listing.key)/smartHome",
-                        ["heating": .bool(temperature < below), "temperature": .double(temperature), "checkedAt": .timestamp])
-                } catch {
-                    // One listing's failure does not stop the others; the next hour tries again.
-                    context.logger.warning("weather lookup failed", metadata: ["listing": "\(listing.key)", "error": "\(error)"])
+            let uploader = event.object.metadata["uploader"]
+            // Indexed only when its uploader (checked by the storage rules) hosts the couch, and while the couch exists.
+            let indexed = try await context.database.atomically { data, writes in
+                guard let host = try data.value("couches/\(couch)/hostId").stringValue, host == uploader else { return false }
+                writes["couches/\(couch)/photos/\(photo)"] = .object([JSONMember("path", .string(event.name)), JSONMember("url", .string(url))])
+                return true
+            }
+            if !indexed {
+                _ = try await context.storage?.delete(event.name, bucket: event.bucket)
+                context.logger.notice("a photo not uploaded by the couch's host was deleted", metadata: ["object": "\(event.name)"])
+            }
+        }
+        try functions.onObjectDeleted(name: "staysPhotoDeleted") { event, context in
+            guard let (couch, photo) = photoLocation(event.name) else { return }
+            try await context.database.atomically { data, writes in
+                if try data.value("couches/\(couch)/photos/\(photo)/path").stringValue == event.name {
+                    writes["couches/\(couch)/photos/\(photo)"] = .null
                 }
             }
-            context.logger.info("heating updated", metadata: ["scheduled": "\(event.scheduledTime)", "catchUp": "\(event.isCatchUp)"])
-        }
-
-        // The smart-home switch polls this (a plain HTTP function; no Firebase SDK on the device).
-        try functions.http(.get, "/hooks/listings/{id}/heating") { request, context in
-            let id = context.params["id"]!
-            let heating = try await context.function.database.get("/listings/\(id)/smartHome/heating")
-            guard heating != .null else { return HTTPFunctionResponse(status: .notFound) }
-            return .json(.object([JSONMember("heating", heating)]))
         }
     }
 
-    /// `(listing, key)` for `listings/{listing}/photos/{file}`; the key is the file name with
-    /// characters a database key cannot hold replaced.
+    /// `(couchId, photoId)` for `couches/{couchId}/{photoId}.jpg`.
     static func photoLocation(_ name: String) -> (String, String)? {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "listings", parts[2] == "photos", !parts[1].isEmpty, !parts[3].isEmpty else { return nil }
-        let forbidden: Set<Character> = [".", "#", "$", "[", "]"]
-        let listing = String(parts[1])
-        guard !listing.contains(where: forbidden.contains) else { return nil }
-        return (listing, String(parts[3].map { forbidden.contains($0) ? "_" : $0 }))
+        guard parts.count == 3, parts[0] == "couches", parts[2].hasSuffix(".jpg") else { return nil }
+        let couch = String(parts[1])
+        let photo = String(parts[2].dropLast(4))
+        guard (try? Key.validated(couch)) != nil, (try? Key.validated(photo)) != nil else { return nil }
+        return (couch, photo)
+    }
+
+    // MARK: Ratings
+
+    /// `/ratingSummaries/{couchId}` recomputed from every rating of the couch inside one atomic step: whichever run
+    /// comes last sees every rating, so the summary is exact however many guests rate at once.
+    static func registerRatings(in functions: inout Functions) throws {
+        try functions.onValueWritten("/ratings/{couchId}/{uid}") { event, context in
+            let couch = event.params["couchId"]!
+            let reservation = event.after["reservationId"]?.stringValue
+            try await context.database.atomically { data, writes in
+                // The reservation rated: the rules refuse a second rating for it.
+                if let reservation, (try? Key.validated(reservation)) != nil, try data.value("reservations/\(reservation)/couchId") != .null,
+                    try data.value("reservations/\(reservation)/ratedAt") == .null
+                {
+                    writes["reservations/\(reservation)/ratedAt"] = .int(data.now)
+                }
+                var distribution = [Int64](repeating: 0, count: 5)
+                if case .object(let ratings) = try data.value("ratings/\(couch)") {
+                    for rating in ratings {
+                        if let stars = rating.value["stars"]?.int64, (1...5).contains(stars) { distribution[Int(stars) - 1] += 1 }
+                    }
+                }
+                let count = distribution.reduce(0, +)
+                guard count > 0 else {
+                    writes["ratingSummaries/\(couch)"] = .null
+                    return
+                }
+                let total = distribution.enumerated().reduce(Int64(0)) { $0 + Int64($1.offset + 1) * $1.element }
+                let average = (Double(total) / Double(count) * 100).rounded() / 100
+                writes["ratingSummaries/\(couch)"] = .object([
+                    JSONMember("count", .int(count)), JSONMember("average", .double(average)),
+                    JSONMember("distribution", .object((1...5).map { JSONMember("\($0)", .int(distribution[$0 - 1])) })),
+                ])
+            }
+        }
     }
 }
