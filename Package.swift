@@ -267,6 +267,17 @@ let package = Package(
             path: "Examples/Rewards/Tests/RewardsTests",
             resources: [.copy("Fixtures")],
             swiftSettings: strict),
+        // Reference app 3: Stays — couchsurfing with a map, reservations, chat, ratings and a smart home.
+        .target(
+            name: "StaysCore", dependencies: ["Hearth", "HearthCore", "HearthGeo", "HearthWire"], path: "Examples/Stays/Sources/StaysCore",
+            swiftSettings: strict),
+        .testTarget(
+            name: "StaysTests",
+            dependencies: [
+                "StaysCore", "Hearth", "HearthCore", "HearthFunctions", "HearthGeo", "HearthTesting", .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Examples/Stays/Tests/StaysTests",
+            swiftSettings: strict),
         .testTarget(name: "HearthGeoTests", dependencies: ["HearthGeo"], swiftSettings: strict),
         .target(name: "HearthTestSupport", path: "Tests/HearthTestSupport", swiftSettings: strict),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthTestSupport"], swiftSettings: strict),
