@@ -4,7 +4,7 @@ import HTTPTypes
 public import HearthAuth
 public import HearthCore
 import HearthDatabase
-public import HearthLinks
+import HearthLinks
 import HearthStorage
 import HearthStore
 public import Logging

@@ -57,6 +57,9 @@ public struct Functions: Sendable {
     package struct RouteEntry: Sendable {
         package var method: HTTPRequest.Method
         package var pattern: PathPattern
+        /// The route's path ends in `.json` (not part of `pattern`): it answers that path instead of the database's
+        /// REST API.
+        package var jsonSuffix = false
         package var handler: HTTPHandler
     }
 
@@ -234,16 +237,23 @@ public struct Functions: Sendable {
     /// A plain HTTP function at a custom route, e.g. `http(.get, "/hooks/weather/{station}")`. It
     /// answers before the database does for matching paths. `{name}` segments are captured in
     /// ``HTTPFunctionContext/params``.
+    ///
+    /// A path ending in `.json` (`/api/v1/openapi.json`) is answered by the function instead of the database's REST
+    /// API, which reads every other `….json` path as a database location; its `.json` is not part of a `{name}`.
     public mutating func http(_ method: HTTPRequest.Method, _ path: String, _ handler: @escaping HTTPHandler) throws(FunctionsError) {
+        let jsonSuffix = path.hasSuffix(".json")
         let pattern: PathPattern
         do {
-            pattern = try PathPattern(path)
+            pattern = try PathPattern(jsonSuffix ? String(path.dropLast(5)) : path)
         } catch {
             throw FunctionsError(error.message)
         }
         guard pattern.depth > 0 else { throw FunctionsError("An HTTP function needs a path below \"/\"") }
-        try claim("\(method.rawValue) \(pattern)")
-        routes.append(RouteEntry(method: method, pattern: pattern, handler: handler))
+        if jsonSuffix, path.dropLast(5).hasSuffix("}") {
+            throw FunctionsError("A route ending in .json needs a literal last segment: \"\(path)\"")
+        }
+        try claim("\(method.rawValue) \(pattern)\(jsonSuffix ? ".json" : "")")
+        routes.append(RouteEntry(method: method, pattern: pattern, jsonSuffix: jsonSuffix, handler: handler))
     }
 
     // MARK: Scheduled jobs

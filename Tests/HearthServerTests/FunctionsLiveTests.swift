@@ -220,6 +220,23 @@ struct FunctionsLiveTests {
         }
     }
 
+    /// A route registered with a `.json` ending takes that one path (its method) from the database's REST API; every
+    /// other `….json` path stays the database's.
+    @Test func anHTTPFunctionCanServeAPathEndingInJSON() async throws {
+        var functions = Functions()
+        try functions.http(.get, "/api/v1/schema.json") { _, _ in .json(.object([JSONMember("openapi", .string("3.0.3"))])) }
+        #expect(throws: FunctionsError.self) { try functions.http(.get, "/api/{name}.json") { _, _ in HTTPFunctionResponse(status: .ok) } }
+        try await withServer(functions) { port in
+            var r = try await Self.send(port, .GET, "/api/v1/schema.json")
+            #expect(r.status == 200 && r.body == #"{"openapi":"3.0.3"}"#)
+            _ = try await Self.send(port, .PUT, "/api/v1/other.json", "2", headers: Self.owner)
+            r = try await Self.send(port, .GET, "/api/v1/other.json", headers: Self.owner)
+            #expect(r.body == "2")
+            r = try await Self.send(port, .GET, "/api/v1/schema", headers: Self.owner)
+            #expect(r.status == 404, "without .json the route is not the function's")
+        }
+    }
+
     // MARK: Triggers
 
     @Test func databaseTriggersSeeParamsAndBothValuesAndWriteWithAdminAccess() async throws {

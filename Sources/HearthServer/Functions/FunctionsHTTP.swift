@@ -16,15 +16,16 @@ extension FunctionsRuntime {
     func respond(to request: Request, controller: DatabaseController) async -> Response? {
         let path = request.uri.path
         if path.hasPrefix(Self.adminPrefix) { return await admin(request, controller: controller) }
-        // Database REST paths end in `.json`; nothing here does.
-        if path.hasUTF8Suffix(".json") { return nil }
-        if let name = callableName(path) {
+        // Database REST paths end in `.json`: only an HTTP function registered with that very suffix takes one.
+        let json = path.hasUTF8Suffix(".json")
+        if json && !functions.routes.contains(where: \.jsonSuffix) { return nil }
+        if !json, let name = callableName(path) {
             if let entry = functions.callables[name] { return await call(entry, request, controller: controller) }
             if path.hasPrefix("/functions/") { return Self.callableError(CallableError(.notFound, "Function not found: \(name)")) }
         }
         guard !functions.routes.isEmpty else { return nil }
-        let keys = Path(path)
-        for route in functions.routes {
+        let keys = Path(json ? String(path.dropLast(5)) : path)
+        for route in functions.routes where route.jsonSuffix == json {
             guard route.method == request.method, let params = route.pattern.match(keys) else { continue }
             let context = HTTPFunctionContext(
                 params: params, auth: verifiedCaller(request, controller: controller), isAdmin: isAdmin(request, controller: controller),
@@ -43,6 +44,11 @@ extension FunctionsRuntime {
                 return Response(status: output.status, headers: output.headers, body: .init(byteBuffer: ByteBuffer(bytes: output.body)))
             } catch let error as HTTPFunctionError {
                 return Self.plain(error.status, error.message ?? error.status.reasonPhrase)
+            } catch let error as PermissionDeniedError {
+                // The rules refused what the function did as its caller (`database.as(auth)`): the caller's fault.
+                context.function.logger.info("HTTP function refused by the rules", metadata: ["hearth.error": "\(error)"])
+                let refused = error.httpError()
+                return Self.plain(refused.status, refused.message ?? refused.status.reasonPhrase)
             } catch {
                 context.function.logger.error("HTTP function failed", metadata: ["hearth.error": "\(error)"])
                 return Self.plain(.internalServerError, "Internal Server Error")
@@ -55,10 +61,12 @@ extension FunctionsRuntime {
     /// request): false means it returns nil.
     func mayRespond(path: String, method: HTTPRequest.Method) -> Bool {
         if path.hasPrefix(Self.adminPrefix) { return true }
-        if path.hasUTF8Suffix(".json") { return false }
-        if callableName(path) != nil { return true }
-        let keys = Path(path)
-        return functions.routes.contains { $0.method == method && $0.pattern.match(keys) != nil }
+        let json = path.hasUTF8Suffix(".json")
+        if !json, callableName(path) != nil { return true }
+        // A `….json` path is the database's unless an HTTP function was registered with that suffix.
+        if json && !functions.routes.contains(where: \.jsonSuffix) { return false }
+        let keys = Path(json ? String(path.dropLast(5)) : path)
+        return functions.routes.contains { $0.jsonSuffix == json && $0.method == method && $0.pattern.match(keys) != nil }
     }
 
     /// `/functions/NAME`, or the emulator's `/PROJECT/REGION/NAME`.
@@ -128,6 +136,8 @@ extension FunctionsRuntime {
             return Self.json(.object([JSONMember("result", result)]), status: .ok)
         } catch let error as CallableError {
             return Self.callableError(error)
+        } catch let error as PermissionDeniedError {
+            return Self.callableError(error.callableError)
         } catch {
             // Never leak an unexpected error's text to the caller; it is in the log.
             context.logger.error("callable function failed", metadata: ["hearth.error": "\(error)"])
