@@ -1,7 +1,7 @@
 """The functions example (Examples/Functions) end to end over plain HTTP: the rewards app's invite
 flow across short links and callables, a phone upgrade and the tier it earns; coins minted only by the
 server, each with its ledger entry; a stay's reservation holding its nights and opening a conversation,
-two guests racing for one night, and an exact rating summary.
+two guests racing for one night, and an exact rating summary; an exact top-gifts count.
 """
 
 from __future__ import annotations
@@ -274,15 +274,19 @@ def test_ratings_keep_an_exact_summary(example):
     assert counts == {"1": 1, "4": 2, "5": 1}
 
 
-def test_wishlist_titles_keep_a_top_gifts_count(example):
+def test_wish_names_keep_an_exact_top_gifts_count(example):
     url = example
-    for owner, title in [("ann", "Lego  Castle"), ("bob", "lego castle"), ("cid", "Kindle")]:
-        requests.put(f"{url}/wishlists/{owner}/w1.json", json={"title": title}, headers=OWNER_HEADERS, timeout=5)
-    eventually("the ranking", lambda: (admin_get(url, "topGifts/lego-castle") or {}).get("count") == 2)
-    # Renaming moves the count; deleting removes it.
-    requests.put(f"{url}/wishlists/bob/w1/title.json", json="Kindle", headers=OWNER_HEADERS, timeout=5)
-    requests.delete(f"{url}/wishlists/cid/w1.json", headers=OWNER_HEADERS, timeout=5)
-    eventually("the moved counts", lambda: admin_get(url, "topGifts/lego-castle/count") == 1 and admin_get(url, "topGifts/kindle/count") == 1)
+    wish = lambda name, **kw: dict({"name": name, "createdAt": 1, "received": False}, **kw)
+    for owner, name in [("ann", "Lego  Castle"), ("bob", "lego castle"), ("cid", "Kindle"), ("dan", "Légo Castle")]:
+        assert requests.put(f"{url}/wishes/{owner}/w1.json", json=wish(name), headers=OWNER_HEADERS, timeout=5).ok
+    eventually("the ranking", lambda: (admin_get(url, "topGifts/lego castle") or {}).get("count") == 3)
+    # Renaming moves the count, deleting takes it away, and a name at zero disappears.
+    requests.put(f"{url}/wishes/bob/w1/name.json", json="Kindle", headers=OWNER_HEADERS, timeout=5)
+    requests.delete(f"{url}/wishes/cid/w1.json", headers=OWNER_HEADERS, timeout=5)
+    eventually("the moved counts", lambda: admin_get(url, "topGifts/lego castle/count") == 2 and admin_get(url, "topGifts/kindle/count") == 1)
+    requests.delete(f"{url}/wishes/ann/w1.json", headers=OWNER_HEADERS, timeout=5)
+    requests.delete(f"{url}/wishes/dan/w1.json", headers=OWNER_HEADERS, timeout=5)
+    eventually("a name at zero gone", lambda: admin_get(url, "topGifts/lego castle") is None)
 
 
 def test_a_profile_earns_its_tier_and_a_future_birth_date_is_taken_out(example):

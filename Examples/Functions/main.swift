@@ -11,7 +11,7 @@ var functions = Functions()
 do {
     try Rewards.register(in: &functions)
     try Stays.register(in: &functions)
-    try Wishlists.register(in: &functions)
+    try Gifts.register(in: &functions)
 } catch {
     fatalError("invalid function registration: \(error)")
 }
