@@ -279,6 +279,15 @@ let package = Package(
             path: "Examples/Stays/Tests/StaysTests",
             swiftSettings: strict),
         .testTarget(name: "HearthGeoTests", dependencies: ["HearthGeo"], swiftSettings: strict),
+        // Reference app 4: Gifts — wishlists, secret exclusive reservations, top gifts, and the original REST API.
+        .target(
+            name: "GiftsCore", dependencies: ["Hearth", "HearthCore", "HearthWire"], path: "Examples/Gifts/Sources/GiftsCore",
+            swiftSettings: strict),
+        .testTarget(
+            name: "GiftsTests",
+            dependencies: ["GiftsCore", "Hearth", "HearthCore", "HearthTesting", .product(name: "NIOHTTP1", package: "swift-nio")],
+            path: "Examples/Gifts/Tests/GiftsTests",
+            swiftSettings: strict),
         .target(name: "HearthTestSupport", path: "Tests/HearthTestSupport", swiftSettings: strict),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthTestSupport"], swiftSettings: strict),
         .testTarget(
