@@ -149,3 +149,17 @@ def create_namespace(base_url: str, name: str, admin_token: str, rules: str | No
         headers={"Authorization": f"Bearer {admin_token}"}, timeout=10,
     )
     assert resp.status_code == 200, f"creating namespace {name} failed: {resp.status_code} {resp.text!r}"
+
+
+def assert_rules_cases_pass(example: Path) -> None:
+    """Runs ``hearth rules test`` on an example's ``rules.json`` and ``rules-cases.json`` and fails unless every case
+    came out as expected (and the count printed is the file's)."""
+    import json
+
+    out = subprocess.run(
+        [hearth_binary(), "rules", "test", str(example / "rules.json"), str(example / "rules-cases.json")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    cases = json.loads((example / "rules-cases.json").read_text())["cases"]
+    assert f"{len(cases)} of {len(cases)} cases as expected" in out.stdout, out.stdout
