@@ -1,5 +1,6 @@
 import HearthCore
 import HearthDatabase
+/// Public: `GeoPoint`, `GeoBox` and `GeoMatch` are in this file's public API.
 public import HearthGeo
 import HearthStore
 

@@ -1,3 +1,4 @@
+/// Public: `JSONValue` is in this file's public API.
 public import HearthCore
 
 /// What ``Functions/countBy(_:into:namespace:name:retry:key:)`` counts a value under: the entry's key below

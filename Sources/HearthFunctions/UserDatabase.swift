@@ -1,4 +1,6 @@
+/// Public: `HTTPResponse.Status` is in this file's public API.
 public import HTTPTypes
+/// Public: `JSONValue` and `Query` are in this file's public API.
 public import HearthCore
 import HearthDatabase
 import HearthStore

@@ -1,4 +1,5 @@
 import Foundation
+/// Public: The doubles conform to HearthFunctions' service protocols.
 public import HearthFunctions
 import NIOCore
 import NIOHTTP1

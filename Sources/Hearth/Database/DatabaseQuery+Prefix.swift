@@ -1,3 +1,4 @@
+/// Public: `SearchKey`, re-exported below, is HearthCore's.
 public import HearthCore
 
 /// The normal form of a text for prefix search (``DatabaseQuery/queryStarting(withPrefix:)``), so that an

@@ -1,4 +1,5 @@
 import HearthCore
+/// Public: `GeoPoint` and `GeoBox` are in this file's public API.
 public import HearthGeo
 
 extension DatabaseReference {

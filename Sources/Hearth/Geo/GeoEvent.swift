@@ -1,3 +1,4 @@
+/// Public: `GeoPoint` is in this file's public API.
 public import HearthGeo
 
 /// A change to the set of keys a ``GeoQuery`` matches.

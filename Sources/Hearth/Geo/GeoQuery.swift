@@ -1,4 +1,5 @@
 import HearthCore
+/// Public: `GeoRegion`, `GeoHashRange` and `GeoMatch` are in this file's public API.
 public import HearthGeo
 import Synchronization
 

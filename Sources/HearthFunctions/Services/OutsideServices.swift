@@ -1,3 +1,4 @@
+/// Public: `HTTPClient` is in this file's public API.
 public import AsyncHTTPClient
 import Foundation
 import Logging

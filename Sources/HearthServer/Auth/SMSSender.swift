@@ -1,5 +1,7 @@
+/// Public: `HTTPClient` is in this file's public API.
 public import AsyncHTTPClient
 import Foundation
+/// Public: `MessageSender` and `OutgoingMessage` are HearthAuth's.
 public import HearthAuth
 import NIOCore
 import NIOHTTP1
