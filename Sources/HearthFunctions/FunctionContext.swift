@@ -161,24 +161,89 @@ public struct AdminDatabase: Sendable {
     public func atomically<R: Sendable>(
         namespace: String? = nil, _ body: @escaping @Sendable (AtomicSnapshot, inout AtomicWrites) throws -> R
     ) async throws -> R {
+        // Without a key nothing is ever "already applied": nil cannot come back.
+        guard let result = try await computedWrite(claiming: nil, namespace: namespace, body) else {
+            throw FunctionsError("The atomic write did not run")
+        }
+        return result
+    }
+
+    /// ``atomically(namespace:_:)`` at most once per `key`: the first call that commits claims `key` in the
+    /// same transaction as its writes; any later call with the same key runs nothing, writes nothing and
+    /// returns nil. Pass a trigger event's `id` and a retried event (the outbox delivers at least once, in any
+    /// order) applies its effect exactly once.
+    ///
+    /// ```swift
+    /// try functions.onValueCreated("/orders/{id}") { event, context in
+    ///     try await context.database.atomically(once: event.id) { data, writes in
+    ///         let stock = try data.value("stock/\(item)").doubleValue ?? 0
+    ///         writes["stock/\(item)"] = .int(Int64(stock) - 1)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - The key is checked inside the writer, before `body` runs: a repeat never runs `body`, so it cannot
+    ///   decide differently on data that has changed since (or throw where the first run did not).
+    /// - A `body` that records no writes still claims the key (an empty commit changes no data and fires no
+    ///   trigger): "nothing to do" is the effect, and a repeat finds the key taken, whatever the data says then.
+    /// - A throw from `body` writes nothing, claims nothing and is rethrown: the event's retry runs it again.
+    /// - Keys are remembered for 30 days, shared with the `idempotencyKey:` of ``set(_:_:namespace:idempotencyKey:)``
+    ///   and the other writes, per database (`namespace`).
+    ///
+    /// Returns what `body` returned, or nil when `key` was already claimed.
+    public func atomically<R: Sendable>(
+        once key: String, namespace: String? = nil, _ body: @escaping @Sendable (AtomicSnapshot, inout AtomicWrites) throws -> R
+    ) async throws -> R? {
+        guard !key.isEmpty else { throw FunctionsError("An idempotency key must not be empty") }
+        return try await computedWrite(claiming: key, namespace: namespace, body)
+    }
+
+    /// What `body` of an atomic write did inside the writer.
+    private enum AtomicOutcome<R: Sendable>: Sendable {
+        case ran(R)
+        case alreadyApplied
+        case failed(any Error)
+    }
+
+    /// Both `atomically`s: `body` runs inside the writer; with a `key`, only if the key was not claimed before, and the
+    /// write claims it even when `body` records nothing. Nil when the key was already claimed.
+    private func computedWrite<R: Sendable>(
+        claiming key: String?, namespace: String?, _ body: @escaping @Sendable (AtomicSnapshot, inout AtomicWrites) throws -> R
+    ) async throws -> R? {
         let service = self.service
-        let outcome = Mutex<Result<R, any Error>?>(nil)
-        let request = WriteRequest.computed(at: .root) { data, now in
+        let outcome = Mutex<AtomicOutcome<R>?>(nil)
+        var request = WriteRequest.computed(at: .root) { data, now in
+            // Checked first: `Database.apply` checks the key only after the operation is computed, and not at all
+            // when there is none. This read and the claim are in one transaction of the serial writer.
+            if let key, try data.isClaimed(key) {
+                outcome.withLock { $0 = .alreadyApplied }
+                return nil
+            }
             do {
                 var writes = AtomicWrites()
                 let result = try body(AtomicSnapshot(data: data, now: now), &writes)
-                outcome.withLock { $0 = .success(result) }
-                if writes.values.isEmpty { return nil }
+                outcome.withLock { $0 = .ran(result) }
+                // With a key, an empty update still commits, and so claims the key; without one, nothing is written.
+                if writes.values.isEmpty { return key == nil ? nil : .update([], priorities: []) }
                 return try service.updateOperation(writes.values.map { JSONMember($0.key, $0.value) }, at: .root)
             } catch {
-                outcome.withLock { $0 = .failure(error) }
+                outcome.withLock { $0 = .failed(error) }
                 return nil
             }
         }
+        request.idempotencyKey = key
         let stamped = stamped(request)
-        _ = try await withDatabase(namespace) { db in try await db.write(stamped) }
-        guard let result = outcome.withLock({ $0 }) else { throw FunctionsError("The atomic write did not run") }
-        return try result.get()
+        do {
+            _ = try await withDatabase(namespace) { db in try await db.write(stamped) }
+        } catch is AlreadyApplied {
+            return nil
+        }
+        switch outcome.withLock({ $0 }) {
+        case .ran(let result)?: return result
+        case .alreadyApplied?: return nil
+        case .failed(let error)?: throw error
+        case nil: throw FunctionsError("The atomic write did not run")
+        }
     }
 
     /// `request` with this context's trigger depth.
