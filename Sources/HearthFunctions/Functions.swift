@@ -76,6 +76,8 @@ public struct Functions: Sendable {
     var objectDeleted: [EventEntry<ObjectHandler>] = []
     package var callables: [String: CallableEntry] = [:]
     package var routes: [RouteEntry] = []
+    /// Whether a route ends in `.json`: without one, a `….json` request (every database REST call) is not looked at.
+    package private(set) var hasJSONRoutes = false
     var schedules: [ScheduleEntry] = []
     /// The names of the scheduled jobs (their last ticks are the `schedule:<name>` settings of the namespace).
     package var scheduleNames: [String] { schedules.map(\.name) }
@@ -254,6 +256,7 @@ public struct Functions: Sendable {
         }
         try claim("\(method.rawValue) \(pattern)\(jsonSuffix ? ".json" : "")")
         routes.append(RouteEntry(method: method, pattern: pattern, jsonSuffix: jsonSuffix, handler: handler))
+        if jsonSuffix { hasJSONRoutes = true }
     }
 
     // MARK: Scheduled jobs

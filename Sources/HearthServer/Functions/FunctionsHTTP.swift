@@ -18,7 +18,7 @@ extension FunctionsRuntime {
         if path.hasPrefix(Self.adminPrefix) { return await admin(request, controller: controller) }
         // Database REST paths end in `.json`: only an HTTP function registered with that very suffix takes one.
         let json = path.hasUTF8Suffix(".json")
-        if json && !functions.routes.contains(where: \.jsonSuffix) { return nil }
+        if json && !functions.hasJSONRoutes { return nil }
         if !json, let name = callableName(path) {
             if let entry = functions.callables[name] { return await call(entry, request, controller: controller) }
             if path.hasPrefix("/functions/") { return Self.callableError(CallableError(.notFound, "Function not found: \(name)")) }
@@ -64,7 +64,7 @@ extension FunctionsRuntime {
         let json = path.hasUTF8Suffix(".json")
         if !json, callableName(path) != nil { return true }
         // A `….json` path is the database's unless an HTTP function was registered with that suffix.
-        if json && !functions.routes.contains(where: \.jsonSuffix) { return false }
+        if json && !functions.hasJSONRoutes { return false }
         let keys = Path(json ? String(path.dropLast(5)) : path)
         return functions.routes.contains { $0.jsonSuffix == json && $0.method == method && $0.pattern.match(keys) != nil }
     }
