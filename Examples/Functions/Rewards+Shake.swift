@@ -118,13 +118,7 @@ extension Rewards {
                 throw CallableError(.invalidArgument, "Send {campaignId, proof}")
             }
             let campaignId = try key(id, "campaignId")
-            guard let campaign = try await context.database.get("/campaigns/\(campaignId)", as: Campaign.self) else {
-                throw CallableError(.notFound, "There is no campaign \(campaignId)")
-            }
-            guard let campaignContext = Context(rawValue: campaign.context) else {
-                throw CallableError(.failedPrecondition, "The campaign's context is not one this server knows")
-            }
-            let proof = try ClientProof(data["proof"], for: campaignContext)
+            let proof = data["proof"]
             do {
                 return try await shake(uid: uid, campaignId: campaignId, proof: proof, context)
             } catch let error as CallableError where error.code == .permissionDenied {
@@ -136,13 +130,18 @@ extension Rewards {
         }
     }
 
-    private static func shake(uid: String, campaignId: String, proof: ClientProof, _ context: FunctionContext) async throws -> JSONValue {
+    /// The shake itself; `proofJSON` is what the client sent, read against the campaign's context (a quick parse,
+    /// done inside the step so that the campaign is read once, as it is at the moment of the write).
+    private static func shake(uid: String, campaignId: String, proof proofJSON: JSONValue?, _ context: FunctionContext) async throws -> JSONValue {
         let entry = ids.next(millis: Int64(Date().timeIntervalSince1970 * 1000))
         return try await context.database.atomically { data, writes in
-            // Read again inside the write: an admin may have changed the campaign since.
             guard let campaign = try data.value("campaigns/\(campaignId)", as: Campaign.self) else {
                 throw CallableError(.notFound, "There is no campaign \(campaignId)")
             }
+            guard let campaignContext = Context(rawValue: campaign.context) else {
+                throw CallableError(.failedPrecondition, "The campaign's context is not one this server knows")
+            }
+            let proof = try ClientProof(proofJSON, for: campaignContext)
             let now = data.now
             guard now >= campaign.startsAt, now < campaign.endsAt else {
                 throw refused(.failedPrecondition, "The campaign is not running", reason: "notRunning")
