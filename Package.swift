@@ -138,10 +138,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The web console served at `/_/`: its pages and scripts (generated from web/ by scripts/console-assets) and
+        // its signed session cookies.
+        .target(
+            name: "HearthConsole",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            exclude: ["web"],
+            swiftSettings: strict
+        ),
         .target(
             name: "HearthServer",
             dependencies: [
-                "CZlib", "HearthCore", "HearthAuth", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthLinks", "HearthRules", "HearthStorage", "HearthWire",
+                "CZlib", "HearthConsole", "HearthCore", "HearthAuth", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthLinks", "HearthRules", "HearthStorage", "HearthWire",
                 "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DequeModule", package: "swift-collections"),

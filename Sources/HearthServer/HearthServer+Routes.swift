@@ -7,22 +7,37 @@ import NIOPosix
 extension HearthServer {
     /// The routing table: which protocol edge answers which requests, first claim wins.
     ///
-    /// 1. functions: callable and HTTP functions' routes and the dead-letter API;
-    /// 2. `/.well-known/…` and Google's key paths: Hummingbird's router (`wellKnown`);
-    /// 3. auth: Identity Toolkit, Secure Token, the emulator's and the action page's paths;
-    /// 4. storage: the Firebase and Cloud Storage APIs;
-    /// 5. links: the Dynamic Links API, then link redirects (`/{suffix}`, `/?link=…`);
-    /// 6. storage's public object URLs (`/{bucket}/{object}`), after the links so a redirect costs no bucket lookup;
-    /// 7. the database (REST, SSE): everything else.
+    /// 1. the console (`/_/…`, `/.hearth/console/session`), so no function's route can take its pages;
+    /// 2. functions: callable and HTTP functions' routes and the dead-letter API;
+    /// 3. Hearth's other admin endpoints (`/.hearth/…`);
+    /// 4. `/.well-known/…` and Google's key paths: Hummingbird's router (`wellKnown`);
+    /// 5. auth: Identity Toolkit, Secure Token, the emulator's and the action page's paths;
+    /// 6. storage: the Firebase and Cloud Storage APIs;
+    /// 7. links: the Dynamic Links API, then link redirects (`/{suffix}`, `/?link=…`);
+    /// 8. storage's public object URLs (`/{bucket}/{object}`), after the links so a redirect costs no bucket lookup;
+    /// 9. the database (REST, SSE): everything else.
     func routes(wellKnown: some HTTPResponder<HearthRequestContext>) -> [Route] {
         var routes: [Route] = []
         let controller = self.controller
+        let console = self.console
+        let trustedProxies = configuration.trustedProxies
+        routes.append(
+            Route("console", claim: { _, path in ConsoleController.handles(path) ? .certain : .none }) { request, context in
+                let peer = context.channel.remoteAddress?.ipAddress
+                let client = peer.flatMap { trustedProxies.clientAddress(peer: $0, forwardedFor: request.headers[values: AuthController.forwardedFor]) }
+                return await console.respond(to: request, clientAddress: client)
+            })
         if let functions {
             routes.append(
                 Route("functions", claim: { functions.mayRespond(path: $1, method: $0) ? .possible : .none }) { request, _ in
                     await functions.respond(to: request, controller: controller)
                 })
         }
+        let admin = self.admin
+        routes.append(
+            Route("admin", claim: { _, path in AdminController.handles(path) ? .certain : .none }) { request, _ in
+                await admin.respond(to: request)
+            })
         routes.append(
             Route("well-known", claim: { _, path in Self.isWellKnown(path) ? .certain : .none }) { request, context in
                 try await wellKnown.respond(to: request, context: context)

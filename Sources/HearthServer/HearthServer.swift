@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthAuth
+import HearthConsole
 import HearthCore
 import HearthDatabase
 public import HearthFunctions
@@ -32,6 +33,9 @@ public struct HearthServer: Sendable {
     let links: LinksController?
     let realtime: RealtimeController
     let functions: FunctionsRuntime?
+    let console: ConsoleController
+    let admin: AdminController
+    let metrics: ServerMetrics
     let logger: Logger
     private let inlineCount = InlineCount()
 
@@ -61,7 +65,9 @@ public struct HearthServer: Sendable {
                 services: outsideServices, clock: clock)
         self.functions = runtime
         // One policy for every product's credentials, and one cache of checked tokens.
-        let authenticator = Authenticator(configuration, verifier: auth, clock: clock)
+        // Console sessions are signed with a key derived from the admin credential: every node that shares it accepts them.
+        let sessions = ConsoleSessions(adminCredential: configuration.adminToken)
+        let authenticator = Authenticator(configuration, verifier: auth, sessions: sessions, clock: clock)
         self.auth = auth.map { AuthController(service: $0, configuration: configuration, logger: logger, authenticator: authenticator) }
         self.storage = storage.map {
             StorageController(
@@ -84,6 +90,18 @@ public struct HearthServer: Sendable {
             configuration: configuration, registry: registry, logger: logger, auth: auth, authenticator: authenticator, clock: clock)
         self.realtime = RealtimeController(
             database: controller, logger: logger, partialMessages: PartialMessageBudget(limit: configuration.realtimePartialBytes))
+        var products: [String] = []
+        if auth != nil { products.append("users") }
+        if storage != nil { products.append("storage") }
+        if runtime != nil { products.append("functions") }
+        if links != nil { products.append("links") }
+        self.console = ConsoleController(
+            sessions: sessions, configuration: configuration, project: auth?.projectID ?? configuration.defaultNamespace, products: products, clock: clock)
+        let metrics = ServerMetrics()
+        self.metrics = metrics
+        self.admin = AdminController(
+            database: controller, storage: self.storage, links: self.links, functions: runtime, metrics: metrics, authenticator: authenticator,
+            configuration: configuration)
     }
 
     /// The Hummingbird application; `onServerRunning` receives the bound port.
@@ -113,7 +131,7 @@ public struct HearthServer: Sendable {
                 if let response = links.wellKnown(path) { router.get(RouterPath(path)) { _, _ in response } }
             }
         }
-        let responder = HearthResponder(routes: routes(wellKnown: router.buildResponder()))
+        let responder = HearthResponder(routes: routes(wellKnown: router.buildResponder()), console: console, metrics: metrics)
         // Hummingbird's own start-up line would repeat ours; keep its warnings and errors.
         var appLogger = logger
         appLogger.logLevel = max(logger.logLevel, .notice)

@@ -1,5 +1,6 @@
 import Foundation
 import HearthAuth
+import HearthConsole
 import HearthCore
 import Synchronization
 
@@ -7,7 +8,8 @@ import Synchronization
 /// functions, auth's admin calls and links. Each product maps a ``Refusal`` to its own wire.
 ///
 /// The policy:
-/// - the admin credential is compared in constant time; in `--dev` the Firebase emulators' admin
+/// - the admin credential is compared in constant time; so is a console session's (`hcs.…`, which
+///   ``ConsoleController`` puts on requests that carry its cookie); in `--dev` the Firebase emulators' admin
 ///   credentials count too (`owner` in any case, and Google OAuth access tokens `ya29.…`, which SDKs holding
 ///   real credentials send);
 /// - an ID token must carry Hearth's signature, except in `--dev`, where unsigned ones are decoded as the
@@ -35,6 +37,8 @@ final class Authenticator: Sendable {
     private let adminToken: String
     private let dev: Bool
     private let verifier: AuthService?
+    /// The console's sessions, which count as the admin credential while they last.
+    let sessions: ConsoleSessions?
     /// Milliseconds since 1970.
     private let clock: @Sendable () -> Int64
     private let cache: Mutex<[String: Entry]>
@@ -49,8 +53,12 @@ final class Authenticator: Sendable {
     /// Tokens longer than this are refused without being decoded.
     static let maxTokenBytes = 8192
 
-    init(adminToken: String, dev: Bool, verifier: AuthService?, clock: @escaping @Sendable () -> Int64, capacity: Int = 4096) {
+    init(
+        adminToken: String, dev: Bool, verifier: AuthService?, sessions: ConsoleSessions? = nil, clock: @escaping @Sendable () -> Int64,
+        capacity: Int = 4096
+    ) {
         self.adminToken = adminToken
+        self.sessions = sessions
         self.dev = dev
         self.verifier = verifier
         self.clock = clock
@@ -62,6 +70,10 @@ final class Authenticator: Sendable {
     func isAdmin(_ credential: String?) -> Bool {
         guard let credential else { return false }
         if constantTimeEquals(credential, adminToken) { return true }
+        if let sessions, credential.hasPrefix(ConsoleSessions.credentialPrefix) {
+            let cookie = String(credential.dropFirst(ConsoleSessions.credentialPrefix.count))
+            return sessions.check(cookie, now: Date(timeIntervalSince1970: TimeInterval(clock()) / 1000)) != nil
+        }
         return dev && (credential.lowercased() == "owner" || credential.hasPrefix("ya29."))
     }
 
@@ -112,7 +124,10 @@ final class Authenticator: Sendable {
 
 extension Authenticator {
     /// The server's policy: its admin credential and `--dev`, with ID tokens verified by `verifier`.
-    convenience init(_ configuration: ServerConfiguration, verifier: AuthService?, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }) {
-        self.init(adminToken: configuration.adminToken, dev: configuration.dev, verifier: verifier, clock: clock)
+    convenience init(
+        _ configuration: ServerConfiguration, verifier: AuthService?, sessions: ConsoleSessions? = nil,
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    ) {
+        self.init(adminToken: configuration.adminToken, dev: configuration.dev, verifier: verifier, sessions: sessions, clock: clock)
     }
 }

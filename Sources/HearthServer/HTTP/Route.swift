@@ -46,21 +46,34 @@ struct Route: Sendable {
     }
 }
 
-/// Sends each request to the first route of the table that claims it.
+/// Sends each request to the first route of the table that claims it, after the console's cookie had its say
+/// (``ConsoleController/gate(_:)``).
 struct HearthResponder: HTTPResponder {
     /// In order; the last one (the database) claims every request.
     let routes: [Route]
+    let console: ConsoleController?
+    let metrics: ServerMetrics?
     /// The methods some route answers inline (GET, and POST for the token refresh).
     private let inlineMethods: [HTTPRequest.Method]
 
-    init(routes: [Route]) {
+    init(routes: [Route], console: ConsoleController? = nil, metrics: ServerMetrics? = nil) {
         self.routes = routes
+        self.console = console
+        self.metrics = metrics
         var methods: [HTTPRequest.Method] = []
         for case let inline? in routes.map(\.inline) where !methods.contains(inline.method) { methods.append(inline.method) }
         self.inlineMethods = methods
     }
 
     func respond(to request: Request, context: HearthRequestContext) async throws -> Response {
+        metrics?.countRequest()
+        var request = request
+        if let console, ConsoleController.mayCarrySession(request.headers) {
+            switch console.gate(request) {
+            case .pass(let gated): request = gated
+            case .refuse(let response): return response
+            }
+        }
         let path = request.uri.path
         for route in routes where route.claim(request.method, path) != .none {
             if let response = try await route.respond(request, context) { return response }
@@ -73,11 +86,16 @@ struct HearthResponder: HTTPResponder {
     func respondNow(to head: HTTPRequest) -> InlinePlan? {
         // Before parsing the URI: a write (most requests that are not reads) is routed once, by `respond`.
         guard inlineMethods.contains(head.method) else { return nil }
+        // The console's cookie stands for a credential only `respond` applies.
+        if console != nil, ConsoleController.mayCarrySession(head.headerFields) { return nil }
         let uri = URI(head.path ?? "")
         let path = uri.path
         guard let route = routes.first(where: { $0.claim(head.method, path) != .none }),
             let inline = route.inline, inline.method == head.method
         else { return nil }
-        return inline.respond(head, uri)
+        let plan = inline.respond(head, uri)
+        // Counted here when answered here; otherwise `respond` counts it.
+        if plan != nil { metrics?.countRequest() }
+        return plan
     }
 }
