@@ -10,6 +10,11 @@ public struct ConsoleAsset: Sendable {
     /// A strong entity tag: the first 16 hex digits of the bytes' SHA-256, quoted.
     public let etag: String
 
+    /// A file served with `contentType`.
+    public init(contentType: String, text: String) {
+        self.init(contentType, text)
+    }
+
     init(_ contentType: String, _ text: String) {
         self.contentType = contentType
         bytes = Array(text.utf8)
@@ -29,6 +34,16 @@ public enum ConsoleAssets {
 
     /// The file at `path`, relative to `web/` (`console.css`, `js/data.js`), or nil.
     public static func asset(_ path: String) -> ConsoleAsset? { files[path] }
+
+    /// The type a file named `path` is served with (by its extension), or nil for a kind the console has none of.
+    public static func contentType(for path: String) -> String? {
+        let types = [
+            "html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8",
+            "svg": "image/svg+xml", "json": "application/json",
+        ]
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        return types[String(path[path.index(after: dot)...])]
+    }
 
     /// Every file's path, sorted.
     public static var paths: [String] { files.keys.sorted() }

@@ -201,7 +201,7 @@ final class ConsoleController: Sendable {
     // MARK: Answers
 
     private func shell(csrf: String, setCookie: String?) -> Response {
-        let template = String(decoding: ConsoleAssets.shell.bytes, as: UTF8.self)
+        let template = String(decoding: (Self.file("index.html") ?? ConsoleAssets.shell).bytes, as: UTF8.self)
         let page = template
             .replacingOccurrences(of: "%%CSRF%%", with: HTML.escape(csrf))
             .replacingOccurrences(of: "%%PROJECT%%", with: HTML.escape(project))
@@ -215,8 +215,20 @@ final class ConsoleController: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
     }
 
+    /// For work on the console itself: `HEARTH_CONSOLE_DIR=Sources/HearthConsole/web` serves the files from that folder,
+    /// read at each request, instead of the ones compiled in (so an edit shows on reload, without a build).
+    static let folder: String? = ProcessInfo.processInfo.environment["HEARTH_CONSOLE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+
+    private static func file(_ name: String) -> ConsoleAsset? {
+        guard let folder else { return ConsoleAssets.asset(name) }
+        guard !name.split(separator: "/").contains(where: { $0 == ".." || $0.hasPrefix(".") }),
+            let data = FileManager.default.contents(atPath: folder + "/" + name), let known = ConsoleAssets.contentType(for: name)
+        else { return nil }
+        return ConsoleAsset(contentType: known, text: String(decoding: data, as: UTF8.self))
+    }
+
     private func asset(_ name: String, _ request: Request) -> Response {
-        guard let asset = ConsoleAssets.asset(name) else { return Self.error(.notFound, "No console file \(name)") }
+        guard let asset = Self.file(name) else { return Self.error(.notFound, "No console file \(name)") }
         var headers = Self.pageHeaders
         headers[.eTag] = asset.etag
         headers[.cacheControl] = "no-cache"
