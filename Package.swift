@@ -333,8 +333,8 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "Hearth", "HearthAuth", "HearthCommand", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthServer", "HearthStore",
-                "HearthSQLite", "HearthLinks", "HearthPostgres", "HearthStorage", "HearthTestSupport", "HearthTesting", "HearthWire",
+                "Hearth", "HearthAuth", "HearthCommand", "HearthConsole", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthServer",
+                "HearthStore", "HearthSQLite", "HearthLinks", "HearthPostgres", "HearthStorage", "HearthTestSupport", "HearthTesting", "HearthWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

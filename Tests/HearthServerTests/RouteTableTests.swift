@@ -24,9 +24,13 @@ struct RouteTableTests {
             logger: Logger(label: "t", factory: { _ in SwiftLogNoOpLogHandler() }), storage: try await StorageRouterTests.storage(),
             functions: functions, links: LinksRouterTests.service())
         let routes = server.routes(wellKnown: Router(context: HearthRequestContext.self).buildResponder())
-        #expect(routes.map(\.name) == ["functions", "well-known", "auth", "storage", "links API", "links", "public objects", "database"])
+        #expect(routes.map(\.name) == ["console", "functions", "admin", "well-known", "auth", "storage", "links API", "links", "public objects", "database"])
         let expected: [(HTTPRequest.Method, String, String)] = [
+            (.get, "/_/data", "console"),
+            (.post, "/.hearth/console/session", "console"),
             (.get, "/hooks/lamp", "functions"),
+            (.get, "/.hearth/overview", "admin"),
+            (.post, "/.hearth/rules/check", "admin"),
             (.get, "/.hearth/functions/deadLetters", "functions"),
             (.get, "/.well-known/jwks.json", "well-known"),
             (.post, "/securetoken.googleapis.com/v1/token", "auth"),
