@@ -2,6 +2,11 @@
 // Each page is a module in ./pages/NAME.js whose default export is { title, mount(root, ctx) } and whose
 // mount may return a function that stops what it started (streams, timers) when the page is left.
 
+// Script errors, kept for the browser tests (Firefox's driver has no access to the page's console log).
+window.hearthErrors = [];
+window.addEventListener('error', (e) => window.hearthErrors.push(String(e.message)));
+window.addEventListener('unhandledrejection', (e) => window.hearthErrors.push(String(e.reason?.stack ?? e.reason)));
+
 const meta = (name) => document.querySelector(`meta[name="${name}"]`)?.content ?? '';
 
 /** What the server put in the page: the CSRF token, project, default database, `--dev`, enabled products. */
