@@ -6,12 +6,13 @@ import HearthFunctions
 //
 //     swift run hearth-functions-example serve --dev
 //
-// Each file registers the functions of one reference app.
+// Each file registers the functions of one reference app (ConsoleDemo: two for the console's browser test).
 var functions = Functions()
 do {
     try Rewards.register(in: &functions)
     try Stays.register(in: &functions)
     try Gifts.register(in: &functions)
+    try ConsoleDemo.register(in: &functions)
 } catch {
     fatalError("invalid function registration: \(error)")
 }

@@ -24,6 +24,10 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
     /// Milliseconds since 1970.
     package let clock: @Sendable () -> Int64
     private let dispatchers = Mutex<[String: OutboxDispatcher]>([:])
+    /// The last runs on this node, every kind (trigger deliveries, scheduled jobs, callables, HTTP functions).
+    package let runs = FunctionRunLog()
+    /// The scheduled jobs running now (by the scheduler or "run now"), so that "run now" does not start a second.
+    let runningJobs = Mutex<Set<String>>([])
     /// Dispatchers created after start (a namespace with triggers opened), for the service to run.
     let started: AsyncStream<OutboxDispatcher>
     private let startContinuation: AsyncStream<OutboxDispatcher>.Continuation
@@ -130,8 +134,20 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
     /// and a trigger that keeps changing the location it watches would otherwise run forever.
     static let maxTriggerDepth = 16
 
-    /// Runs one outbox event's function, with `database` as its context's database.
+    /// Runs one outbox event's function, with `database` as its context's database, and logs the run in ``runs``.
     package func run(_ event: OutboxEvent, from queue: String, database: DatabaseService) async -> OutboxDispatcher.RunResult {
+        await runs.timed(event.function, trigger: "\(queue)/\(event.id)", attempt: event.attempts + 1, clock: clock) {
+            let result = await deliver(event, from: queue, database: database)
+            switch result {
+            case .success: return (result, .ok, nil)
+            case .interrupted: return (result, nil, nil)
+            case .failure(let message, let policy): return (result, event.attempts + 1 >= policy.maxAttempts ? .dead : .retry, message)
+            }
+        }.0
+    }
+
+    /// Runs one outbox event's function.
+    private func deliver(_ event: OutboxEvent, from queue: String, database: DatabaseService) async -> OutboxDispatcher.RunResult {
         guard let handler = handlers[event.function] else {
             return .failure("No function named \"\(event.function)\" is registered in this server", .never)
         }

@@ -63,17 +63,9 @@ package struct FunctionsService: Service {
     private func makeScheduler() -> Scheduler {
         let runtime = self.runtime
         let database = self.database
-        let entries = Dictionary(uniqueKeysWithValues: runtime.functions.schedules.map { ($0.name, $0) })
         let state = NamespaceScheduleState(registry: database.registry, namespace: runtime.defaultNamespace)
         return Scheduler(jobs: runtime.functions.schedules.map { ($0.name, $0.schedule) }, state: state, logger: logger) { event in
-            guard let entry = entries[event.jobName] else { return }
-            let context = runtime.context(for: entry.name, database: database)
-            do {
-                try await entry.handler(event, context)
-            } catch {
-                context.logger.error(
-                    "scheduled job failed", metadata: ["hearth.scheduled": "\(event.scheduledTime)", "hearth.error": "\(error)"])
-            }
+            _ = await runtime.runScheduled(event, trigger: FunctionsRuntime.tickDescription(event), database: database)
         }
     }
 }

@@ -39,20 +39,28 @@ extension FunctionsRuntime {
             let input = HTTPFunctionRequest(
                 method: request.method, path: path, query: parseQueryString(request.uri.query), headers: request.headers,
                 body: Array(body.readableBytesView))
-            do {
-                let output = try await route.handler(input, context)
-                return Response(status: output.status, headers: output.headers, body: .init(byteBuffer: ByteBuffer(bytes: output.body)))
-            } catch let error as HTTPFunctionError {
-                return Self.plain(error.status, error.message ?? error.status.reasonPhrase)
-            } catch let error as PermissionDeniedError {
-                // The rules refused what the function did as its caller (`database.as(auth)`): the caller's fault.
-                context.function.logger.info("HTTP function refused by the rules", metadata: ["hearth.error": "\(error)"])
-                let refused = error.httpError()
-                return Self.plain(refused.status, refused.message ?? refused.status.reasonPhrase)
-            } catch {
-                context.function.logger.error("HTTP function failed", metadata: ["hearth.error": "\(error)"])
-                return Self.plain(.internalServerError, "Internal Server Error")
-            }
+            let name = "\(route.method.rawValue) \(route.pattern)\(route.jsonSuffix ? ".json" : "")"
+            return await runs.timed(name, trigger: "\(request.method.rawValue) \(path)", clock: clock) { () -> (Response, FunctionRun.Outcome?, String?) in
+                do {
+                    let output = try await route.handler(input, context)
+                    let failed = output.status.code >= 500
+                    return (
+                        Response(status: output.status, headers: output.headers, body: .init(byteBuffer: ByteBuffer(bytes: output.body))),
+                        failed ? .error : .ok, failed ? "HTTP \(output.status.code)" : nil
+                    )
+                } catch let error as HTTPFunctionError {
+                    let message = error.message ?? error.status.reasonPhrase
+                    return (Self.plain(error.status, message), .error, "HTTP \(error.status.code): \(message)")
+                } catch let error as PermissionDeniedError {
+                    // The rules refused what the function did as its caller (`database.as(auth)`): the caller's fault.
+                    context.function.logger.info("HTTP function refused by the rules", metadata: ["hearth.error": "\(error)"])
+                    let refused = error.httpError()
+                    return (Self.plain(refused.status, refused.message ?? refused.status.reasonPhrase), .error, "\(error)")
+                } catch {
+                    context.function.logger.error("HTTP function failed", metadata: ["hearth.error": "\(error)"])
+                    return (Self.plain(.internalServerError, "Internal Server Error"), .error, "\(error)")
+                }
+            }.0
         }
         return nil
     }
@@ -131,25 +139,27 @@ extension FunctionsRuntime {
             auth = caller
         }
         let context = context(for: entry.name, database: controller.service)
-        do {
-            let result = try await entry.handler(data, CallableRequest(auth: auth, headers: request.headers), context)
-            return Self.json(.object([JSONMember("result", result)]), status: .ok)
-        } catch let error as CallableError {
-            return Self.callableError(error)
-        } catch let error as PermissionDeniedError {
-            return Self.callableError(error.callableError)
-        } catch {
-            // Never leak an unexpected error's text to the caller; it is in the log.
-            context.logger.error("callable function failed", metadata: ["hearth.error": "\(error)"])
-            return Self.callableError(CallableError(.internal, "INTERNAL"))
-        }
+        return await runs.timed(entry.name, trigger: "POST \(request.uri.path)", clock: clock) { () -> (Response, FunctionRun.Outcome?, String?) in
+            do {
+                let result = try await entry.handler(data, CallableRequest(auth: auth, headers: request.headers), context)
+                return (Self.json(.object([JSONMember("result", result)]), status: .ok), .ok, nil)
+            } catch let error as CallableError {
+                return (Self.callableError(error), .error, "\(error.code): \(error.message)")
+            } catch let error as PermissionDeniedError {
+                return (Self.callableError(error.callableError), .error, "\(error)")
+            } catch {
+                // Never leak an unexpected error's text to the caller; it is in the log (and the admin's run log).
+                context.logger.error("callable function failed", metadata: ["hearth.error": "\(error)"])
+                return (Self.callableError(CallableError(.internal, "INTERNAL")), .error, "\(error)")
+            }
+        }.0
     }
 
     private static func callableError(_ error: CallableError) -> Response {
         json(error.body, status: HTTPResponse.Status(code: error.code.httpStatus))
     }
 
-    private static func json(_ value: JSONValue, status: HTTPResponse.Status) -> Response {
+    static func json(_ value: JSONValue, status: HTTPResponse.Status) -> Response {
         var headers = corsHeaders
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes)))
@@ -159,10 +169,11 @@ extension FunctionsRuntime {
         Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    // MARK: Admin API (dead letters)
+    // MARK: Admin API (dead letters; the list and "run now" are in FunctionsHTTP+Console)
 
     /// `GET /.hearth/functions/deadLetters[?queue=…&after=…]` lists dead letters;
-    /// `POST /.hearth/functions/deadLetters/QUEUE/ID:retry` makes one live again. Admin only.
+    /// `POST /.hearth/functions/deadLetters/QUEUE/ID:retry` makes one live again; `GET /.hearth/functions` and
+    /// `POST /.hearth/functions/schedules/NAME:run` are ``console(_:rest:controller:)``'s. Admin only.
     private func admin(_ request: Request, controller: DatabaseController) async -> Response {
         guard isAdmin(request, controller: controller) else {
             return Self.json(.object([JSONMember("error", .string("Unauthorized: the functions API needs the admin credential"))]), status: .unauthorized)
@@ -190,6 +201,7 @@ extension FunctionsRuntime {
                 dispatcher.wake()
                 return Self.json(.object([JSONMember("retried", .string("\(dispatcher.queue.name)/\(id)"))]), status: .ok)
             }
+            if let answer = try await console(request, rest: rest, controller: controller) { return answer }
             return Self.json(.object([JSONMember("error", .string("Not found"))]), status: .notFound)
         } catch {
             logger.error("functions admin request failed", metadata: ["hearth.error": "\(error)"])
