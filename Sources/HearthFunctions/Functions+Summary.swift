@@ -43,11 +43,19 @@ extension Functions {
         }
         for entry in schedules {
             let trigger = JSONValue.object([
-                JSONMember("cron", .string(entry.schedule.cron.description)), JSONMember("timeZone", .string(entry.schedule.timeZone.identifier)),
+                JSONMember("cron", .string(entry.schedule.cron.description)), JSONMember("timeZone", .string(entry.schedule.timeZoneName)),
                 JSONMember("missedRuns", .string(entry.schedule.missedRuns == .skip ? "skip" : "runOnce")),
             ])
             list.append(FunctionSummary(kind: "schedule", name: entry.name, trigger: trigger, schedule: entry.schedule))
         }
         return list
+    }
+}
+
+extension Schedule {
+    /// The time zone's identifier, `UTC` for UTC (which Foundation on Linux calls `GMT`).
+    package var timeZoneName: String {
+        let id = timeZone.identifier
+        return id == "GMT" || id == "UTC" || (id.isEmpty && timeZone.secondsFromGMT() == 0) ? "UTC" : id
     }
 }

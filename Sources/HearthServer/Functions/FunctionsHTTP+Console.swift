@@ -53,7 +53,7 @@ extension FunctionsRuntime {
             ]
             if let schedule = summary.schedule {
                 members.append(JSONMember("schedule", .string(schedule.cron.description)))
-                members.append(JSONMember("timeZone", .string(schedule.timeZone.identifier)))
+                members.append(JSONMember("timeZone", .string(schedule.timeZoneName)))
                 if let next = schedule.nextDate(after: Date(timeIntervalSince1970: Double(now) / 1000)) {
                     members.append(JSONMember("nextRun", .int(Int64((next.timeIntervalSince1970 * 1000).rounded()))))
                 }
