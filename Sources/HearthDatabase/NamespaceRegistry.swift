@@ -389,6 +389,9 @@ package final class NamespaceRegistry: Sendable {
 
     // MARK: Listing and shutdown
 
+    /// Roughly how many bytes each namespace's data takes, as the store factory measures it (empty when it cannot).
+    package func namespaceSizes() async throws -> [String: Int64] { try await factory.namespaceSizes() }
+
     /// Every namespace that exists, sorted.
     package var names: [String] { state.withLock { $0.known.sorted() } }
 

@@ -31,6 +31,11 @@ public final class LinkClickRecorder: Sendable {
         buffer.withLock { $0.filter { $0.key.suffix == suffix && $0.key.day >= fromDay } }
     }
 
+    /// Drops the pending increments of one link (it was deleted).
+    func discard(suffix: String) {
+        buffer.withLock { p in p = p.filter { $0.key.suffix != suffix } }
+    }
+
     /// Writes the pending increments in one transaction; on failure they are kept for the next try.
     public func flush(to store: any LinkStore) async throws {
         let batch = drain()

@@ -228,6 +228,18 @@ public struct LinkService: Sendable {
         return resolved
     }
 
+    // MARK: Delete
+
+    /// Deletes a short link and its click counters (saved and pending); false when no link has this suffix.
+    /// The short link stops working at once on this node; another node sharing the store may serve it from its cache
+    /// until that cache is cleared.
+    public func delete(suffix: String) async throws -> Bool {
+        let removed = try await store.delete(suffix: suffix)
+        cache[suffix] = nil
+        clicks.discard(suffix: suffix)
+        return removed
+    }
+
     // MARK: Counts
 
     /// Counts one event of a short link today (buffered; see ``LinkClickRecorder``).

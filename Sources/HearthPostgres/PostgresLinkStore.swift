@@ -141,6 +141,17 @@ public final class PostgresLinkStore: LinkStore {
         }
     }
 
+    /// Removes the link and its counters in one transaction; false when no link has this suffix.
+    public func delete(suffix: String) async throws -> Bool {
+        try await server.run { [project] session in
+            try session.transaction(.readCommitted) {
+                let removed = try session.execute("DELETE FROM hearth_links WHERE project = \(project) AND suffix = \(suffix)")
+                try session.execute("DELETE FROM hearth_link_counts WHERE project = \(project) AND suffix = \(suffix)")
+                return removed > 0
+            }
+        }
+    }
+
     /// Nothing to release: the connections belong to the server, which its owner shuts down.
     public func close() async throws {}
 }

@@ -110,6 +110,28 @@ public struct PostgresStoreFactory: StoreFactory {
         }
     }
 
+    /// The bytes of each namespace's tree rows and index rows (`pg_column_size` of their columns: the data, without
+    /// PostgreSQL's page and index overhead). Scans both tables: the overview caches the answer.
+    public func namespaceSizes() async throws -> [String: Int64] {
+        try await server.run { session in
+            var sizes: [String: Int64] = [:]
+            for name in try session.query("SELECT ns FROM hearth_namespaces").map({ try $0.decode(String.self) }) { sizes[name] = 0 }
+            let rows = try session.query(
+                """
+                SELECT ns, sum(n)::bigint FROM (
+                    SELECT ns, pg_column_size(p) + coalesce(pg_column_size(v), 0) + coalesce(pg_column_size(pr), 0) AS n FROM hearth_tree
+                    UNION ALL
+                    SELECT ns, pg_column_size(parent) + pg_column_size(v) + pg_column_size(k) FROM hearth_index_rows
+                ) AS r GROUP BY ns
+                """)
+            for row in rows {
+                let (name, bytes) = try row.decode((String, Int64?).self)
+                sizes[name] = bytes ?? 0
+            }
+            return sizes
+        }
+    }
+
     /// Removes every row of `namespace`: its tree, settings, change log, outbox and counter.
     public func delete(namespace: String) async throws {
         try await server.run { session in

@@ -116,6 +116,16 @@ public final class SQLiteLinkStore: LinkStore {
         }
     }
 
+    /// Removes the link and its counters in one transaction; false when no link has this suffix.
+    public func delete(suffix: String) async throws -> Bool {
+        try await queue.write { db in
+            try db.execute(sql: "DELETE FROM links WHERE suffix = ?", arguments: [suffix])
+            let removed = db.changesCount > 0
+            try db.execute(sql: "DELETE FROM link_counts WHERE suffix = ?", arguments: [suffix])
+            return removed
+        }
+    }
+
     /// Closes the file; later calls fail.
     public func close() async throws { try queue.close() }
 }

@@ -112,6 +112,19 @@ public struct SQLiteStoreFactory: StoreFactory {
         }
     }
 
+    /// The size of each namespace's database file with its WAL and shared-memory files.
+    public func namespaceSizes() async throws -> [String: Int64] {
+        var sizes: [String: Int64] = [:]
+        for name in try existingNamespaces() {
+            let base = folder + "/" + name + ".sqlite"
+            sizes[name] = [base, base + "-wal", base + "-shm"].reduce(Int64(0)) { total, file in
+                let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? 0
+                return total + size
+            }
+        }
+        return sizes
+    }
+
     /// Removes the database file and its WAL and shared-memory files.
     public func delete(namespace: String) async throws {
         let base = folder + "/" + namespace + ".sqlite"

@@ -97,7 +97,8 @@ public struct HearthServer: Sendable {
         if links != nil { products.append("links") }
         self.console = ConsoleController(
             sessions: sessions, configuration: configuration, project: auth?.projectID ?? configuration.defaultNamespace, products: products, clock: clock)
-        let metrics = ServerMetrics()
+        let (connections, registry) = (self.realtime.connections, self.registry)
+        let metrics = ServerMetrics(connections: { connections.count }, listeners: { registry.listenerCount })
         self.metrics = metrics
         self.admin = AdminController(
             database: controller, storage: self.storage, links: self.links, functions: runtime, metrics: metrics, authenticator: authenticator,
@@ -171,6 +172,8 @@ public struct HearthServer: Sendable {
                 registry: registry, connections: realtime.connections, seconds: min(configuration.keepAliveSeconds, max(1, configuration.namespaceIdleSeconds)),
                 logger: logger),
         ]
+        // The overview's history: a reading of the counters every second.
+        services.append(MetricsSampler(metrics: metrics))
         // Writes buffered link clicks every second and once more after the server stopped.
         if let links { services.insert(LinkClickFlusher(recorder: links.service.clicks, store: links.service.store, logger: logger), at: 0) }
         // Last, so that on shutdown it stops first: no new function runs while requests finish.

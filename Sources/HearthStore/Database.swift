@@ -157,6 +157,7 @@ public actor Database {
             }
             if let last = changes.last { sequence = last.sequence }
             if !changes.isEmpty {
+                CommittedWrites.add(changes.count)
                 observer.didCommit(changes)
                 await observer.backpressure()
             }

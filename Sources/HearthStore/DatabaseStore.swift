@@ -149,6 +149,9 @@ public protocol StoreFactory: Sendable {
     /// What the namespace's writer reports commits to: `hub` itself, or for a store that several
     /// processes write, an observer that also delivers the other processes' commits to `hub`, in order.
     func observer(for store: any DatabaseStore, delivering hub: any ChangeObserver) async throws -> any ChangeObserver
+    /// Roughly how many bytes each namespace's data takes (files on disk, or rows), by namespace name; namespaces it
+    /// cannot measure are left out. May read the disk or scan tables: call it now and then (the overview caches it).
+    func namespaceSizes() async throws -> [String: Int64]
 }
 
 extension StoreFactory {
@@ -158,4 +161,6 @@ extension StoreFactory {
     public func delete(namespace: String) async throws {}
     /// By default only this process writes: its commits go to `hub` directly.
     public func observer(for store: any DatabaseStore, delivering hub: any ChangeObserver) async throws -> any ChangeObserver { hub }
+    /// By default a backend's sizes are unknown.
+    public func namespaceSizes() async throws -> [String: Int64] { [:] }
 }

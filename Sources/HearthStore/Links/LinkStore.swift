@@ -128,6 +128,8 @@ public protocol LinkStore: Sendable {
     func addCounts(_ increments: [LinkCounterKey: Int64]) async throws
     /// The non-zero counters of a link on days `fromDay...` (inclusive), by day, platform and event.
     func counts(suffix: String, fromDay: Int64) async throws -> [LinkCount]
+    /// Removes the link with this suffix and its counters, in one transaction; false when there was none.
+    func delete(suffix: String) async throws -> Bool
     /// Releases the backend's files; call once, after the last use.
     func close() async throws
 }

@@ -66,6 +66,16 @@ public final class MemoryLinkStore: LinkStore {
         }
     }
 
+    /// Removes the link, its dedupe entry and its counters; false when no link has this suffix.
+    public func delete(suffix: String) async throws -> Bool {
+        state.withLock { s in
+            guard let record = s.bySuffix.removeValue(forKey: suffix) else { return false }
+            s.byLongLink[DedupeKey(longLink: record.longLink, option: record.option, inviter: record.inviter)] = nil
+            s.counts = s.counts.filter { $0.key.suffix != suffix }
+            return true
+        }
+    }
+
     /// Does nothing: there is nothing to release.
     public func close() async throws {}
 }
