@@ -28,7 +28,7 @@ def line(browser, path: str, text: str | None = None):
     return find(browser, f'.data-line[data-path="{path}"]', text=text)
 
 
-def test_tree_edit_add_delete_while_another_client_writes(browser, console_server):
+def test_tree_edit_add_delete_while_another_client_writes(console_server, browser):
     url = console_server
     assert admin("PUT", db(url, "shop"), json=SHOP).status_code == 200
     signed_in(browser, url, page="/_/data?path=/shop")
@@ -93,7 +93,7 @@ def test_tree_edit_add_delete_while_another_client_writes(browser, console_serve
     assert browser_errors(browser) == []
 
 
-def test_paging_a_node_with_many_children(browser, console_server):
+def test_paging_a_node_with_many_children(console_server, browser):
     url = console_server
     assert admin("PUT", db(url, "big"), json={f"k{i:05d}": i for i in range(2000)}).status_code == 200
     browser.get(url + "/_/data?path=/big")
@@ -104,7 +104,7 @@ def test_paging_a_node_with_many_children(browser, console_server):
     line(browser, "/big/k00099", text="99")
 
 
-def test_live_query(browser, console_server):
+def test_live_query(console_server, browser):
     url = console_server
     rules = {"rules": {".read": False, ".write": False, "shop": {"scores": {".indexOn": ".value"}}}}
     assert admin("PUT", f"{url}/.settings/rules.json", json=rules).status_code == 200
@@ -151,7 +151,7 @@ def test_live_query(browser, console_server):
     assert browser_errors(browser) == []
 
 
-def test_import_and_export(browser, console_server, tmp_path):
+def test_import_and_export(console_server, browser, tmp_path):
     url = console_server
     browser.get(url + "/_/data?path=/catalog")
     find(browser, "#data-tree .empty")

@@ -127,6 +127,7 @@ export default {
         ? h('button', { type: 'button', class: 'ghost small data-toggle', 'aria-expanded': String(open), 'data-focus': `${path}|toggle`,
           'aria-label': `${open ? 'Collapse' : 'Expand'} ${key}`, onclick: () => {
             if (open) state.expanded.delete(path); else state.expanded.add(path);
+            state.quiet = true; // children shown for the first time are not changes
             render();
           } }, open ? '▾' : '▸')
         : h('span', { class: 'data-toggle-space', 'aria-hidden': 'true' });
