@@ -79,6 +79,8 @@ def test_create_click_chart_and_delete(browser, links_server):
                message="the clicks column does not show 6")
     row(browser, suffix).find_element("css selector", f'button[aria-label="Clicks of {short_link}"]').click()
     chart = find(browser, "#stats-chart")
+    # The row is drawn again with the button pressed, and the keyboard's place stays on it.
+    assert browser.switch_to.active_element.get_attribute("aria-pressed") == "true"
     assert short_link in find(browser, "#link-stats-title").text
     assert f"link={suffix}" in browser.current_url
 

@@ -98,8 +98,12 @@ export function lineChart({ points, series, label, id, from, to, width = 720, he
     const visible = points.filter((p) => p.t >= start && p.t <= end);
     if (!visible.length) return;
     const d = visible.map((p, i) => `${i ? 'L' : 'M'}${x(p.t).toFixed(1)},${y(p[s.key] || 0).toFixed(1)}`).join(' ');
-    root.append(svg('path', { d, fill: 'none', stroke: s.color ?? palette[k % palette.length], 'stroke-width': 2,
-      'stroke-linejoin': 'round', class: 'line', 'data-series': s.key }));
+    const color = s.color ?? palette[k % palette.length];
+    root.append(svg('path', { d, fill: 'none', stroke: color, 'stroke-width': 2, 'stroke-linejoin': 'round', class: 'line',
+      'data-series': s.key }));
+    // The newest point as a dot: a single point draws no line.
+    const last = visible[visible.length - 1];
+    root.append(svg('circle', { cx: x(last.t).toFixed(1), cy: y(last[s.key] || 0).toFixed(1), r: 3, fill: color }));
   });
   return root;
 }

@@ -75,7 +75,8 @@ export default {
     // ---- stats ----
     const stats = h('section', { class: 'card links-stats', id: 'link-stats', 'aria-labelledby': 'link-stats-title', hidden: true });
 
-    root.append(form, h('h2', { text: 'Short links' }), count, table, more, stats);
+    const listTitle = h('h2', { id: 'links-title', tabindex: '-1', text: 'Short links' });
+    root.append(form, listTitle, count, table, more, stats);
 
     async function load(reset) {
       const q = new URLSearchParams({ pageSize: '50' });
@@ -153,13 +154,20 @@ export default {
       toast(`Deleted ${link.shortLink}`, 'ok');
       if (selected === link.suffix) select(null);
       await load(true);
+      listTitle.focus();
     }
 
     function select(suffix) {
+      const hadFocus = document.activeElement?.closest?.('#links-rows, #link-stats') != null;
       selected = suffix;
       setParams({ link: suffix });
       render();
       showStats();
+      // The row was drawn again: keep a keyboard user's place.
+      if (hadFocus) {
+        const again = suffix && tbody.querySelector(`tr[data-suffix="${CSS.escape(suffix)}"] button[aria-pressed]`);
+        (again || listTitle).focus();
+      }
     }
 
     let days = 30;
@@ -173,6 +181,7 @@ export default {
       const eventSelect = h('select', { id: 'stats-event', onchange: () => { event = eventSelect.value; showStats(); } },
         EVENTS.map((e) => h('option', { value: e.key, text: e.name, selected: e.key === event })));
       const body = h('div', { class: 'stats-body', 'aria-live': 'polite' }, h('p', { class: 'muted', text: 'Loading…' }));
+      const focused = document.activeElement?.id;
       stats.replaceChildren(
         h('div', { class: 'row stats-head' },
           h('h2', { id: 'link-stats-title' }, 'Clicks of ', h('span', { class: 'mono', text: link.shortLink })),
@@ -181,6 +190,7 @@ export default {
           h('label', { class: 'field' }, 'Period', daysSelect),
           h('button', { type: 'button', class: 'small ghost', onclick: () => select(null) }, 'Close')),
         body);
+      if (focused === 'stats-days' || focused === 'stats-event') document.getElementById(focused).focus();
       const answer = await guarded(() => api('GET', `/.hearth/links/${encodeURIComponent(selected)}/stats?days=${days}`));
       if (!answer || stopped || selected !== link.suffix) return;
       const dates = dateRange(answer.from, answer.to);
