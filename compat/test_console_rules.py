@@ -220,6 +220,20 @@ def test_storage_rules_error_and_simulation(browser, console_server):
     full_screenshot(browser, "rules-storage")
     assert simulate(browser, "create", "users/alice/avatar.png", '{"uid": "alice"}', '{"size": 2048, "contentType": "image/png"}') == "Allowed"
     assert "granted" in find(browser, "#sim-reason").text
+
+    # An unpublished edit survives a trip to the other tab; Revert brings the published rules back.
+    editor.send_keys(Keys.CONTROL, Keys.END)
+    editor.send_keys("\n// kept while away")
+    find(browser, "#rules-status", text="not published")
+    find(browser, "#rules-tab-database").click()
+    find(browser, "#rules-editor-title", text="Rules of demo")
+    find(browser, "#rules-tab-storage").click()
+    editor = find(browser, "#rules-editor")
+    wait_until(browser, lambda b: "// kept while away" in (editor.get_attribute("value") or ""), message="the draft was lost")
+    find(browser, "#rules-revert").click()
+    confirm_dialog(browser)
+    wait_until(browser, lambda b: editor.get_attribute("value") == source, message="Revert did not restore the published rules")
+    find(browser, "#rules-status", text="Published")
     assert browser_errors(browser) == []
 
 

@@ -6,6 +6,9 @@ import { api, confirmDanger, guarded, h, session, setParams, toast } from '../ap
 import { createEditor } from './rules-editor.js';
 import { casesRunner, simulator } from './rules-tools.js';
 
+/** Unpublished edits by `kind:namespace`, kept while the console stays open (switching tabs or pages keeps them). */
+const drafts = new Map();
+
 const KINDS = [
   { key: 'database', name: 'Database' },
   { key: 'storage', name: 'Storage' },
@@ -77,6 +80,7 @@ function mountKind(panel, kind, ns) {
   let checking = false;
   let source = '';
   let stopped = false;
+  const draftKey = `${kind}:${ns}`;
 
   if (kind === 'storage' && !session.products.has('storage')) {
     panel.replaceChildren(h('p', { class: 'card empty', id: 'rules-storage-off',
@@ -87,7 +91,11 @@ function mountKind(panel, kind, ns) {
   const status = h('span', { id: 'rules-status', role: 'status', class: 'muted' });
   const errorList = h('ul', { id: 'rules-editor-errors', class: 'rules-errors', 'aria-live': 'polite' });
   const editor = createEditor({ kind, id: 'rules-editor', label: kind === 'database' ? `Rules of the database ${ns}` : 'Storage rules',
-    onInput: () => { scheduleCheck(); updateButtons(); } });
+    onInput: (text) => {
+      if (text === source) drafts.delete(draftKey); else drafts.set(draftKey, text);
+      scheduleCheck();
+      updateButtons();
+    } });
   const publishButton = h('button', { type: 'button', class: 'primary', id: 'rules-publish', onclick: () => doPublish() }, 'Publish');
   const revertButton = h('button', { type: 'button', id: 'rules-revert', onclick: () => doRevert() }, 'Revert');
   const where = kind === 'database' ? `database ${ns}` : 'storage';
@@ -156,7 +164,7 @@ function mountKind(panel, kind, ns) {
   async function load() {
     await guarded(async () => {
       source = await published(kind, ns);
-      editor.setValue(source);
+      editor.setValue(drafts.get(draftKey) ?? source);
       await check();
     });
   }
@@ -170,6 +178,7 @@ function mountKind(panel, kind, ns) {
     await guarded(async () => {
       await publish(kind, ns, text);
       source = text;
+      drafts.delete(draftKey);
       toast(`Rules published for ${where}.`, 'ok');
       showErrors([]);
     });
@@ -177,6 +186,7 @@ function mountKind(panel, kind, ns) {
 
   async function doRevert() {
     if (!(await confirmDanger('Revert', 'Discard your edits and load the published rules again?', 'Revert'))) return;
+    drafts.delete(draftKey);
     await load();
     toast('Back to the published rules.', 'info');
   }
