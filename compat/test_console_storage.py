@@ -203,6 +203,16 @@ def test_folders_drag_and_drop_and_paging(browser, console_server, tmp_path):
     wait_until(browser, lambda b: not b.find_element("css selector", "#load-more").is_displayed(), message="Load more still shown")
     assert "30 files." == find(browser, "#listing-status").text
 
+    # Other buckets are listed, and picking one shows its folder.
+    r = admin("POST", f"{url}/storage/v1/b", params={"project": "demo"}, json={"name": "archive-2026"})
+    assert r.status_code == 200, r.text
+    browser.get(url + "/_/storage")
+    from selenium.webdriver.support.ui import Select
+    Select(find(browser, "#bucket")).select_by_value("archive-2026")
+    wait_until(browser, lambda b: "bucket=archive-2026" in b.current_url, message="the bucket was not opened")
+    assert find(browser, "#listing-status", text="empty").text == "This bucket is empty: upload a file to start."
+    assert find(browser, ".crumbs li").text == "archive-2026"
+
     # At a phone's width the folder and the open file stack, and nothing but the table scrolls sideways.
     browser.set_window_size(390, 844)
     try:
