@@ -12,8 +12,9 @@ extension DatabaseController {
     /// A read or query refused under the rules in force is tried once more when other rules were stored
     /// meanwhile (published on another node sharing the store, whose notice is still on the way).
     func get(_ call: RestCall, request: Request) async throws -> Response {
+        if call.parameters["shallow"] == "values" { return try await shallowValues(call) }
         // The plan checks under the namespace's rules in force, which the retry has just replaced.
-        try await call.namespace.underNewestRules({ _ in
+        return try await call.namespace.underNewestRules({ _ in
             let plan = try readPlan(call, headers: request.headers)
             let (node, etag) = try await call.namespace.database.store.snapshot { reader in try plan.read(reader) }
             return try plan.reply(node, etag: etag).response
