@@ -40,6 +40,13 @@ struct ConsoleTests {
         }
     }
 
+    @Test func everyNodeSharingTheCredentialAcceptsTheSession() {
+        // Two nodes of a cluster: separate processes, one admin credential.
+        let session = ConsoleSessions(adminCredential: "s3cret").open(now: Self.t0)
+        let other = ConsoleSessions(adminCredential: "s3cret")
+        #expect(other.check(session.cookie, now: Self.t0)?.csrfToken == session.csrfToken)
+    }
+
     @Test func signingOutEndsTheSessionOnly() {
         let sessions = ConsoleSessions(adminCredential: "s3cret")
         let a = sessions.open(now: Self.t0)
