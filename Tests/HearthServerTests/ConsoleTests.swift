@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthConsole
+import HearthFunctions
 import HearthServer
 import HearthStore
 import Hummingbird
@@ -146,6 +147,29 @@ struct ConsoleTests {
             #expect(try await client.send(.get, "/.hearth/console/session", headers: [.cookie: cookie]).0 == .unauthorized)
             #expect(try await client.send(.get, "/_/data", headers: [.cookie: cookie]).0 == .seeOther)
         }
+    }
+
+    @Test func theAppsFunctionsNeverSeeACredentialTheCookieMade() async throws {
+        var functions = Functions()
+        try functions.http(.post, "/hooks/{id}") { request, _ in
+            HTTPFunctionResponse.text(request.headers[.authorization] ?? "none")
+        }
+        let server = HearthServer(
+            configuration: ServerConfiguration(port: 0, adminToken: "s3cret"), stores: MemoryStoreFactory(),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), functions: functions)
+        try await server.application().test(.router) { client in
+            let (cookie, csrf) = try await Self.signIn(client)
+            let csrfHeader = HTTPField.Name("X-Hearth-CSRF")!
+            let answer = try await client.send(.post, "/hooks/lamp", "{}", headers: [.cookie: cookie, csrfHeader: csrf])
+            #expect(answer.0 == .ok)
+            #expect(answer.1 == "none")
+            // Not even a CSRF refusal: the cookie plays no part there.
+            #expect(try await client.send(.post, "/hooks/lamp", "{}", headers: [.cookie: cookie]).1 == "none")
+            // The functions' admin API is Hearth's own: the cookie counts there.
+            #expect(try await client.send(.get, "/.hearth/functions", headers: [.cookie: cookie]).0 == .ok)
+            #expect(try await client.send(.get, "/.hearth/functions", headers: [:]).0 == .unauthorized)
+        }
+        await server.shutdown()
     }
 
     @Test func devModeSignsStraightIn() async throws {

@@ -68,7 +68,11 @@ struct HearthResponder: HTTPResponder {
     func respond(to request: Request, context: HearthRequestContext) async throws -> Response {
         metrics?.countRequest()
         var request = request
-        if let console, ConsoleController.mayCarrySession(request.headers) {
+        // The cookie stands for the admin on Hearth's own APIs only: a request for the app's functions (callable or
+        // HTTP; user code) is answered as if it had none, so no function ever sees a credential the cookie made.
+        if let console, ConsoleController.mayCarrySession(request.headers),
+            request.uri.path.hasPrefix("/.hearth/") || routes.first(where: { $0.claim(request.method, request.uri.path) != .none })?.name != "functions"
+        {
             switch console.gate(request) {
             case .pass(let gated): request = gated
             case .refuse(let response): return response
