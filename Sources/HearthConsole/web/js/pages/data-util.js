@@ -78,6 +78,19 @@ export function orderedEntries(value, orderBy = '$key') {
   return entries.sort((x, y) => valueCompare(of(x[1]), of(y[1])) || keyCompare(x[0], y[0]));
 }
 
+/**
+ * Decodes an answer of `GET …?shallow=values` (a Hearth extension): primitive children come as their values and object
+ * children as {} (no stored value is an empty object). Returns { kind: 'empty' }, { kind: 'leaf', value } or
+ * { kind: 'children', entries } with entries [key, value] in key order, an object child's value being {}.
+ */
+export function decodeShallow(answer) {
+  if (answer === null || answer === undefined) return { kind: 'empty' };
+  if (typeof answer !== 'object') return { kind: 'leaf', value: answer };
+  const entries = Object.entries(answer).filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]) => [k, v !== null && typeof v === 'object' ? {} : v]);
+  return entries.length ? { kind: 'children', entries: entries.sort((x, y) => keyCompare(x[0], y[0])) } : { kind: 'empty' };
+}
+
 /** Whether a value is an object (a node with children). */
 export function isObject(v) {
   return v !== null && typeof v === 'object';

@@ -1,14 +1,20 @@
 // The Data page: a live tree of one database (namespace) from the open path (?path=), values edited inline as JSON,
 // children added and deleted, a JSON file imported and a subtree exported (data-io.js), and a live query
-// (data-query.js). The open path's children come page by page (50 at a time, ordered by key) through one stream
-// limited to the children shown, so opening a node with a million children reads 51 of them; deeper levels are
-// shown from that stream's data, 50 children at a time.
+// (data-query.js). Each level shown (the open path and every expanded node) is read a page of 50 children at a time
+// with `shallow=values` (data-levels.js): an object child shows as "object" and is read only when expanded, so
+// opening a database whose /users holds a million users reads one row per child shown. The tree stays live by
+// re-reading the loaded pages about once a second while the tab is visible (at most ~20 requests a second: the cycle
+// slows down when many pages are open) and highlighting what changed.
 import { api, confirmDanger, currentNamespace, dialog, guarded, h, toast } from '../app.js';
-import { childPath, dbUrl, isObject, liveSnapshot, orderedEntries, parseJson, segments, summary, validKey } from './data-util.js';
+import { childPath, dbUrl, isObject, parseJson, segments, validKey } from './data-util.js';
 import { ioPanel } from './data-io.js';
 import { queryPanel } from './data-query.js';
+import { PAGE, readLevel } from './data-levels.js';
 
-const PAGE = 50;
+/** Requests a second the live check may make, at most. */
+const RATE = 20;
+/** The shortest time between two live checks, in ms. */
+const CYCLE = 1000;
 
 export default {
   title: 'Data',
@@ -18,15 +24,18 @@ export default {
     const ns = currentNamespace();
     const rootPath = segments(new URLSearchParams(location.search).get('path') ?? '').length
       ? `/${segments(new URLSearchParams(location.search).get('path')).join('/')}` : '/';
-    const state = {
-      shown: PAGE, snapshot: undefined, leaf: false, expanded: new Set(), childShown: new Map(),
-      editing: null, seen: new Map(), quiet: true, status: 'connecting',
-    };
-    let stopStream = null;
+    // levels: path → { pages, kind ('loading' | 'children' | 'leaf' | 'empty'), entries, more, value, error, version }.
+    // The open path's level always exists; an expanded node is one whose path has a level.
+    const levels = new Map();
+    const state = { editing: null, checking: false, failure: '' };
+    let timer = null;
+    let kicked = false;
+    let stopped = false;
 
     const tree = h('ul', { class: 'data-tree', role: 'tree', 'aria-label': `Data under ${rootPath}`, id: 'data-tree' });
     const status = h('p', { class: 'muted data-status', id: 'data-status', role: 'status' });
     const more = h('div', { class: 'data-more' });
+    const live = h('span', { class: 'badge data-live', id: 'data-live', role: 'status' });
     const query = queryPanel(ns, rootPath);
 
     // ---- the header: where we are, open another path ----
@@ -51,7 +60,7 @@ export default {
       h('h1', { id: 'page-title', text: 'Data' }),
       crumbs,
       pathForm,
-      h('section', { class: 'card data-card', 'aria-label': 'Tree' }, status, tree, more),
+      h('section', { class: 'card data-card', 'aria-label': 'Tree' }, h('div', { class: 'data-head' }, status, live), tree, more),
       ioPanel(ns, rootPath),
       query,
     );
@@ -63,50 +72,172 @@ export default {
       return `/_/data${s ? `?${s}` : ''}`;
     }
 
-    // ---- the stream ----
-    function connect() {
-      stopStream?.();
-      const params = state.leaf ? {} : { orderBy: JSON.stringify('$key'), limitToFirst: state.shown + 1 };
-      stopStream = liveSnapshot(dbUrl(rootPath, ns, params), async (snapshot) => {
-        if (!state.leaf && snapshot === null && state.snapshot === undefined) {
-          // A query on a leaf answers null: look at the value itself (shallow keeps a large object small).
-          const v = await guarded(() => api('GET', dbUrl(rootPath, ns, { shallow: 'true' })));
-          if (v !== null && v !== undefined && !isObject(v)) { state.leaf = true; connect(); return; }
+    // ---- loading levels ----
+    /** Shows `path`'s children: its level is read (first page) and kept live from then on. */
+    async function expand(path) {
+      const level = { pages: 1, kind: 'loading', entries: [], more: false, version: 0 };
+      levels.set(path, level);
+      render();
+      try {
+        Object.assign(level, await readLevel(ns, path, 1), { error: '' });
+      } catch (err) {
+        level.error = err.message;
+      }
+      if (levels.get(path) === level) render();
+    }
+
+    /** Hides `path`'s children and forgets the levels under it. */
+    function collapse(path) {
+      for (const p of [...levels.keys()]) if (p === path || p.startsWith(`${path === '/' ? '' : path}/`)) levels.delete(p);
+      render();
+    }
+
+    /** Reads the next page of `path`'s children. */
+    async function loadMore(path) {
+      const level = levels.get(path);
+      if (!level || level.loadingMore) return;
+      level.loadingMore = true;
+      level.version += 1;
+      render();
+      try {
+        const next = await readLevel(ns, path, 1, level.entries.at(-1)?.[0] ?? null);
+        if (levels.get(path) === level && next.kind === 'children') {
+          const known = new Set(level.entries.map(([k]) => k));
+          level.entries.push(...next.entries.filter(([k]) => !known.has(k)));
+          level.more = next.more;
+          level.pages += 1;
         }
-        state.snapshot = snapshot;
-        state.status = 'live';
-        render();
-      }, (message) => { state.status = message; render(); });
+      } catch (err) {
+        toast(err.message, 'error');
+      }
+      level.loadingMore = false;
+      level.version += 1;
+      if (levels.get(path) === level) render();
+    }
+
+    // ---- keeping it live ----
+    /** Requests one check makes: one per loaded page (two at a value or an empty place). */
+    function requestsPerCheck() {
+      let n = 0;
+      for (const level of levels.values()) n += level.kind === 'children' ? level.pages : 2;
+      return n;
+    }
+
+    /** The time between two checks: a second, longer when more pages are open than RATE requests a second allow. */
+    function period() {
+      return Math.max(CYCLE, Math.ceil((requestsPerCheck() * 1000) / RATE));
+    }
+
+    function schedule(delay) {
+      clearTimeout(timer);
+      timer = stopped ? null : setTimeout(check, delay);
+      showLive();
+    }
+
+    /** Checks now (after a change made here), or right after the check under way. */
+    function kick() {
+      if (state.checking) kicked = true; else schedule(0);
+    }
+
+    /** Re-reads every loaded page, applies the differences, and highlights changed values and new keys. */
+    async function check() {
+      timer = null;
+      if (stopped) return;
+      if (document.visibilityState !== 'visible') { showLive(); return; }
+      state.checking = true;
+      const started = performance.now();
+      const changed = new Set();
+      let dirty = false;
+      let failure = '';
+      await Promise.all([...levels.entries()].map(async ([path, level]) => {
+        if ((level.kind === 'loading' && !level.error) || level.loadingMore) return;
+        const version = level.version;
+        let read;
+        try {
+          read = await readLevel(ns, path, Math.max(1, level.pages));
+        } catch (err) {
+          failure = err.message;
+          return;
+        }
+        if (levels.get(path) !== level || level.version !== version) return;
+        if (apply(path, level, read, changed)) dirty = true;
+      }));
+      state.checking = false;
+      if (failure !== state.failure) { state.failure = failure; dirty = true; }
+      if (dirty) render(changed);
+      if (stopped) return;
+      if (kicked) { kicked = false; schedule(0); } else schedule(Math.max(0, period() - (performance.now() - started)));
+    }
+
+    /** Replaces a level's content by what was read; adds the paths of changed values and new keys to `changed`. */
+    function apply(path, level, read, changed) {
+      let dirty = read.kind !== level.kind || read.more !== level.more || (level.error ?? '') !== '';
+      if (read.kind === 'leaf' && JSON.stringify(read.value) !== JSON.stringify(level.value)) {
+        dirty = true;
+        if (level.kind === 'leaf') changed.add(path);
+      }
+      const before = new Map(level.entries.map(([k, v]) => [k, JSON.stringify(v)]));
+      const after = read.kind === 'children' ? read.entries : [];
+      if (after.length !== before.size) dirty = true;
+      for (const [k, v] of after) {
+        const json = JSON.stringify(v);
+        if (before.get(k) === json) continue;
+        dirty = true;
+        changed.add(childPath(path, k));
+        if (!isObject(v)) collapseQuietly(childPath(path, k));
+      }
+      const keys = new Set(after.map(([k]) => k));
+      for (const k of before.keys()) if (!keys.has(k)) collapseQuietly(childPath(path, k));
+      if (read.kind !== 'children') for (const p of [...levels.keys()]) if (p.startsWith(`${path === '/' ? '' : path}/`)) levels.delete(p);
+      Object.assign(level, { kind: read.kind, value: read.value, entries: after, more: read.more ?? false, error: '' });
+      return dirty;
+    }
+
+    /** Forgets the levels at and under a path that is gone or became a value. */
+    function collapseQuietly(path) {
+      for (const p of [...levels.keys()]) if (p === path || p.startsWith(`${path}/`)) levels.delete(p);
+    }
+
+    function showLive() {
+      const n = requestsPerCheck();
+      const every = period();
+      if (document.visibilityState !== 'visible') live.textContent = 'Live updates paused while this tab is hidden';
+      else if (state.failure) live.textContent = `Live updates failing (${state.failure}); retrying`;
+      else live.textContent = every > CYCLE
+        ? `Live: checked every ${(every / 1000).toFixed(1)} s (${n} pages open, ${RATE} requests a second at most)`
+        : 'Live: checked every second';
+      live.classList.toggle('error', Boolean(state.failure));
+    }
+
+    function onVisibility() {
+      if (document.visibilityState === 'visible' && !state.checking) schedule(0); else showLive();
     }
 
     // ---- rendering ----
-    function render() {
+    function render(changed = new Set()) {
       const active = document.activeElement?.dataset?.focus;
       const selection = document.activeElement?.selectionStart;
       const flashes = [];
       const rows = [];
-      const snap = state.snapshot;
-      if (snap === undefined) {
-        status.textContent = 'Loading…';
-      } else if (state.leaf || (snap !== null && !isObject(snap))) {
+      const top = levels.get(rootPath);
+      if (top.kind === 'loading') {
+        status.textContent = top.error ? `Could not read ${rootPath}: ${top.error}` : 'Loading…';
+      } else if (top.kind === 'leaf') {
         status.textContent = `${rootPath} is a value.`;
-        rows.push(row(parts.at(-1) ?? '/', rootPath, snap, flashes, 1));
-      } else if (snap === null) {
+        rows.push(row(parts.at(-1) ?? '/', rootPath, top.value, changed, flashes, 1, false));
+      } else if (top.kind === 'empty') {
         status.textContent = '';
         rows.push(h('li', { class: 'empty', text: `No data at ${rootPath}. Add a child to create it.` }));
       } else {
-        const entries = orderedEntries(snap).slice(0, state.shown);
-        const count = Object.keys(snap).length;
-        status.textContent = typeof state.status === 'string' && state.status !== 'live' && state.status !== 'connecting'
-          ? state.status : `${entries.length}${count > state.shown ? '+' : ''} children · live`;
-        for (const [k, v] of entries) rows.push(row(k, childPath(rootPath, k), v, flashes, 1));
+        status.textContent = `${top.entries.length}${top.more ? '+' : ''} ${top.entries.length === 1 && !top.more ? 'child' : 'children'}`;
+        for (const [k, v] of top.entries) rows.push(row(k, childPath(rootPath, k), v, changed, flashes, 1));
       }
       tree.replaceChildren(...rows);
-      more.replaceChildren(isObject(snap) && Object.keys(snap).length > state.shown
-        ? h('button', { type: 'button', id: 'data-load-more', 'data-focus': 'more', onclick: () => { state.shown += PAGE; state.quiet = true; connect(); } },
-          `Load ${PAGE} more`)
+      more.replaceChildren(top.kind === 'children' && top.more
+        ? h('button', { type: 'button', id: 'data-load-more', 'data-focus': 'more', disabled: top.loadingMore, onclick: () => loadMore(rootPath) },
+          top.loadingMore ? 'Loading…' : `Load ${PAGE} more`)
         : '');
-      state.quiet = false;
+      showLive();
       for (const el of flashes) { el.classList.remove('flash'); void el.offsetWidth; el.classList.add('flash'); }
       if (active) {
         const el = root.querySelector(`[data-focus="${CSS.escape(active)}"]`);
@@ -114,26 +245,19 @@ export default {
       }
     }
 
-    function row(key, path, value, flashes, level) {
-      const object = isObject(value);
-      const open = object && state.expanded.has(path);
-      const json = object && open ? null : JSON.stringify(value);
-      const before = state.seen.get(path);
-      state.seen.set(path, json ?? before);
+    function row(key, path, value, changed, flashes, level, expandable = true) {
+      const object = isObject(value) && expandable;
+      const children = object ? levels.get(path) : undefined;
+      const open = Boolean(children);
       const line = h('div', { class: 'data-line', 'data-path': path });
-      if (json !== null && before !== undefined && before !== json && !state.quiet) flashes.push(line);
-      if (before === undefined && !state.quiet && state.snapshot !== undefined) flashes.push(line);
+      if (changed.has(path)) flashes.push(line);
       const toggle = object
         ? h('button', { type: 'button', class: 'ghost small data-toggle', 'aria-expanded': String(open), 'data-focus': `${path}|toggle`,
-          'aria-label': `${open ? 'Collapse' : 'Expand'} ${key}`, onclick: () => {
-            if (open) state.expanded.delete(path); else state.expanded.add(path);
-            state.quiet = true; // children shown for the first time are not changes
-            render();
-          } }, open ? '▾' : '▸')
+          'aria-label': `${open ? 'Collapse' : 'Expand'} ${key}`, onclick: () => (open ? collapse(path) : expand(path)) }, open ? '▾' : '▸')
         : h('span', { class: 'data-toggle-space', 'aria-hidden': 'true' });
       line.append(toggle, h('span', { class: 'data-key', text: key }), h('span', { class: 'data-sep', 'aria-hidden': 'true', text: ':' }));
       if (state.editing?.path === path) line.append(editor(key, path));
-      else if (object) line.append(h('span', { class: 'data-summary muted', text: summary(value) }));
+      else if (object) line.append(h('span', { class: 'data-summary muted', text: 'object' }));
       else {
         line.append(h('button', { type: 'button', class: `data-value t-${value === null ? 'null' : typeof value}`, 'data-focus': `${path}|value`,
           title: 'Edit', 'aria-label': `Edit ${key}: ${JSON.stringify(value)}`, onclick: () => {
@@ -151,13 +275,14 @@ export default {
       line.append(actions);
       const li = h('li', { role: 'treeitem', 'aria-level': String(level), 'aria-expanded': object ? String(open) : null, class: 'data-node' }, line);
       if (open) {
-        const shown = state.childShown.get(path) ?? PAGE;
-        const entries = orderedEntries(value);
-        const ul = h('ul', { role: 'group' }, entries.slice(0, shown).map(([k, v]) => row(k, childPath(path, k), v, flashes, level + 1)));
-        if (entries.length > shown) {
-          ul.append(h('li', { class: 'data-more' }, h('button', { type: 'button', class: 'small', 'data-focus': `${path}|more`, onclick: () => {
-            state.childShown.set(path, shown + PAGE); state.quiet = true; render();
-          } }, `Show ${Math.min(PAGE, entries.length - shown)} more of ${entries.length}`)));
+        const ul = h('ul', { role: 'group' });
+        if (children.kind === 'loading') ul.append(h('li', { class: 'muted data-loading', text: children.error ? `Could not read ${path}: ${children.error}` : 'Loading…' }));
+        else if (children.kind === 'children') ul.append(...children.entries.map(([k, v]) => row(k, childPath(path, k), v, changed, flashes, level + 1)));
+        else ul.append(h('li', { class: 'muted', text: children.kind === 'leaf' ? 'Now a value.' : 'No children.' }));
+        if (children.kind === 'children' && children.more) {
+          ul.append(h('li', { class: 'data-more' }, h('button', { type: 'button', class: 'small', 'data-focus': `${path}|more`,
+            'aria-label': `Load ${PAGE} more children of ${key}`, disabled: children.loadingMore, onclick: () => loadMore(path) },
+          children.loadingMore ? 'Loading…' : `Load ${PAGE} more`)));
         }
         li.append(ul);
       }
@@ -180,6 +305,7 @@ export default {
           render();
           focus(`${path}|value`);
           toast(`Saved ${path}`, 'ok');
+          kick();
         } catch (err) {
           edit.error = err.message; render(); focus(`${path}|edit`);
         }
@@ -213,7 +339,7 @@ export default {
         else {
           const target = childPath(path, key.value);
           if (await guarded(() => api('PUT', dbUrl(target, ns), { json: parsed.value })) !== undefined) {
-            if (path !== rootPath) state.expanded.add(path);
+            if (levels.has(path)) kick(); else expand(path);
             toast(`Added ${target}`, 'ok');
           }
           return;
@@ -223,12 +349,17 @@ export default {
 
     async function remove(path) {
       if (!(await confirmDanger(`Delete ${path}?`, `This deletes ${path} and everything under it from ${ns}.`))) return;
-      if (await guarded(() => api('DELETE', dbUrl(path, ns))) !== undefined) toast(`Deleted ${path}`, 'ok');
+      if (await guarded(() => api('DELETE', dbUrl(path, ns))) !== undefined) { toast(`Deleted ${path}`, 'ok'); kick(); }
     }
 
     history.replaceState(null, '', pageHref(rootPath));
-    render();
-    connect();
-    return () => { stopStream?.(); query.stopQuery(); };
+    document.addEventListener('visibilitychange', onVisibility);
+    expand(rootPath).then(() => schedule(period()));
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisibility);
+      query.stopQuery();
+    };
   },
 };
