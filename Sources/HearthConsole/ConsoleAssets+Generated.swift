@@ -138,12 +138,290 @@ th { font-weight: 600; font-size: .85rem; color: var(--muted); }
 </html>
 
 """####),
+        "css/data.css": ConsoleAsset(
+            "text/css; charset=utf-8",
+            ####"""
+/* The Data page: the live tree, its inline editor, import/export and the query panel. */
+.page-data .card { margin-bottom: 1rem; }
+.page-data h2 { font-size: 1.1rem; margin: 0 0 .6rem; }
+.data-crumbs { margin-bottom: .6rem; font-family: var(--mono); word-break: break-all; }
+.data-status { margin: 0 0 .5rem; }
+.data-tree, .data-tree ul { list-style: none; margin: 0; padding: 0; }
+.data-tree ul { padding-left: 1.25rem; border-left: 1px dashed var(--line); margin-left: .7rem; }
+.data-line { display: flex; align-items: center; gap: .35rem; flex-wrap: wrap; padding: .15rem .25rem; border-radius: 4px; min-height: 2rem; }
+.data-line:hover { background: var(--bg); }
+.data-toggle, .data-toggle-space { width: 1.7rem; flex: none; text-align: center; }
+.data-key { font-family: var(--mono); font-weight: 600; word-break: break-all; }
+.data-sep { color: var(--muted); }
+.data-value { font-family: var(--mono); font-size: .9rem; border-color: transparent; background: transparent; padding: .1rem .35rem;
+  text-align: left; max-width: 100%; overflow-wrap: anywhere; }
+.data-value:hover, .data-value:focus-visible { border-color: var(--line); background: var(--panel); }
+.data-value.t-string { color: #0f766e; }
+.data-value.t-number { color: #1d4ed8; }
+.data-value.t-boolean, .data-value.t-null { color: #7c3aed; }
+.data-summary { font-size: .9rem; }
+.data-actions { display: inline-flex; gap: .25rem; margin-left: auto; }
+.data-actions .button, .data-actions button { padding: .1rem .45rem; font-size: .8rem; }
+.data-editor { display: flex; gap: .35rem; align-items: center; flex-wrap: wrap; flex: 1 1 16rem; }
+.data-edit { flex: 1 1 12rem; min-width: 8rem; }
+.data-edit-error { flex-basis: 100%; }
+.data-more { margin-top: .5rem; }
+.data-tree .empty { padding: 1rem; }
+.data-query-table td { vertical-align: top; }
+.data-query-value { overflow-wrap: anywhere; max-width: 40rem; }
+.data-query-form input[type="text"] { width: 8rem; }
+.data-query-form input[type="number"] { width: 5rem; }
+@media (max-width: 40rem) {
+  .data-actions { margin-left: 0; }
+  .data-query-form input[type="text"] { width: 100%; }
+}
+.data-head { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: .25rem .75rem; margin-bottom: .5rem; }
+.data-head .data-status { margin: 0; }
+.data-live { white-space: normal; }
+.data-tree .data-loading { padding: .25rem .5rem; }
+
+"""####),
+        "css/functions.css": ConsoleAsset(
+            "text/css; charset=utf-8",
+            ####"""
+/* The Functions page (js/pages/functions.js). */
+.page-functions .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.page-functions h2[tabindex] { outline-offset: 4px; }
+.page-functions h3 { font-size: 1rem; margin: 1rem 0 .4rem; }
+.page-functions code { overflow-wrap: break-word; }
+.page-functions .badge { white-space: nowrap; }
+.page-functions .nowrap { white-space: nowrap; }
+.page-functions .fn-name { font-weight: 400; color: var(--text); font-size: 1rem; }
+.page-functions .num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.page-functions .small-text { font-size: .8rem; }
+.page-functions td time { white-space: nowrap; }
+.page-functions .run-error { min-width: 14rem; max-width: 32rem; overflow-wrap: anywhere; }
+.page-functions .badge.warn { color: var(--warn); border-color: #fcd34d; background: #fffbeb; }
+.page-functions .badge.kind-database { color: #1d4ed8; border-color: #bfdbfe; background: #eff6ff; }
+.page-functions .badge.kind-schedule { color: #7e22ce; border-color: #e9d5ff; background: #faf5ff; }
+.page-functions .badge.kind-callable, .page-functions .badge.kind-http { color: #0f766e; border-color: #99f6e4; background: #f0fdfa; }
+.page-functions .badge.kind-auth, .page-functions .badge.kind-storage { color: #9a3412; border-color: #fed7aa; background: #fff7ed; }
+.page-functions details summary { cursor: pointer; color: var(--muted); font-size: .85rem; }
+.page-functions pre.payload { margin: .3rem 0 0; max-width: 28rem; max-height: 14rem; overflow: auto; background: var(--bg); padding: .4rem; border-radius: 6px; }
+.page-functions button.run-now, .page-functions button.retry { white-space: nowrap; }
+.page-functions .section-head { display: flex; align-items: baseline; justify-content: space-between; gap: .5rem 1rem; flex-wrap: wrap; }
+.page-functions .section-head label { color: var(--muted); font-size: .9rem; }
+.page-functions .fn-summary { margin: -.5rem 0 .5rem; }
+
+"""####),
+        "css/links.css": ConsoleAsset(
+            "text/css; charset=utf-8",
+            ####"""
+/* Links page: the create form, the links table and a link's click chart. */
+.page-links .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+.page-links .links-create { margin-bottom: 1rem; }
+.page-links .links-create h2 { margin-top: 0; }
+.page-links .grow-field { flex: 1 1 18rem; }
+.page-links .grow-field input { width: 100%; }
+.page-links #link-created:empty { display: none; }
+.page-links td.num, .page-links th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.page-links td.target { max-width: 28rem; min-width: 12rem; overflow-wrap: anywhere; }
+.page-links #links-title:focus { outline: none; }
+.page-links td.actions { white-space: nowrap; }
+.page-links td.actions button + button { margin-left: .3rem; }
+.page-links tr.selected td, .page-links tr.selected th { background: #fff7ed; }
+.page-links button[aria-pressed="true"] { border-color: var(--accent); color: var(--accent); font-weight: 600; }
+.page-links #links-more { margin-top: .75rem; }
+.page-links .links-stats { margin-top: 1.25rem; display: flex; flex-direction: column; gap: .75rem; }
+.page-links .stats-head { align-items: end; }
+.page-links .stats-head h2 { margin: 0; overflow-wrap: anywhere; }
+.page-links .chart { display: block; max-height: 22rem; }
+.page-links .chart .bar:hover { opacity: .8; }
+.page-links caption { text-align: left; padding: .4rem .6rem; font-weight: 600; color: var(--muted); font-size: .85rem; }
+.page-links tfoot th, .page-links tfoot td { font-weight: 700; border-bottom: 0; }
+.chart-legend { list-style: none; display: flex; flex-wrap: wrap; gap: .4rem 1.2rem; padding: 0; margin: 0; }
+.chart-legend li { display: flex; align-items: center; gap: .4rem; }
+@media (max-width: 700px) {
+  .page-links .stats-head h2 { flex-basis: 100%; }
+}
+
+"""####),
+        "css/overview.css": ConsoleAsset(
+            "text/css; charset=utf-8",
+            ####"""
+/* Overview page: stat cards, the last hour's chart and the databases' sizes. */
+.page-overview .stats { margin-bottom: 1rem; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); }
+.page-overview .stat-card { display: flex; flex-direction: column; gap: .2rem; }
+.page-overview .stat-card p { margin: 0; }
+.page-overview .stat-label { margin: 0; font-size: .9rem; font-weight: 600; color: var(--muted); }
+.page-overview .stat { font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+.page-overview .stat-help { font-size: .85rem; }
+.page-overview .history { margin-bottom: 1rem; display: flex; flex-direction: column; gap: .5rem; }
+.page-overview .history h2 { margin: 0; }
+.page-overview .history p { margin: 0; }
+.page-overview .chart { display: block; max-height: 20rem; }
+.page-overview td.num, .page-overview th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.page-overview meter { width: 8rem; max-width: 40vw; vertical-align: middle; }
+.page-overview #overview-status { margin-top: .75rem; font-size: .85rem; }
+.chart-legend { list-style: none; display: flex; flex-wrap: wrap; gap: .4rem 1.2rem; padding: 0; margin: .25rem 0 0; }
+.chart-legend li { display: flex; align-items: center; gap: .4rem; }
+
+"""####),
+        "css/rules.css": ConsoleAsset(
+            "text/css; charset=utf-8",
+            ####"""
+/* Rules page: tabs, the highlighted editor (a textarea over a <pre>), the simulator and the cases table. */
+.page-rules .rules-tabs { display: flex; gap: .25rem; border-bottom: 1px solid var(--line); margin-bottom: 1rem; }
+.page-rules [role="tab"] { border: 1px solid transparent; border-bottom: 0; border-radius: 6px 6px 0 0; background: transparent; margin-bottom: -1px; }
+.page-rules [role="tab"][aria-selected="true"] { background: var(--panel); border-color: var(--line); color: var(--accent); font-weight: 600; }
+.page-rules .rules-layout { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 1rem; align-items: start; }
+.page-rules .rules-side { display: flex; flex-direction: column; gap: 1rem; min-width: 0; }
+.page-rules .card h2 { margin-top: 0; }
+.page-rules .rules-head { margin-bottom: .5rem; }
+.page-rules .rules-head h2 { margin: 0; }
+.page-rules .grow { flex: 1; }
+.page-rules .grow-field { flex: 1 1 12rem; }
+.page-rules .grow-field input { width: 100%; }
+.page-rules .field textarea { width: 100%; }
+.page-rules .help { font-size: .8rem; }
+.page-rules .small-print { font-size: .85rem; margin-bottom: 0; }
+
+/* The editor: the textarea's text is transparent, the <pre> under it shows the same text in colour. Both share font,
+   size, line height, padding and border so every character lands on the same place. */
+.rules-editor { position: relative; font-family: var(--mono); font-size: .9rem; line-height: 1.5; }
+.rules-editor pre.hl, .rules-editor textarea {
+  font: inherit; line-height: inherit; letter-spacing: 0; tab-size: 2; white-space: pre; overflow-wrap: normal;
+  margin: 0; padding: .6rem .75rem; border: 1px solid #b9bec6; border-radius: 6px; width: 100%;
+}
+.rules-editor textarea {
+  position: relative; z-index: 1; display: block; height: 26rem; min-height: 8rem; resize: vertical; overflow: auto;
+  background: transparent; color: transparent; caret-color: var(--text);
+}
+.rules-editor textarea::selection { background: rgba(37, 99, 235, .25); color: transparent; }
+.rules-editor pre.hl { position: absolute; inset: 0; overflow: hidden; background: #fff; color: var(--text); border-color: transparent; }
+.rules-editor .hl-code { display: inline-block; min-width: 100%; padding-bottom: 3rem; font: inherit; }
+.rules-editor .line { display: block; min-height: 1.5em; }
+.rules-editor .line.err { background: #fde2e2; box-shadow: inset 3px 0 0 var(--error); }
+.rules-editor .line.hit { background: #fff3bf; box-shadow: inset 3px 0 0 var(--warn); }
+.rules-editor .t-key { color: #1d4ed8; }
+.rules-editor .t-rule { color: #7c2d12; }
+.rules-editor .t-var { color: #a21caf; }
+.rules-editor .t-str { color: #15803d; }
+.rules-editor .t-str2 { color: #0f766e; }
+.rules-editor .t-auth { color: #b45309; }
+.rules-editor .t-kw { color: #6d28d9; }
+.rules-editor .t-op { color: #be123c; }
+.rules-editor .t-num, .rules-editor .t-lit { color: #0369a1; }
+.rules-editor .t-com { color: #6b7280; font-style: italic; }
+.rules-editor .t-punct { color: #4b5563; }
+
+.page-rules .rules-errors { list-style: none; padding: 0; margin: .5rem 0 0; display: flex; flex-direction: column; gap: .25rem; }
+.page-rules .rules-errors:empty { display: none; }
+.page-rules .error-at { font-family: var(--mono); color: var(--error); border-color: #fca5a5; }
+.page-rules .sim-result:empty { display: none; }
+.page-rules .sim-result { margin-top: .75rem; border-top: 1px solid var(--line); }
+.page-rules .sim-verdict .badge { font-size: 1rem; padding: .1rem .7rem; font-weight: 600; }
+.page-rules #sim-reason { overflow-wrap: anywhere; }
+.page-rules .rules-sim, .page-rules .rules-cases { display: flex; flex-direction: column; gap: .6rem; }
+.page-rules .rules-sim p, .page-rules .rules-cases p { margin: 0; }
+.page-rules .sim-result p { margin: .4rem 0 0; }
+.page-rules td.why { overflow-wrap: anywhere; min-width: 12rem; font-size: .8rem; }
+.page-rules tr.failed th { color: var(--error); }
+@media (max-width: 1100px) {
+  .page-rules .rules-layout { grid-template-columns: minmax(0, 1fr); }
+}
+@media (max-width: 700px) {
+  .rules-editor textarea { height: 18rem; }
+}
+
+"""####),
+        "css/storage.css": ConsoleAsset(
+            "text/css; charset=utf-8",
+            ####"""
+/* The Storage page: folder view beside the object panel (stacked on narrow screens). */
+.page-storage .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; }
+.storage-layout { display: grid; grid-template-columns: minmax(0, 1fr); gap: 1rem; align-items: start; }
+.storage-layout:has(.object-panel:not([hidden])) { grid-template-columns: minmax(0, 3fr) minmax(18rem, 2fr); }
+@media (max-width: 1000px) { .storage-layout:has(.object-panel:not([hidden])) { grid-template-columns: minmax(0, 1fr); } }
+.folder { min-width: 0; border: 2px dashed transparent; outline: 1px solid var(--line); outline-offset: -1px; }
+.folder.dragging { border-color: var(--accent); background: #fff7f2; }
+.crumbs ol { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem; margin: 0 0 .5rem; padding: 0; font-weight: 600; }
+.crumbs li + li::before { content: "/"; color: var(--muted); margin-right: .25rem; }
+.crumbs [aria-current] { color: var(--text); }
+.drop-hint { font-size: .85rem; margin: 0 0 .75rem; }
+.page-storage td.num { white-space: nowrap; text-align: right; }
+.page-storage #objects { min-width: 34rem; }
+.page-storage td.type { overflow-wrap: anywhere; }
+.page-storage tr.selected { background: #fde7dc; }
+.folder-link { text-decoration: none; font-weight: 600; }
+.folder-link:hover { text-decoration: underline; }
+button.linklike { background: none; border: 0; padding: 0; color: var(--accent); text-decoration: underline; text-align: left; overflow-wrap: anywhere; }
+.uploads { list-style: none; margin: 0 0 .75rem; padding: 0; display: flex; flex-direction: column; gap: .35rem; }
+.uploads:empty { display: none; }
+.upload { display: grid; grid-template-columns: minmax(0, 1fr) auto minmax(6rem, 12rem) auto; gap: .5rem; align-items: center; }
+.upload-name { overflow-wrap: anywhere; }
+.upload-error { grid-column: 1 / -1; font-size: .85rem; }
+@media (max-width: 560px) { .upload { grid-template-columns: minmax(0, 1fr) auto; } .upload .progress { grid-column: 1 / -1; } }
+.object-panel { min-width: 0; display: flex; flex-direction: column; gap: .75rem; }
+.object-head { display: flex; gap: .5rem; align-items: start; justify-content: space-between; }
+.object-head h2 { margin: 0; overflow-wrap: anywhere; }
+.object-preview { background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; border: 1px solid var(--line); border-radius: 6px; padding: .5rem; display: flex; justify-content: center; }
+.object-preview img, .object-preview video { max-width: 100%; max-height: 22rem; }
+.object-preview img.tiny { width: 8rem; height: auto; image-rendering: pixelated; }
+.object-preview audio { width: 100%; }
+.object-preview p { background: var(--panel); margin: 0; padding: .25rem .5rem; }
+.text-preview { background: var(--panel); margin: 0; width: 100%; max-height: 20rem; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
+.object-details { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .2rem .75rem; margin: 0; font-size: .9rem; }
+.object-details dt { color: var(--muted); }
+.object-details dd { margin: 0; overflow-wrap: anywhere; }
+.object-url label { font-size: .85rem; color: var(--muted); display: block; margin-bottom: .2rem; }
+.object-url input { flex: 1; min-width: 10rem; }
+.small-print { font-size: .8rem; margin: .25rem 0 0; }
+.meta-form { display: flex; flex-direction: column; gap: .5rem; }
+.meta-form h3 { margin: .5rem 0 0; font-size: 1rem; }
+.meta-custom { border: 1px solid var(--line); border-radius: 6px; display: flex; flex-direction: column; gap: .4rem; align-items: start; }
+.meta-rows { display: flex; flex-direction: column; gap: .4rem; width: 100%; }
+.meta-row { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 2fr) auto; gap: .35rem; }
+@media (max-width: 560px) { .meta-row { grid-template-columns: minmax(0, 1fr) auto; } .meta-row .meta-value { grid-column: 1 / -1; grid-row: 2; } }
+.folder-icon { vertical-align: -2px; margin-right: .15rem; }
+@media (min-width: 1001px) { .object-panel { position: sticky; top: 1rem; max-height: calc(100vh - 2rem); overflow-y: auto; } }
+
+"""####),
+        "css/users.css": ConsoleAsset(
+            "text/css; charset=utf-8",
+            ####"""
+/* The Users page. */
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.users-head { display: flex; justify-content: space-between; align-items: center; gap: .75rem; flex-wrap: wrap; margin-bottom: .75rem; }
+.users-head h1 { margin: 0; }
+.users-search .grow-field { flex: 1 1 18rem; }
+.users-search input[type="search"] { width: 100%; }
+.users-import { margin-bottom: 1rem; }
+.users-import h2 { margin-top: 0; }
+.users-import .progress { max-width: 16rem; }
+.users-who { min-width: 12rem; }
+.users-primary { font-weight: 600; overflow-wrap: anywhere; }
+.users-uid { font-size: .8rem; overflow-wrap: anywhere; }
+.users-claims { font-size: .8rem; color: var(--warn); overflow-wrap: anywhere; max-width: 22rem; }
+.users-row-actions { display: flex; flex-wrap: wrap; gap: .3rem; min-width: 14rem; }
+.users-pager { justify-content: flex-end; margin-top: .75rem; }
+#users-table td .badge + .badge { margin-left: .25rem; }
+.users-dialog .check, .users-choice .check { display: flex; gap: .4rem; align-items: baseline; color: var(--text); font-size: 1rem; }
+.users-choice { border: 1px solid var(--line); border-radius: 8px; display: flex; flex-direction: column; gap: .4rem; }
+.users-dialog input:not([type="checkbox"]):not([type="radio"]) { width: 100%; }
+.users-meta { display: grid; grid-template-columns: auto 1fr; gap: .2rem .75rem; margin: 0; }
+.users-meta dt { color: var(--muted); }
+.users-meta dd { margin: 0; overflow-wrap: anywhere; }
+#reset-oob-link { width: 100%; margin-bottom: .4rem; }
+#users-table th { white-space: nowrap; }
+
+"""####),
         "js/app.js": ConsoleAsset(
             "text/javascript; charset=utf-8",
             ####"""
 // The console's frame: the session, the API helper every page uses, small DOM helpers, the router.
 // Each page is a module in ./pages/NAME.js whose default export is { title, mount(root, ctx) } and whose
 // mount may return a function that stops what it started (streams, timers) when the page is left.
+
+// Script errors, kept for the browser tests (Firefox's driver has no access to the page's console log).
+window.hearthErrors = [];
+window.addEventListener('error', (e) => window.hearthErrors.push(String(e.message)));
+window.addEventListener('unhandledrejection', (e) => window.hearthErrors.push(String(e.reason?.stack ?? e.reason)));
 
 const meta = (name) => document.querySelector(`meta[name="${name}"]`)?.content ?? '';
 
@@ -469,28 +747,1314 @@ function start() {
 start();
 
 """####),
+        "js/pages/chart.js": ConsoleAsset(
+            "text/javascript; charset=utf-8",
+            ####"""
+// Small SVG charts for the console's pages (no dependencies): a stacked bar chart and a line chart.
+// Both scale with their container (viewBox), describe themselves in an aria-label, and leave the numbers to a
+// text table next to them, which the page builds.
+import { h } from '../app.js';
+
+/** Colours that stay apart for the common kinds of colour blindness (Okabe–Ito). */
+export const palette = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#7a7a7a'];
+
+const svg = (tag, attrs = {}, ...children) => h(`svg:${tag}`, attrs, ...children);
+
+/** A round upper bound for an axis: 1, 2, 5 × 10^n at or above `max` (at least 1). */
+export function niceMax(max) {
+  if (!(max > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(max));
+  for (const step of [1, 2, 5, 10]) if (step * power >= max) return step * power;
+  return 10 * power;
+}
+
+function shortNumber(n) {
+  if (n >= 1e6) return `${+(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e3) return `${+(n / 1e3).toFixed(1)}k`;
+  return `${+n.toFixed(2)}`;
+}
+
+function frame(width, height, label, id) {
+  return svg('svg', { viewBox: `0 0 ${width} ${height}`, width: '100%', role: 'img', 'aria-label': label, id,
+    class: 'chart', preserveAspectRatio: 'xMidYMid meet', focusable: 'false' });
+}
+
+function yAxis(root, { left, top, plotWidth, plotHeight, max }) {
+  for (let i = 0; i <= 4; i++) {
+    const value = (max * i) / 4;
+    const y = top + plotHeight - (plotHeight * i) / 4;
+    root.append(svg('line', { x1: left, x2: left + plotWidth, y1: y, y2: y, stroke: '#d9dce1', 'stroke-width': 1 }));
+    root.append(svg('text', { x: left - 6, y: y + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#5f6368' }, shortNumber(value)));
+  }
+}
+
+/**
+ * A stacked bar chart: one bar per category (e.g. a day), one coloured segment per series.
+ * series: [{ name, color?, values: [number per category] }]; labels: the categories' names (every few is drawn).
+ * Each segment has a <title> with its numbers, for a mouse; the page shows the same numbers as a table.
+ */
+export function stackedBars({ labels, series, label, id, width = 720, height = 260 }) {
+  const left = 44; const top = 12; const bottom = 40; const right = 8;
+  const plotWidth = width - left - right; const plotHeight = height - top - bottom;
+  const totals = labels.map((_, i) => series.reduce((sum, s) => sum + (s.values[i] || 0), 0));
+  // Counts: whole numbers on the four grid lines.
+  const max = Math.max(4, Math.ceil(niceMax(Math.max(0, ...totals)) / 4) * 4);
+  const root = frame(width, height, label, id);
+  yAxis(root, { left, top, plotWidth, plotHeight, max });
+  const slot = plotWidth / Math.max(1, labels.length);
+  const barWidth = Math.max(2, Math.min(40, slot * 0.7));
+  const every = Math.max(1, Math.ceil(labels.length / 8));
+  labels.forEach((name, i) => {
+    const x = left + slot * i + (slot - barWidth) / 2;
+    let y = top + plotHeight;
+    series.forEach((s, k) => {
+      const v = s.values[i] || 0;
+      if (v <= 0) return;
+      const barHeight = (plotHeight * v) / max;
+      y -= barHeight;
+      root.append(svg('rect', { x, y, width: barWidth, height: barHeight, fill: s.color ?? palette[k % palette.length],
+        class: 'bar', 'data-series': s.name, 'data-label': name, 'data-value': v },
+      svg('title', {}, `${name} · ${s.name}: ${v}`)));
+    });
+    if (i % every === 0 || i === labels.length - 1) {
+      root.append(svg('text', { x: left + slot * i + slot / 2, y: height - bottom + 16, 'text-anchor': 'middle', 'font-size': 11,
+        fill: '#5f6368' }, name));
+    }
+  });
+  root.append(svg('line', { x1: left, x2: left + plotWidth, y1: top + plotHeight, y2: top + plotHeight, stroke: '#5f6368' }));
+  return root;
+}
+
+/**
+ * A line chart over time: points [{ t (ms), [key]: number }], series [{ key, name, color? }].
+ * The x axis runs from `from` to `to` (ms; default: the points' span) with local clock times.
+ */
+export function lineChart({ points, series, label, id, from, to, width = 720, height = 240 }) {
+  const left = 44; const top = 12; const bottom = 28; const right = 10;
+  const plotWidth = width - left - right; const plotHeight = height - top - bottom;
+  const start = from ?? (points.length ? points[0].t : 0);
+  const end = Math.max(start + 1, to ?? (points.length ? points[points.length - 1].t : 1));
+  const max = niceMax(Math.max(0, ...points.flatMap((p) => series.map((s) => p[s.key] || 0))));
+  const root = frame(width, height, label, id);
+  yAxis(root, { left, top, plotWidth, plotHeight, max });
+  const x = (t) => left + (plotWidth * (t - start)) / (end - start);
+  const y = (v) => top + plotHeight - (plotHeight * v) / max;
+  for (let i = 0; i <= 4; i++) {
+    const t = start + ((end - start) * i) / 4;
+    const time = new Date(t).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    root.append(svg('text', { x: x(t), y: height - 8, 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle', 'font-size': 11,
+      fill: '#5f6368' }, time));
+  }
+  root.append(svg('line', { x1: left, x2: left + plotWidth, y1: top + plotHeight, y2: top + plotHeight, stroke: '#5f6368' }));
+  series.forEach((s, k) => {
+    const visible = points.filter((p) => p.t >= start && p.t <= end);
+    if (!visible.length) return;
+    const d = visible.map((p, i) => `${i ? 'L' : 'M'}${x(p.t).toFixed(1)},${y(p[s.key] || 0).toFixed(1)}`).join(' ');
+    const color = s.color ?? palette[k % palette.length];
+    root.append(svg('path', { d, fill: 'none', stroke: color, 'stroke-width': 2, 'stroke-linejoin': 'round', class: 'line',
+      'data-series': s.key }));
+    // The newest point as a dot: a single point draws no line.
+    const last = visible[visible.length - 1];
+    root.append(svg('circle', { cx: x(last.t).toFixed(1), cy: y(last[s.key] || 0).toFixed(1), r: 3, fill: color }));
+  });
+  return root;
+}
+
+/** A legend: a list of coloured swatches with names (and optional values). items: [{ name, color, value? }]. */
+export function legend(items, id) {
+  return h('ul', { class: 'chart-legend', id }, items.map((item) =>
+    h('li', { dataset: { series: item.name } },
+      svg('svg', { viewBox: '0 0 12 12', width: 12, height: 12, 'aria-hidden': 'true' },
+        svg('rect', { x: 0, y: 0, width: 12, height: 12, rx: 2, fill: item.color })),
+      h('span', { text: item.value === undefined ? item.name : `${item.name}: ${item.value}` }))));
+}
+
+"""####),
+        "js/pages/data-io.js": ConsoleAsset(
+            "text/javascript; charset=utf-8",
+            ####"""
+// The Data page's import (a .json file PUT or PATCHed at the open path, with upload progress) and export (the
+// subtree downloaded with progress and offered as a file).
+import { ApiError, api, confirmDanger, formatBytes, h, toast, upload } from '../app.js';
+import { dbUrl, isObject } from './data-util.js';
+
+/** The server's default limit on a request body (--max-body-bytes); a larger file is refused before sending. */
+export const MAX_IMPORT = 16 * 1024 * 1024;
+
+/** The import/export card for `path` in namespace `ns`. */
+export function ioPanel(ns, path) {
+  const file = h('input', { type: 'file', id: 'data-import-file', accept: '.json,application/json' });
+  const mode = h('select', { id: 'data-import-mode' },
+    h('option', { value: 'PATCH', text: 'Merge (PATCH): keep other children' }),
+    h('option', { value: 'PUT', text: 'Replace (PUT): the file becomes the path' }));
+  const importBar = h('progress', { class: 'progress', id: 'data-import-progress', max: '1', value: '0', hidden: true, 'aria-label': 'Import progress' });
+  const importNote = h('p', { class: 'muted', id: 'data-import-status', role: 'status' });
+  const importButton = h('button', { type: 'submit', class: 'primary', id: 'data-import' }, 'Import');
+
+  async function runImport(e) {
+    e.preventDefault();
+    const chosen = file.files?.[0];
+    importNote.className = 'muted';
+    if (!chosen) { fail('Choose a .json file first.'); return; }
+    if (chosen.size > MAX_IMPORT) {
+      fail(`${chosen.name} is ${formatBytes(chosen.size)}: the server takes ${formatBytes(MAX_IMPORT)} at most in one request (--max-body-bytes). Split it by child.`);
+      return;
+    }
+    const text = await chosen.text();
+    let value;
+    try { value = JSON.parse(text); } catch (err) { fail(`${chosen.name} is not valid JSON: ${err.message}`); return; }
+    if (mode.value === 'PATCH' && !isObject(value)) { fail('Merging needs a JSON object; choose Replace to write a single value.'); return; }
+    if (mode.value === 'PUT' && !(await confirmDanger(`Replace ${path}?`,
+      `Everything now at ${path} in ${ns} is replaced by ${chosen.name}.`, 'Replace'))) return;
+    importButton.disabled = true;
+    importBar.hidden = false;
+    importBar.value = 0;
+    importNote.textContent = `Sending ${chosen.name}…`;
+    try {
+      await upload(mode.value, dbUrl(path, ns), new Blob([text], { type: 'application/json' }), {
+        headers: { 'Content-Type': 'application/json' },
+        onProgress: (loaded, total) => {
+          importBar.value = total ? loaded / total : 0;
+          importNote.textContent = `Sending ${chosen.name}: ${formatBytes(loaded)} of ${formatBytes(total)}`;
+        },
+      });
+      importBar.value = 1;
+      importNote.className = 'ok';
+      importNote.textContent = `Imported ${chosen.name} (${formatBytes(chosen.size)}) into ${path} (${mode.value === 'PUT' ? 'replaced' : 'merged'}).`;
+      toast(`Imported ${chosen.name}`, 'ok');
+    } catch (err) {
+      fail(err instanceof ApiError && err.status === 413
+        ? `The server refused ${formatBytes(chosen.size)}: too large for one request (--max-body-bytes, 16 MiB by default).`
+        : `Import failed: ${err.message}`);
+    } finally {
+      importButton.disabled = false;
+    }
+  }
+
+  function fail(message) {
+    importBar.hidden = true;
+    importNote.className = 'error';
+    importNote.textContent = message;
+  }
+
+  const exportBar = h('progress', { class: 'progress', id: 'data-export-progress', max: '1', hidden: true, 'aria-label': 'Export progress' });
+  const exportNote = h('p', { class: 'muted', id: 'data-export-status', role: 'status' });
+  const exportLink = h('div', { class: 'row' });
+  let blobUrl = null;
+  const exportButton = h('button', { type: 'button', id: 'data-export', onclick: runExport }, 'Export');
+
+  async function runExport() {
+    exportButton.disabled = true;
+    exportLink.replaceChildren();
+    if (blobUrl) URL.revokeObjectURL(blobUrl);
+    exportBar.hidden = false;
+    exportBar.removeAttribute('value');
+    exportNote.className = 'muted';
+    exportNote.textContent = `Reading ${path}…`;
+    try {
+      const response = await api('GET', dbUrl(path, ns, { format: 'export' }), { raw: true });
+      const total = Number(response.headers.get('Content-Length')) || 0;
+      const reader = response.body.getReader();
+      const chunks = [];
+      let loaded = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        loaded += value.length;
+        if (total) exportBar.value = loaded / total;
+        exportNote.textContent = `Reading ${path}: ${formatBytes(loaded)}${total ? ` of ${formatBytes(total)}` : ''}`;
+      }
+      const blob = new Blob(chunks, { type: 'application/json' });
+      blobUrl = URL.createObjectURL(blob);
+      const name = `${ns}${path === '/' ? '' : path.replaceAll('/', '-')}.json`;
+      exportBar.hidden = true;
+      exportNote.className = 'ok';
+      exportNote.textContent = `Exported ${path}: ${formatBytes(blob.size)}.`;
+      const link = h('a', { class: 'button primary', id: 'data-export-link', href: blobUrl, download: name }, `Save ${name} (${formatBytes(blob.size)})`);
+      link.exportedBlob = blob; // the file's content, for the browser test (CSP's connect-src keeps fetch off blob: URLs)
+      exportLink.replaceChildren(link);
+      link.focus();
+    } catch (err) {
+      exportBar.hidden = true;
+      exportNote.className = 'error';
+      exportNote.textContent = `Export failed: ${err.message}`;
+    } finally {
+      exportButton.disabled = false;
+    }
+  }
+
+  return h('section', { class: 'card data-io', 'aria-labelledby': 'data-io-title' },
+    h('h2', { id: 'data-io-title', text: `Import and export ${path}` }),
+    h('form', { class: 'toolbar', onsubmit: runImport },
+      h('label', { for: 'data-import-file' }, 'JSON file', file),
+      h('label', { for: 'data-import-mode' }, 'How', mode),
+      importButton),
+    importBar, importNote,
+    h('div', { class: 'toolbar' }, exportButton, exportLink),
+    exportBar, exportNote);
+}
+
+"""####),
+        "js/pages/data-levels.js": ConsoleAsset(
+            "text/javascript; charset=utf-8",
+            ####"""
+// The Data page's tree is read a level at a time with `shallow=values` (children one level deep: primitives as values,
+// objects as {}), PAGE children per request in key order, so nothing below the levels shown is ever downloaded,
+// however big a child is. A level of n pages costs n requests, each one row per child on the server.
+import { api } from '../app.js';
+import { dbUrl, decodeShallow } from './data-util.js';
+
+/** Children per page (per request). */
+export const PAGE = 50;
+
+/** One page of `path`'s children after the key `after` (null: from the first); PAGE + 1 asked to know if more follow. */
+async function readPage(ns, path, after) {
+  const params = { shallow: 'values', orderBy: JSON.stringify('$key'), limitToFirst: PAGE + 1 };
+  if (after !== null) params.startAfter = JSON.stringify(after);
+  return decodeShallow(await api('GET', dbUrl(path, ns, params)));
+}
+
+/**
+ * Reads up to `pages` pages of `path`'s children in namespace `ns`, starting after the key `after` (null: from the
+ * first child). Resolves with { kind: 'children', entries, more, requests } (entries in key order, object children
+ * as {}; more: children follow the last one), or at the first page of a location without children
+ * { kind: 'leaf', value } / { kind: 'empty' } (a key query at a value answers null, so the value is asked for itself).
+ */
+export async function readLevel(ns, path, pages, after = null) {
+  const entries = [];
+  let requests = 0;
+  let cursor = after;
+  for (let i = 0; i < pages; i++) {
+    const page = await readPage(ns, path, cursor);
+    requests += 1;
+    if (page.kind !== 'children') {
+      if (i > 0 || after !== null) return { kind: 'children', entries, more: false, requests };
+      const self = decodeShallow(await api('GET', dbUrl(path, ns, { shallow: 'values' })));
+      requests += 1;
+      if (self.kind !== 'children') return { ...self, requests };
+      // It became an object in between: keep its first page only.
+      return { kind: 'children', entries: self.entries.slice(0, PAGE), more: self.entries.length > PAGE, requests };
+    }
+    const more = page.entries.length > PAGE;
+    entries.push(...page.entries.slice(0, PAGE));
+    if (!more) return { kind: 'children', entries, more: false, requests };
+    cursor = entries.at(-1)[0];
+  }
+  return { kind: 'children', entries, more: true, requests };
+}
+
+"""####),
+        "js/pages/data-query.js": ConsoleAsset(
+            "text/javascript; charset=utf-8",
+            ####"""
+// The Data page's query panel: orderBy, a range (startAt/endAt/equalTo, after/before) and a limit over the open
+// path's children; the result is a table kept live by a stream with the same query parameters.
+import { api, h } from '../app.js';
+import { dbUrl, isObject, liveSnapshot, orderedEntries, parseJson, pick, summary } from './data-util.js';
+
+const RANGES = ['startAt', 'startAfter', 'endAt', 'endBefore', 'equalTo'];
+
+/** The query card for `path` in namespace `ns`. */
+export function queryPanel(ns, path) {
+  const orderBy = h('input', { id: 'q-orderby', type: 'text', value: '$key', list: 'q-orderby-list', spellcheck: 'false', autocomplete: 'off' });
+  const list = h('datalist', { id: 'q-orderby-list' }, ['$key', '$value', '$priority'].map((v) => h('option', { value: v })));
+  const fields = Object.fromEntries(RANGES.map((r) => [r, h('input', { id: `q-${r}`, type: 'text', spellcheck: 'false', autocomplete: 'off', placeholder: 'JSON' })]));
+  const limitKind = h('select', { id: 'q-limit-kind' }, h('option', { value: 'limitToFirst', text: 'First' }), h('option', { value: 'limitToLast', text: 'Last' }));
+  const limit = h('input', { id: 'q-limit', type: 'number', min: '1', max: '10000', value: '20', inputmode: 'numeric' });
+  const error = h('p', { class: 'error', id: 'q-error', role: 'alert' });
+  const note = h('p', { class: 'muted', id: 'q-status', role: 'status' });
+  const body = h('tbody', { id: 'q-rows' });
+  const table = h('div', { class: 'table-wrap', hidden: true },
+    h('table', { class: 'data-query-table' }, h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: '#' }), h('th', { scope: 'col', text: 'Key' }),
+      h('th', { scope: 'col', id: 'q-by-col', text: 'Ordered by' }), h('th', { scope: 'col', text: 'Value' }))), body));
+  let stop = null;
+  let seen = new Map();
+
+  function params() {
+    const p = {};
+    const by = orderBy.value.trim();
+    if (!by) throw new Error('orderBy is needed: $key, $value, $priority or a child path such as score or address/city.');
+    if (/[.#[\]]/.test(by) && !by.startsWith('$')) throw new Error(`"${by}" is not a child path (no . # [ ]).`);
+    p.orderBy = JSON.stringify(by);
+    for (const r of RANGES) {
+      if (!fields[r].value.trim()) continue;
+      const parsed = parseJson(fields[r].value);
+      if (parsed.error) throw new Error(`${r}: ${parsed.error}`);
+      if (isObject(parsed.value)) throw new Error(`${r}: a range takes a string, number, boolean or null.`);
+      p[r] = JSON.stringify(parsed.value);
+    }
+    if (limit.value.trim()) {
+      const n = Number(limit.value);
+      if (!Number.isInteger(n) || n < 1 || n > 10000) throw new Error('The limit is a whole number from 1 to 10000.');
+      p[limitKind.value] = String(n);
+    } else {
+      throw new Error('Give a limit (1 to 10000): a query without one could read millions of children.');
+    }
+    return p;
+  }
+
+  function show(snapshot, by) {
+    const entries = orderedEntries(snapshot, by);
+    table.hidden = false;
+    note.textContent = `${entries.length} ${entries.length === 1 ? 'child' : 'children'} · live`;
+    const next = new Map();
+    body.replaceChildren(...(entries.length ? entries.map(([k, v], i) => {
+      const json = JSON.stringify(v);
+      next.set(k, json);
+      const tr = h('tr', { 'data-key': k },
+        h('td', { class: 'muted', text: String(i + 1) }),
+        h('td', { class: 'mono', text: k }),
+        h('td', { class: 'mono', text: by === '$key' ? k : JSON.stringify(by === '$value' ? v : pick(v, by)) ?? 'null' }),
+        h('td', { class: 'mono data-query-value', text: isObject(v) && json.length > 200 ? summary(v) : json }));
+      if (seen.size && seen.get(k) !== json) tr.classList.add('flash');
+      return tr;
+    }) : [h('tr', {}, h('td', { colspan: '4', class: 'empty', text: 'No children match.' }))]));
+    seen = next;
+  }
+
+  async function run(e) {
+    e.preventDefault();
+    stop?.();
+    stop = null;
+    error.textContent = '';
+    let p;
+    try { p = params(); } catch (err) { error.textContent = err.message; return; }
+    const by = JSON.parse(p.orderBy);
+    document.getElementById('q-by-col').textContent = by;
+    note.textContent = 'Running…';
+    seen = new Map();
+    try {
+      // A plain read first: an EventSource cannot tell why the server refused (e.g. an index the rules lack).
+      show(await api('GET', dbUrl(path, ns, p)), by);
+    } catch (err) {
+      table.hidden = true;
+      note.textContent = '';
+      error.textContent = err.status === 400 && /index/i.test(err.message)
+        ? `${err.message}. Add the index in the Rules page (".indexOn"), or order by $key.`
+        : `The query failed: ${err.message}`;
+      return;
+    }
+    stop = liveSnapshot(dbUrl(path, ns, p), (snap) => show(snap, by), (message) => { error.textContent = message; });
+  }
+
+  const form = h('form', { class: 'data-query-form', onsubmit: run },
+    h('div', { class: 'toolbar' },
+      h('label', { for: 'q-orderby' }, 'orderBy', orderBy), list,
+      RANGES.map((r) => h('label', { for: `q-${r}` }, r, fields[r])),
+      h('label', { for: 'q-limit-kind' }, 'Limit to', limitKind),
+      h('label', { for: 'q-limit' }, 'Count', limit),
+      h('button', { type: 'submit', class: 'primary', id: 'q-run' }, 'Run query'),
+      h('button', { type: 'button', id: 'q-stop', onclick: () => { stop?.(); stop = null; note.textContent = note.textContent.replace(' · live', ' · stopped'); } }, 'Stop')));
+
+  const section = h('section', { class: 'card data-query', 'aria-labelledby': 'q-title' },
+    h('h2', { id: 'q-title', text: `Query the children of ${path}` }),
+    h('p', { class: 'muted', text: 'Values are JSON: "text", 12, true. Ordering by a child needs ".indexOn" in the rules.' }),
+    form, error, note, table);
+  section.stopQuery = () => stop?.();
+  return section;
+}
+
+"""####),
+        "js/pages/data-util.js": ConsoleAsset(
+            "text/javascript; charset=utf-8",
+            ####"""
+// Helpers of the Data page: database addresses, Firebase's ordering, JSON values and a live snapshot fed by an
+// EventSource (the REST streaming protocol: `put` and `patch` events with a path relative to the stream's).
+
+/** "/a/b" → ["a", "b"]; "" and "/" → []. */
+export function segments(path) {
+  return String(path ?? '').split('/').filter(Boolean);
+}
+
+/** ["a", "b"] → "/a/b" (the root is "/"). */
+export function joinPath(parts) {
+  return `/${parts.join('/')}`;
+}
+
+/** A child's path. */
+export function childPath(path, key) {
+  return joinPath([...segments(path), key]);
+}
+
+/** The REST address of `path` in namespace `ns` with query parameters (values given as JS, JSON-encoded when `json`). */
+export function dbUrl(path, ns, params = {}) {
+  const q = new URLSearchParams({ ns });
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  return `/${segments(path).map(encodeURIComponent).join('/')}.json?${q}`;
+}
+
+/** Whether a key may be used in the database (Firebase's rules: no . $ # [ ] / or control characters, ≤ 768 bytes). */
+export function validKey(key) {
+  return typeof key === 'string' && key.length > 0 && !/[.$#[\]/\u0000-\u001f\u007f]/.test(key) && new TextEncoder().encode(key).length <= 768;
+}
+
+const INT = /^-?(0|[1-9]\d{0,9})$/;
+
+/** Firebase's key order: keys that are 32-bit integers first, by value, then the others as strings. */
+export function keyCompare(a, b) {
+  const ai = INT.test(a) && Math.abs(Number(a)) <= 2147483647;
+  const bi = INT.test(b) && Math.abs(Number(b)) <= 2147483647;
+  if (ai && bi) return Number(a) - Number(b) || (a < b ? -1 : a > b ? 1 : 0);
+  if (ai) return -1;
+  if (bi) return 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function rank(v) {
+  if (v === null || v === undefined) return 0;
+  if (v === false) return 1;
+  if (v === true) return 2;
+  if (typeof v === 'number') return 3;
+  if (typeof v === 'string') return 4;
+  return 5;
+}
+
+/** Firebase's value order: null, false, true, numbers, strings, objects (which tie). */
+export function valueCompare(a, b) {
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra - rb;
+  if (ra === 3) return a - b;
+  if (ra === 4) return a < b ? -1 : a > b ? 1 : 0;
+  return 0;
+}
+
+/** The value at a child path ("a/b") of `value`, or null. */
+export function pick(value, path) {
+  let v = value;
+  for (const s of segments(path)) {
+    if (v === null || typeof v !== 'object' || !(s in v)) return null;
+    v = v[s];
+  }
+  return v ?? null;
+}
+
+/** The entries of an object snapshot in the order of `orderBy` ("$key", "$value", or a child path), ties by key. */
+export function orderedEntries(value, orderBy = '$key') {
+  if (value === null || typeof value !== 'object') return [];
+  const entries = Object.entries(value);
+  if (orderBy === '$key' || !orderBy) return entries.sort((x, y) => keyCompare(x[0], y[0]));
+  const of = orderBy === '$value' ? (v) => v : (v) => pick(v, orderBy);
+  return entries.sort((x, y) => valueCompare(of(x[1]), of(y[1])) || keyCompare(x[0], y[0]));
+}
+
+/**
+ * Decodes an answer of `GET …?shallow=values` (a Hearth extension): primitive children come as their values and object
+ * children as {} (no stored value is an empty object). Returns { kind: 'empty' }, { kind: 'leaf', value } or
+ * { kind: 'children', entries } with entries [key, value] in key order, an object child's value being {}.
+ */
+export function decodeShallow(answer) {
+  if (answer === null || answer === undefined) return { kind: 'empty' };
+  if (typeof answer !== 'object') return { kind: 'leaf', value: answer };
+  const entries = Object.entries(answer).filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]) => [k, v !== null && typeof v === 'object' ? {} : v]);
+  return entries.length ? { kind: 'children', entries: entries.sort((x, y) => keyCompare(x[0], y[0])) } : { kind: 'empty' };
+}
+
+/** Whether a value is an object (a node with children). */
+export function isObject(v) {
+  return v !== null && typeof v === 'object';
+}
+
+/** A short text for a value: JSON for leaves, "{n children}" for objects. */
+export function summary(v) {
+  if (isObject(v)) {
+    const n = Object.keys(v).length;
+    return `{${n} ${n === 1 ? 'child' : 'children'}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** Parses JSON typed by a person; returns { value } or { error }. */
+export function parseJson(text) {
+  const t = text.trim();
+  if (!t) return { error: 'Type a JSON value: "text", 12, true, null or {"a": 1}.' };
+  try {
+    return { value: JSON.parse(t) };
+  } catch (e) {
+    return { error: `Not valid JSON (${e.message.replace(/^JSON\.parse: /, '')}). Strings need quotes: "text".` };
+  }
+}
+
+function setAt(root, parts, data) {
+  if (parts.length === 0) return data;
+  const base = isObject(root) ? { ...root } : {};
+  const [head, ...rest] = parts;
+  const next = setAt(base[head] ?? null, rest, data);
+  if (next === null) delete base[head]; else base[head] = next;
+  return Object.keys(base).length ? base : null;
+}
+
+/**
+ * Follows `url` with an EventSource, keeping the snapshot it describes. onChange(snapshot) after every event;
+ * onError(message) when the server cancels the stream or it cannot connect. Returns a function that closes it.
+ */
+export function liveSnapshot(url, onChange, onError) {
+  let snapshot = null;
+  const source = new EventSource(url, { withCredentials: true });
+  const apply = (kind) => (e) => {
+    let msg;
+    try { msg = JSON.parse(e.data); } catch { return; }
+    if (!msg || typeof msg.path !== 'string') return;
+    const parts = segments(msg.path);
+    if (kind === 'put') snapshot = setAt(snapshot, parts, msg.data);
+    else for (const [k, v] of Object.entries(msg.data ?? {})) snapshot = setAt(snapshot, [...parts, ...segments(k)], v);
+    onChange(snapshot);
+  };
+  source.addEventListener('put', apply('put'));
+  source.addEventListener('patch', apply('patch'));
+  source.addEventListener('cancel', (e) => { onError?.(`The server ended the live view: ${e.data || 'permission denied'}`); source.close(); });
+  source.addEventListener('auth_revoked', () => { onError?.('The session ended; sign in again.'); source.close(); });
+  source.onerror = () => { if (source.readyState === EventSource.CLOSED) onError?.('The live connection failed.'); };
+  return () => source.close();
+}
+
+"""####),
         "js/pages/data.js": ConsoleAsset(
             "text/javascript; charset=utf-8",
             ####"""
-import { h } from '../app.js';
+// The Data page: a live tree of one database (namespace) from the open path (?path=), values edited inline as JSON,
+// children added and deleted, a JSON file imported and a subtree exported (data-io.js), and a live query
+// (data-query.js). Each level shown (the open path and every expanded node) is read a page of 50 children at a time
+// with `shallow=values` (data-levels.js): an object child shows as "object" and is read only when expanded, so
+// opening a database whose /users holds a million users reads one row per child shown. The tree stays live by
+// re-reading the loaded pages about once a second while the tab is visible (at most ~20 requests a second: the cycle
+// slows down when many pages are open) and highlighting what changed.
+import { api, confirmDanger, currentNamespace, dialog, guarded, h, toast } from '../app.js';
+import { childPath, dbUrl, isObject, parseJson, segments, validKey } from './data-util.js';
+import { ioPanel } from './data-io.js';
+import { queryPanel } from './data-query.js';
+import { PAGE, readLevel } from './data-levels.js';
+
+/** Requests a second the live check may make, at most. */
+const RATE = 20;
+/** The shortest time between two live checks, in ms. */
+const CYCLE = 1000;
 
 export default {
   title: 'Data',
+  usesNamespace: true,
+  styles: true,
   mount(root) {
-    root.append(h('h1', { id: 'page-title', text: 'Data' }), h('p', { class: 'muted', text: 'Not built yet.' }));
+    const ns = currentNamespace();
+    const rootPath = segments(new URLSearchParams(location.search).get('path') ?? '').length
+      ? `/${segments(new URLSearchParams(location.search).get('path')).join('/')}` : '/';
+    // levels: path → { pages, kind ('loading' | 'children' | 'leaf' | 'empty'), entries, more, value, error, version }.
+    // The open path's level always exists; an expanded node is one whose path has a level.
+    const levels = new Map();
+    const state = { editing: null, checking: false, failure: '' };
+    let timer = null;
+    let kicked = false;
+    let stopped = false;
+
+    const tree = h('ul', { class: 'data-tree', role: 'tree', 'aria-label': `Data under ${rootPath}`, id: 'data-tree' });
+    const status = h('p', { class: 'muted data-status', id: 'data-status', role: 'status' });
+    const more = h('div', { class: 'data-more' });
+    const live = h('span', { class: 'badge data-live', id: 'data-live', role: 'status' });
+    const query = queryPanel(ns, rootPath);
+
+    // ---- the header: where we are, open another path ----
+    const parts = segments(rootPath);
+    const crumbs = h('nav', { class: 'data-crumbs', 'aria-label': 'Path' },
+      parts.length ? h('a', { href: pageHref('/'), text: ns }) : h('span', { 'aria-current': 'location', text: ns }),
+      parts.map((p, i) => [' / ', i === parts.length - 1
+        ? h('span', { 'aria-current': 'location', text: p })
+        : h('a', { href: pageHref(`/${parts.slice(0, i + 1).join('/')}`), text: p })]));
+    const pathInput = h('input', { id: 'data-path', type: 'text', value: rootPath, spellcheck: 'false', autocomplete: 'off' });
+    const pathForm = h('form', { class: 'toolbar', onsubmit: (e) => {
+      e.preventDefault();
+      const p = `/${segments(pathInput.value).join('/')}`;
+      if (segments(p).some((k) => !validKey(k))) { toast(`"${pathInput.value}" is not a database path (no . $ # [ ]).`, 'error'); return; }
+      location.assign(pageHref(p));
+    } },
+    h('label', { for: 'data-path' }, 'Path', pathInput),
+    h('button', { type: 'submit' }, 'Open'),
+    h('button', { type: 'button', class: 'primary', id: 'data-add-root', onclick: () => addChild(rootPath) }, 'Add child'));
+
+    root.append(
+      h('h1', { id: 'page-title', text: 'Data' }),
+      crumbs,
+      pathForm,
+      h('section', { class: 'card data-card', 'aria-label': 'Tree' }, h('div', { class: 'data-head' }, status, live), tree, more),
+      ioPanel(ns, rootPath),
+      query,
+    );
+
+    function pageHref(path) {
+      const q = new URLSearchParams(location.search);
+      if (path === '/') q.delete('path'); else q.set('path', path);
+      const s = q.toString().replaceAll('%2F', '/');
+      return `/_/data${s ? `?${s}` : ''}`;
+    }
+
+    // ---- loading levels ----
+    /** Shows `path`'s children: its level is read (first page) and kept live from then on. */
+    async function expand(path) {
+      const level = { pages: 1, kind: 'loading', entries: [], more: false, version: 0 };
+      levels.set(path, level);
+      render();
+      try {
+        Object.assign(level, await readLevel(ns, path, 1), { error: '' });
+      } catch (err) {
+        level.error = err.message;
+      }
+      if (levels.get(path) === level) render();
+    }
+
+    /** Hides `path`'s children and forgets the levels under it. */
+    function collapse(path) {
+      for (const p of [...levels.keys()]) if (p === path || p.startsWith(`${path === '/' ? '' : path}/`)) levels.delete(p);
+      render();
+    }
+
+    /** Reads the next page of `path`'s children. */
+    async function loadMore(path) {
+      const level = levels.get(path);
+      if (!level || level.loadingMore) return;
+      level.loadingMore = true;
+      level.version += 1;
+      render();
+      try {
+        const next = await readLevel(ns, path, 1, level.entries.at(-1)?.[0] ?? null);
+        if (levels.get(path) === level && next.kind === 'children') {
+          const known = new Set(level.entries.map(([k]) => k));
+          level.entries.push(...next.entries.filter(([k]) => !known.has(k)));
+          level.more = next.more;
+          level.pages += 1;
+        }
+      } catch (err) {
+        toast(err.message, 'error');
+      }
+      level.loadingMore = false;
+      level.version += 1;
+      if (levels.get(path) === level) render();
+    }
+
+    // ---- keeping it live ----
+    /** Requests one check makes: one per loaded page (two at a value or an empty place). */
+    function requestsPerCheck() {
+      let n = 0;
+      for (const level of levels.values()) n += level.kind === 'children' ? level.pages : 2;
+      return n;
+    }
+
+    /** The time between two checks: a second, longer when more pages are open than RATE requests a second allow. */
+    function period() {
+      return Math.max(CYCLE, Math.ceil((requestsPerCheck() * 1000) / RATE));
+    }
+
+    function schedule(delay) {
+      clearTimeout(timer);
+      timer = stopped ? null : setTimeout(check, delay);
+      showLive();
+    }
+
+    /** Checks now (after a change made here), or right after the check under way. */
+    function kick() {
+      if (state.checking) kicked = true; else schedule(0);
+    }
+
+    /** Re-reads every loaded page, applies the differences, and highlights changed values and new keys. */
+    async function check() {
+      timer = null;
+      if (stopped) return;
+      if (document.visibilityState !== 'visible') { showLive(); return; }
+      state.checking = true;
+      const started = performance.now();
+      const changed = new Set();
+      let dirty = false;
+      let failure = '';
+      await Promise.all([...levels.entries()].map(async ([path, level]) => {
+        if ((level.kind === 'loading' && !level.error) || level.loadingMore) return;
+        const version = level.version;
+        let read;
+        try {
+          read = await readLevel(ns, path, Math.max(1, level.pages));
+        } catch (err) {
+          failure = err.message;
+          return;
+        }
+        if (levels.get(path) !== level || level.version !== version) return;
+        if (apply(path, level, read, changed)) dirty = true;
+      }));
+      state.checking = false;
+      if (failure !== state.failure) { state.failure = failure; dirty = true; }
+      if (dirty) render(changed);
+      if (stopped) return;
+      if (kicked) { kicked = false; schedule(0); } else schedule(Math.max(0, period() - (performance.now() - started)));
+    }
+
+    /** Replaces a level's content by what was read; adds the paths of changed values and new keys to `changed`. */
+    function apply(path, level, read, changed) {
+      let dirty = read.kind !== level.kind || read.more !== level.more || (level.error ?? '') !== '';
+      if (read.kind === 'leaf' && JSON.stringify(read.value) !== JSON.stringify(level.value)) {
+        dirty = true;
+        if (level.kind === 'leaf') changed.add(path);
+      }
+      const before = new Map(level.entries.map(([k, v]) => [k, JSON.stringify(v)]));
+      const after = read.kind === 'children' ? read.entries : [];
+      if (after.length !== before.size) dirty = true;
+      for (const [k, v] of after) {
+        const json = JSON.stringify(v);
+        if (before.get(k) === json) continue;
+        dirty = true;
+        changed.add(childPath(path, k));
+        if (!isObject(v)) collapseQuietly(childPath(path, k));
+      }
+      const keys = new Set(after.map(([k]) => k));
+      for (const k of before.keys()) if (!keys.has(k)) collapseQuietly(childPath(path, k));
+      if (read.kind !== 'children') for (const p of [...levels.keys()]) if (p.startsWith(`${path === '/' ? '' : path}/`)) levels.delete(p);
+      Object.assign(level, { kind: read.kind, value: read.value, entries: after, more: read.more ?? false, error: '' });
+      return dirty;
+    }
+
+    /** Forgets the levels at and under a path that is gone or became a value. */
+    function collapseQuietly(path) {
+      for (const p of [...levels.keys()]) if (p === path || p.startsWith(`${path}/`)) levels.delete(p);
+    }
+
+    function showLive() {
+      const n = requestsPerCheck();
+      const every = period();
+      if (document.visibilityState !== 'visible') live.textContent = 'Live updates paused while this tab is hidden';
+      else if (state.failure) live.textContent = `Live updates failing (${state.failure}); retrying`;
+      else live.textContent = every > CYCLE
+        ? `Live: checked every ${(every / 1000).toFixed(1)} s (${n} pages open, ${RATE} requests a second at most)`
+        : 'Live: checked every second';
+      live.classList.toggle('error', Boolean(state.failure));
+    }
+
+    function onVisibility() {
+      if (document.visibilityState === 'visible' && !state.checking) schedule(0); else showLive();
+    }
+
+    // ---- rendering ----
+    function render(changed = new Set()) {
+      const active = document.activeElement?.dataset?.focus;
+      const selection = document.activeElement?.selectionStart;
+      const flashes = [];
+      const rows = [];
+      const top = levels.get(rootPath);
+      if (top.kind === 'loading') {
+        status.textContent = top.error ? `Could not read ${rootPath}: ${top.error}` : 'Loading…';
+      } else if (top.kind === 'leaf') {
+        status.textContent = `${rootPath} is a value.`;
+        rows.push(row(parts.at(-1) ?? '/', rootPath, top.value, changed, flashes, 1, false));
+      } else if (top.kind === 'empty') {
+        status.textContent = '';
+        rows.push(h('li', { class: 'empty', text: `No data at ${rootPath}. Add a child to create it.` }));
+      } else {
+        status.textContent = `${top.entries.length}${top.more ? '+' : ''} ${top.entries.length === 1 && !top.more ? 'child' : 'children'}`;
+        for (const [k, v] of top.entries) rows.push(row(k, childPath(rootPath, k), v, changed, flashes, 1));
+      }
+      tree.replaceChildren(...rows);
+      more.replaceChildren(top.kind === 'children' && top.more
+        ? h('button', { type: 'button', id: 'data-load-more', 'data-focus': 'more', disabled: top.loadingMore, onclick: () => loadMore(rootPath) },
+          top.loadingMore ? 'Loading…' : `Load ${PAGE} more`)
+        : '');
+      showLive();
+      for (const el of flashes) { el.classList.remove('flash'); void el.offsetWidth; el.classList.add('flash'); }
+      if (active) {
+        const el = root.querySelector(`[data-focus="${CSS.escape(active)}"]`);
+        if (el) { el.focus(); if (typeof selection === 'number' && el.setSelectionRange) el.setSelectionRange(selection, selection); }
+      }
+    }
+
+    function row(key, path, value, changed, flashes, level, expandable = true) {
+      const object = isObject(value) && expandable;
+      const children = object ? levels.get(path) : undefined;
+      const open = Boolean(children);
+      const line = h('div', { class: 'data-line', 'data-path': path });
+      if (changed.has(path)) flashes.push(line);
+      const toggle = object
+        ? h('button', { type: 'button', class: 'ghost small data-toggle', 'aria-expanded': String(open), 'data-focus': `${path}|toggle`,
+          'aria-label': `${open ? 'Collapse' : 'Expand'} ${key}`, onclick: () => (open ? collapse(path) : expand(path)) }, open ? '▾' : '▸')
+        : h('span', { class: 'data-toggle-space', 'aria-hidden': 'true' });
+      line.append(toggle, h('span', { class: 'data-key', text: key }), h('span', { class: 'data-sep', 'aria-hidden': 'true', text: ':' }));
+      if (state.editing?.path === path) line.append(editor(key, path));
+      else if (object) line.append(h('span', { class: 'data-summary muted', text: 'object' }));
+      else {
+        line.append(h('button', { type: 'button', class: `data-value t-${value === null ? 'null' : typeof value}`, 'data-focus': `${path}|value`,
+          title: 'Edit', 'aria-label': `Edit ${key}: ${JSON.stringify(value)}`, onclick: () => {
+            state.editing = { path, text: JSON.stringify(value), error: '' };
+            render();
+            root.querySelector(`[data-focus="${CSS.escape(`${path}|edit`)}"]`)?.select();
+          } }, JSON.stringify(value)));
+      }
+      const actions = h('span', { class: 'data-actions' },
+        object ? h('button', { type: 'button', class: 'small ghost', 'data-focus': `${path}|add`, 'aria-label': `Add a child to ${key}`,
+          onclick: () => addChild(path) }, '+ Child') : null,
+        object && path !== rootPath ? h('a', { class: 'button small ghost', href: pageHref(path), 'aria-label': `Open ${key} as the root` }, 'Open') : null,
+        h('button', { type: 'button', class: 'small ghost data-delete', 'data-focus': `${path}|delete`, 'aria-label': `Delete ${key}`,
+          onclick: () => remove(path) }, 'Delete'));
+      line.append(actions);
+      const li = h('li', { role: 'treeitem', 'aria-level': String(level), 'aria-expanded': object ? String(open) : null, class: 'data-node' }, line);
+      if (open) {
+        const ul = h('ul', { role: 'group' });
+        if (children.kind === 'loading') ul.append(h('li', { class: 'muted data-loading', text: children.error ? `Could not read ${path}: ${children.error}` : 'Loading…' }));
+        else if (children.kind === 'children') ul.append(...children.entries.map(([k, v]) => row(k, childPath(path, k), v, changed, flashes, level + 1)));
+        else ul.append(h('li', { class: 'muted', text: children.kind === 'leaf' ? 'Now a value.' : 'No children.' }));
+        if (children.kind === 'children' && children.more) {
+          ul.append(h('li', { class: 'data-more' }, h('button', { type: 'button', class: 'small', 'data-focus': `${path}|more`,
+            'aria-label': `Load ${PAGE} more children of ${key}`, disabled: children.loadingMore, onclick: () => loadMore(path) },
+          children.loadingMore ? 'Loading…' : `Load ${PAGE} more`)));
+        }
+        li.append(ul);
+      }
+      return li;
+    }
+
+    function editor(key, path) {
+      const edit = state.editing;
+      const input = h('input', { type: 'text', class: 'mono data-edit', value: edit.text, 'data-focus': `${path}|edit`, spellcheck: 'false',
+        'aria-label': `New value of ${key} (JSON)`, 'aria-invalid': edit.error ? 'true' : null, 'aria-describedby': edit.error ? 'data-edit-error' : null,
+        oninput: (e) => { edit.text = e.target.value; },
+        onkeydown: (e) => { if (e.key === 'Escape') { e.preventDefault(); state.editing = null; render(); focus(`${path}|value`); } } });
+      return h('form', { class: 'data-editor', onsubmit: async (e) => {
+        e.preventDefault();
+        const parsed = parseJson(edit.text);
+        if (parsed.error) { edit.error = parsed.error; render(); focus(`${path}|edit`); return; }
+        try {
+          await api('PUT', dbUrl(path, ns), { json: parsed.value });
+          state.editing = null;
+          render();
+          focus(`${path}|value`);
+          toast(`Saved ${path}`, 'ok');
+          kick();
+        } catch (err) {
+          edit.error = err.message; render(); focus(`${path}|edit`);
+        }
+      } }, input,
+      h('button', { type: 'submit', class: 'small primary' }, 'Save'),
+      h('button', { type: 'button', class: 'small', onclick: () => { state.editing = null; render(); focus(`${path}|value`); } }, 'Cancel'),
+      edit.error ? h('span', { class: 'error data-edit-error', id: 'data-edit-error', role: 'alert', text: edit.error }) : null);
+    }
+
+    function focus(id) {
+      root.querySelector(`[data-focus="${CSS.escape(id)}"]`)?.focus();
+    }
+
+    async function addChild(path) {
+      const key = h('input', { id: 'data-new-key', type: 'text', spellcheck: 'false', autocomplete: 'off' });
+      const value = h('textarea', { id: 'data-new-value', class: 'code', rows: '4', spellcheck: 'false' });
+      const error = h('p', { class: 'error', role: 'alert', id: 'data-new-error' });
+      const body = [
+        h('label', { class: 'field', for: 'data-new-key' }, 'Key', key),
+        h('label', { class: 'field', for: 'data-new-value' }, 'Value (JSON: "text", 12, true, {"a": 1})', value),
+        error,
+      ];
+      for (;;) {
+        const chosen = dialog(`Add a child to ${path}`, body, [{ label: 'Cancel', value: false }, { label: 'Add', value: true, primary: true }]);
+        key.focus();
+        if (!(await chosen)) return;
+        const parsed = parseJson(value.value);
+        if (!validKey(key.value)) error.textContent = 'A key cannot be empty or hold . $ # [ ] / (768 bytes at most).';
+        else if (parsed.error) error.textContent = parsed.error;
+        else if (parsed.value === null) error.textContent = 'null would delete it: give a value.';
+        else {
+          const target = childPath(path, key.value);
+          if (await guarded(() => api('PUT', dbUrl(target, ns), { json: parsed.value })) !== undefined) {
+            if (levels.has(path)) kick(); else expand(path);
+            toast(`Added ${target}`, 'ok');
+          }
+          return;
+        }
+      }
+    }
+
+    async function remove(path) {
+      if (!(await confirmDanger(`Delete ${path}?`, `This deletes ${path} and everything under it from ${ns}.`))) return;
+      if (await guarded(() => api('DELETE', dbUrl(path, ns))) !== undefined) { toast(`Deleted ${path}`, 'ok'); kick(); }
+    }
+
+    history.replaceState(null, '', pageHref(rootPath));
+    document.addEventListener('visibilitychange', onVisibility);
+    expand(rootPath).then(() => schedule(period()));
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onVisibility);
+      query.stopQuery();
+    };
   },
 };
+
+"""####),
+        "js/pages/functions-format.js": ConsoleAsset(
+            "text/javascript; charset=utf-8",
+            ####"""
+// How the Functions page words things: triggers, durations, outcomes, and what a dead letter was about.
+import { h, formatTime } from '../app.js';
+
+const KIND_LABELS = {
+  database: 'Database', auth: 'Auth', storage: 'Storage', callable: 'Callable', http: 'HTTP', schedule: 'Schedule',
+};
+
+/** "Database", "HTTP"… for a kind the server sends (unknown kinds as they are). */
+export function kindLabel(kind) {
+  return KIND_LABELS[kind] ?? String(kind);
+}
+
+/** What a function listens to, as a short line: "written /profiles/{uid}", "POST /functions/x", "0 6 * * * (UTC)". */
+export function triggerText(fn, defaultNamespace) {
+  const t = fn.trigger ?? {};
+  switch (fn.kind) {
+    case 'database': {
+      const where = t.namespace && t.namespace !== defaultNamespace ? ` in ${t.namespace}` : '';
+      return `${t.event ?? 'written'} ${t.path ?? ''}${where}`;
+    }
+    case 'auth': return `account ${t.event ?? ''}`.trim();
+    case 'storage': return `object ${t.event ?? ''}`.trim();
+    case 'callable':
+    case 'http': return `${t.method ?? ''} ${t.path ?? ''}`.trim();
+    case 'schedule': return `${fn.schedule ?? t.cron ?? ''} (${fn.timeZone ?? t.timeZone ?? 'UTC'})`;
+    default: return JSON.stringify(t);
+  }
+}
+
+/** 0.42 → "0.42 ms", 12.3 → "12 ms", 1530 → "1.53 s", 95000 → "1 min 35 s". */
+export function formatDuration(ms) {
+  if (typeof ms !== 'number' || Number.isNaN(ms)) return '—';
+  if (ms < 1) return `${ms.toFixed(2)} ms`;
+  if (ms < 100) return `${ms.toFixed(1)} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60000) return `${(ms / 1000).toFixed(2)} s`;
+  return `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
+}
+
+/** "in 3 h", "5 min ago": how far a time is from now, for the schedule columns. */
+export function relative(ms, now = Date.now()) {
+  const d = ms - now;
+  const a = Math.abs(d);
+  const text = a < 60000 ? `${Math.max(1, Math.round(a / 1000))} s` : a < 3600000 ? `${Math.round(a / 60000)} min`
+    : a < 172800000 ? `${Math.round(a / 3600000)} h` : `${Math.round(a / 86400000)} days`;
+  return d >= 0 ? `in ${text}` : `${text} ago`;
+}
+
+const OUTCOMES = {
+  ok: { label: 'ok', class: 'badge ok' },
+  error: { label: 'error', class: 'badge error' },
+  retry: { label: 'will retry', class: 'badge warn' },
+  dead: { label: 'dead letter', class: 'badge error' },
+};
+
+/** The badge for a run's outcome. */
+export function outcomeBadge(outcome) {
+  const o = OUTCOMES[outcome] ?? { label: String(outcome), class: 'badge' };
+  return h('span', { class: o.class, text: o.label });
+}
+
+/** A time cell: the local time, and how long ago / until (muted). */
+export function timeCell(ms, now) {
+  if (ms === undefined || ms === null) return h('td', { class: 'muted', text: '—' });
+  return h('td', {}, h('time', { datetime: new Date(ms).toISOString(), text: formatTime(ms) }),
+    h('br'), h('span', { class: 'muted small-text', text: relative(ms, now) }));
+}
+
+/** What a dead letter was about, in a line: the database path it changed, the account, the object. */
+export function deadLetterSubject(letter) {
+  const p = letter.payload;
+  if (p && typeof p === 'object') {
+    if (typeof p.path === 'string') {
+      const change = p.before === null || p.before === undefined ? 'created' : p.after === null || p.after === undefined ? 'deleted' : 'changed';
+      return `${change} ${p.path}`;
+    }
+    if (typeof p.localId === 'string' || typeof p.uid === 'string') return `account ${p.email ?? p.localId ?? p.uid}`;
+    if (typeof p.name === 'string') return `object ${p.bucket ? `${p.bucket}/` : ''}${p.name}`;
+  }
+  return letter.queue;
+}
 
 """####),
         "js/pages/functions.js": ConsoleAsset(
             "text/javascript; charset=utf-8",
             ####"""
-import { h } from '../app.js';
+// Functions: what the server runs (triggers, callables, HTTP functions, schedules with "Run now"), the recent runs
+// (refreshed every 2 s while the page is open) and the dead letters, each retryable.
+// APIs: GET /.hearth/functions, POST /.hearth/functions/schedules/NAME:run, GET /.hearth/functions/deadLetters,
+// POST /.hearth/functions/deadLetters/QUEUE/ID:retry.
+import { h, api, toast, session, ApiError } from '../app.js';
+import { kindLabel, triggerText, formatDuration, outcomeBadge, timeCell, deadLetterSubject } from './functions-format.js';
+
+const REFRESH_MS = 2000;
+/** How long after a retry the page looks for the run it caused. */
+const RETRY_WATCH_MS = 15000;
+
+const runKey = (r) => `${r.function}\u0000${r.trigger}\u0000${r.startedAt}\u0000${r.attempt ?? ''}`;
 
 export default {
   title: 'Functions',
+  styles: true,
   mount(root) {
-    root.append(h('h1', { id: 'page-title', text: 'Functions' }), h('p', { class: 'muted', text: 'Not built yet.' }));
+    const status = h('p', { class: 'error', role: 'alert', id: 'functions-status', hidden: true });
+    const fnBody = h('div', { id: 'functions-list' }, h('p', { class: 'muted', text: 'Loading…' }));
+    const runsBody = h('div', { id: 'runs-list' }, h('p', { class: 'muted', text: 'Loading…' }));
+    const deadBody = h('div', { id: 'dead-letters' }, h('p', { class: 'muted', text: 'Loading…' }));
+    const runsNote = h('p', { class: 'muted', id: 'runs-note',
+      text: 'The last 200 runs on this server (kept in memory: a restart clears them), newest first. Refreshes every 2 seconds.' });
+
+    const summary = h('p', { class: 'fn-summary', id: 'functions-summary', 'aria-live': 'polite' });
+    const kindFilter = h('select', { id: 'kind-filter', onchange: () => { lastFunctions = ''; refresh(); } },
+      h('option', { value: '', text: 'All kinds' }));
+    const showAll = h('button', { type: 'button', class: 'small ghost', id: 'runs-show-all', hidden: true,
+      'aria-pressed': 'false', onclick: () => {
+        allRuns = !allRuns;
+        showAll.setAttribute('aria-pressed', String(allRuns));
+        refresh();
+      } });
+
+    // Dead letters first (what needs an admin), then what ran, then what is registered.
+    root.append(
+      h('h1', { id: 'page-title', text: 'Functions' }),
+      status,
+      summary,
+      h('section', { 'aria-labelledby': 'dead-heading' },
+        h('h2', { id: 'dead-heading', tabindex: '-1', text: 'Dead letters' }),
+        h('p', { class: 'muted', text: 'Trigger events whose function failed on every attempt. Fix the cause, then retry: the event runs again with a fresh set of attempts.' }),
+        deadBody),
+      h('section', { 'aria-labelledby': 'runs-heading' },
+        h('div', { class: 'section-head' }, h('h2', { id: 'runs-heading', text: 'Recent runs' }), showAll), runsNote, runsBody),
+      h('section', { 'aria-labelledby': 'fn-heading' },
+        h('div', { class: 'section-head' }, h('h2', { id: 'fn-heading', text: 'Registered functions' }),
+          h('label', { class: 'row', for: 'kind-filter' }, 'Show', kindFilter)),
+        fnBody),
+    );
+
+    let stopped = false;
+    let timer = null;
+    let lastFunctions = '';
+    let lastDead = '';
+    const seenRuns = new Set();
+    let firstRuns = true;
+    let allRuns = false;
+    const RUNS_SHOWN = 15;
+    const running = new Set();
+    const watches = []; // { trigger, since, until }
+
+    function showStatus(message) {
+      status.hidden = !message;
+      status.textContent = message ?? '';
+    }
+
+    // Re-rendering a table must not lose the keyboard focus: put it back on the element with the same id.
+    function keepingFocus(render) {
+      const id = document.activeElement?.id;
+      render();
+      if (id && !document.getElementById(id)) return;
+      if (id && document.activeElement?.id !== id) document.getElementById(id)?.focus();
+    }
+
+    // ---- registered functions ----
+
+    function renderFunctions(functions) {
+      if (functions.length === 0) {
+        fnBody.replaceChildren(h('p', { class: 'empty', text: 'This server runs no functions. Register them in your own server (see docs/functions.md) and start it instead of hearth.' }));
+        return;
+      }
+      const kinds = [...new Set(functions.map((fn) => fn.kind))];
+      if (kindFilter.options.length !== kinds.length + 1) {
+        const current = kindFilter.value;
+        kindFilter.replaceChildren(h('option', { value: '', text: `All kinds (${functions.length})` }),
+          ...kinds.map((k) => h('option', { value: k, text: `${kindLabel(k)} (${functions.filter((fn) => fn.kind === k).length})` })));
+        kindFilter.value = current;
+      }
+      const now = Date.now();
+      const shown = kindFilter.value ? functions.filter((fn) => fn.kind === kindFilter.value) : functions;
+      const rows = shown.map((fn) => h('tr', { dataset: { function: fn.name, kind: fn.kind } },
+        h('th', { scope: 'row', class: 'fn-name' }, h('code', { text: fn.name })),
+        h('td', {}, h('span', { class: `badge kind-${fn.kind}`, text: kindLabel(fn.kind) })),
+        h('td', { class: 'fn-trigger' }, h('code', { text: triggerText(fn, session.namespace) })),
+        fn.kind === 'schedule' ? timeCell(fn.nextRun, now) : h('td', { class: 'muted', text: '—' }),
+        fn.kind === 'schedule' ? timeCell(fn.lastRun, now) : h('td', { class: 'muted', text: '—' }),
+        h('td', {}, fn.kind === 'schedule' ? runNowButton(fn.name) : null)));
+      fnBody.replaceChildren(h('div', { class: 'table-wrap' }, h('table', { id: 'functions-table' },
+        h('caption', { class: 'visually-hidden', text: 'Registered functions' }),
+        h('thead', {}, h('tr', {}, ['Name', 'Kind', 'Trigger or schedule', 'Next run', 'Last run', 'Actions'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('tbody', {}, rows))));
+    }
+
+    function runNowButton(name) {
+      const busy = running.has(name);
+      return h('button', { type: 'button', class: 'small primary run-now', id: `run-now-${name}`, disabled: busy,
+        'aria-label': `Run ${name} now`, onclick: () => runNow(name) }, busy ? 'Running…' : 'Run now');
+    }
+
+    async function runNow(name) {
+      running.add(name);
+      lastFunctions = '';
+      await refresh();
+      try {
+        const result = await api('POST', `/.hearth/functions/schedules/${encodeURIComponent(name)}:run`);
+        if (result.outcome === 'ok') toast(`${name} ran in ${formatDuration(result.durationMs)}.`, 'ok');
+        else toast(`${name} failed: ${result.error ?? result.outcome}`, 'error');
+      } catch (error) {
+        toast(error instanceof ApiError && error.status === 409 ? `${name} is running already.` : `${name} did not run: ${error.message}`, 'error');
+      } finally {
+        running.delete(name);
+        lastFunctions = '';
+        await refresh();
+        document.getElementById(`run-now-${name}`)?.focus();
+      }
+    }
+
+    // ---- recent runs ----
+
+    function renderRuns(runs) {
+      if (runs.length === 0) {
+        runsBody.replaceChildren(h('p', { class: 'empty', id: 'runs-empty', text: 'No runs yet since the server started.' }));
+        seenRuns.clear();
+        firstRuns = false;
+        return;
+      }
+      showAll.hidden = runs.length <= RUNS_SHOWN;
+      showAll.textContent = allRuns ? `Show the latest ${RUNS_SHOWN}` : `Show all ${runs.length}`;
+      const rows = (allRuns ? runs : runs.slice(0, RUNS_SHOWN)).map((r) => {
+        const key = runKey(r);
+        const fresh = !firstRuns && !seenRuns.has(key);
+        return h('tr', { class: fresh ? 'flash' : null, dataset: { function: r.function, trigger: r.trigger, outcome: r.outcome } },
+          timeCell(r.startedAt, Date.now()),
+          h('td', {}, h('code', { text: r.function })),
+          h('td', {}, h('code', { text: r.trigger }), r.attempt ? h('span', { class: 'muted', text: ` · attempt ${r.attempt}` }) : null),
+          h('td', { class: 'num', text: formatDuration(r.durationMs) }),
+          h('td', {}, outcomeBadge(r.outcome)),
+          h('td', { class: 'run-error' }, r.error ? h('span', { class: 'error', text: r.error }) : null));
+      });
+      seenRuns.clear();
+      for (const r of runs) seenRuns.add(runKey(r));
+      firstRuns = false;
+      runsBody.replaceChildren(h('div', { class: 'table-wrap' }, h('table', { id: 'runs-table' },
+        h('caption', { class: 'visually-hidden', text: 'Recent runs, newest first' }),
+        h('thead', {}, h('tr', {}, ['Started', 'Function', 'Trigger', 'Duration', 'Outcome', 'Error'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('tbody', {}, rows))));
+    }
+
+    // A retried event's run: tell the user how it went once it shows up.
+    function checkWatches(runs) {
+      const now = Date.now();
+      for (let i = watches.length - 1; i >= 0; i--) {
+        const w = watches[i];
+        const run = runs.find((r) => r.trigger === w.trigger && r.startedAt >= w.since);
+        if (run) {
+          watches.splice(i, 1);
+          if (run.outcome === 'ok') toast(`Retried ${w.trigger}: ${run.function} ran fine.`, 'ok');
+          else toast(`Retried ${w.trigger}: it failed again (${run.error ?? run.outcome}).`, 'error');
+        } else if (now > w.until) {
+          watches.splice(i, 1);
+        }
+      }
+    }
+
+    // ---- dead letters ----
+
+    function renderDead(letters) {
+      if (letters.length === 0) {
+        deadBody.replaceChildren(h('p', { class: 'empty', id: 'dead-empty', text: 'No dead letters: every trigger event was delivered.' }));
+        return;
+      }
+      const queues = new Map();
+      for (const l of letters) {
+        if (!queues.has(l.queue)) queues.set(l.queue, []);
+        queues.get(l.queue).push(l);
+      }
+      deadBody.replaceChildren(...[...queues].map(([queue, items]) => {
+        const headingId = `dead-queue-${queue.replace(/[^a-zA-Z0-9_-]/g, '-')}`;
+        return h('div', { class: 'dead-queue' },
+          h('h3', { id: headingId, text: `${queueLabel(queue)} (${items.length})` }),
+          h('div', { class: 'table-wrap' }, h('table', { class: 'dead-table', 'aria-labelledby': headingId },
+            h('thead', {}, h('tr', {}, ['Event', 'Function', 'What failed', 'Attempts', 'Queued', 'Last error', 'Actions'].map((t) => h('th', { scope: 'col', text: t })))),
+            h('tbody', {}, items.map((l) => deadRow(l))))));
+      }));
+    }
+
+    function queueLabel(queue) {
+      if (queue.startsWith('db:')) return `Database ${queue.slice(3)}`;
+      if (queue === 'auth') return 'Auth';
+      if (queue === 'storage') return 'Storage';
+      return queue;
+    }
+
+    function deadRow(l) {
+      const event = `${l.queue}/${l.id}`;
+      return h('tr', { dataset: { event, function: l.function } },
+        h('td', {}, h('code', { class: 'nowrap', text: event })),
+        h('td', {}, h('code', { text: l.function })),
+        h('td', {}, h('code', { text: deadLetterSubject(l) }),
+          h('details', {}, h('summary', { text: 'Event' }), h('pre', { class: 'payload', text: JSON.stringify(l.payload, null, 2) }))),
+        h('td', { class: 'num', text: String(l.attempts) }),
+        timeCell(l.createdAt, Date.now()),
+        h('td', { class: 'run-error' }, l.error ? h('span', { class: 'error', text: l.error }) : h('span', { class: 'muted', text: '—' })),
+        h('td', {}, h('button', { type: 'button', class: 'small primary retry', id: `retry-${event.replace(/[^a-zA-Z0-9_-]/g, '-')}`,
+          'aria-label': `Retry ${event} (${l.function})`, onclick: (e) => retry(l, e.currentTarget) }, 'Retry')));
+    }
+
+    async function retry(letter, button) {
+      const event = `${letter.queue}/${letter.id}`;
+      button.disabled = true;
+      button.textContent = 'Retrying…';
+      const since = Date.now() - 1000;
+      try {
+        await api('POST', `/.hearth/functions/deadLetters/${letter.queue}/${letter.id}:retry`);
+        watches.push({ trigger: event, since, until: Date.now() + RETRY_WATCH_MS });
+        toast(`${event} is queued again.`);
+      } catch (error) {
+        toast(`Could not retry ${event}: ${error.message}`, 'error');
+      }
+      lastDead = '';
+      await refresh();
+      document.getElementById('dead-heading')?.focus?.();
+    }
+
+    function renderSummary(catalog, letters) {
+      const fns = catalog.functions ?? [];
+      const runs = catalog.runs ?? [];
+      const failed = runs.filter((r) => r.outcome !== 'ok').length;
+      summary.replaceChildren(
+        `${fns.length} function${fns.length === 1 ? '' : 's'} registered · `,
+        h('span', { class: letters.length ? 'error' : null, text: `${letters.length} dead letter${letters.length === 1 ? '' : 's'}` }),
+        ` · ${runs.length} recent run${runs.length === 1 ? '' : 's'}`,
+        failed ? h('span', { class: 'error', text: ` (${failed} failed)` }) : null);
+    }
+
+    // ---- refreshing ----
+
+    async function refresh() {
+      if (stopped) return;
+      try {
+        const [catalog, dead] = await Promise.all([
+          api('GET', '/.hearth/functions'),
+          api('GET', '/.hearth/functions/deadLetters?limit=1000'),
+        ]);
+        if (stopped) return;
+        showStatus(null);
+        renderSummary(catalog, dead.deadLetters ?? []);
+        const fnText = JSON.stringify(catalog.functions) + [...running].join();
+        if (fnText !== lastFunctions) {
+          lastFunctions = fnText;
+          keepingFocus(() => renderFunctions(catalog.functions ?? []));
+        }
+        renderRuns(catalog.runs ?? []);
+        checkWatches(catalog.runs ?? []);
+        const deadText = JSON.stringify(dead.deadLetters);
+        if (deadText !== lastDead) {
+          lastDead = deadText;
+          keepingFocus(() => renderDead(dead.deadLetters ?? []));
+        }
+      } catch (error) {
+        if (!stopped) showStatus(`Could not load the functions: ${error.message}. Trying again…`);
+      }
+    }
+
+    async function loop() {
+      await refresh();
+      if (!stopped) timer = setTimeout(loop, REFRESH_MS);
+    }
+    loop();
+
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
   },
 };
 
@@ -498,12 +2062,236 @@ export default {
         "js/pages/links.js": ConsoleAsset(
             "text/javascript; charset=utf-8",
             ####"""
-import { h } from '../app.js';
+// Links: the project's short links with their clicks; create, delete, and a link's clicks per day and platform.
+import { api, confirmDanger, formatTime, guarded, h, session, setParams, toast } from '../app.js';
+import { legend, palette, stackedBars } from './chart.js';
+
+const PLATFORMS = [
+  { key: 'ios', name: 'iOS' },
+  { key: 'android', name: 'Android' },
+  { key: 'desktop', name: 'Desktop' },
+  { key: 'other', name: 'Other' },
+];
+const EVENTS = [
+  { key: 'CLICK', name: 'Clicks' },
+  { key: 'REDIRECT', name: 'Redirects' },
+  { key: 'APP_RE_OPEN', name: 'App re-opens' },
+];
+
+/** The UTC dates from `from` to `to` (yyyy-mm-dd), inclusive. */
+function dateRange(from, to) {
+  const out = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += 86400000) {
+    out.push(new Date(t).toISOString().slice(0, 10));
+  }
+  return out;
+}
 
 export default {
   title: 'Links',
-  mount(root) {
-    root.append(h('h1', { id: 'page-title', text: 'Links' }), h('p', { class: 'muted', text: 'Not built yet.' }));
+  styles: true,
+  async mount(root) {
+    root.append(h('h1', { id: 'page-title', text: 'Links' }));
+    if (!session.products.has('links')) {
+      root.append(h('p', { class: 'card empty', id: 'links-off',
+        text: 'Short links are off on this server. Start it with --link-domains (for example https://go.example.com) to make them.' }));
+      return undefined;
+    }
+    let links = [];
+    let nextPageToken = null;
+    let domains = [];
+    let selected = new URLSearchParams(location.search).get('link');
+    let stopped = false;
+
+    // ---- create ----
+    const target = h('input', { type: 'url', id: 'link-target', name: 'link', required: true, placeholder: 'https://example.com/welcome',
+      autocomplete: 'off', 'aria-describedby': 'link-target-help' });
+    const domain = h('select', { id: 'link-domain', name: 'domain' });
+    const option = h('select', { id: 'link-option', name: 'option' },
+      h('option', { value: 'SHORT', text: 'Short (4+ characters)' }),
+      h('option', { value: 'UNGUESSABLE', text: 'Unguessable (17 characters)' }));
+    const createButton = h('button', { type: 'submit', class: 'primary', id: 'link-create' }, 'Create short link');
+    const created = h('p', { class: 'ok', id: 'link-created', role: 'status' });
+    const form = h('form', { class: 'card links-create', 'aria-labelledby': 'links-create-title', onsubmit: (e) => { e.preventDefault(); create(); } },
+      h('h2', { id: 'links-create-title', text: 'New short link' }),
+      h('div', { class: 'toolbar' },
+        h('label', { class: 'field grow-field' }, 'Long link (where it sends people)', target),
+        h('label', { class: 'field' }, 'Domain', domain),
+        h('label', { class: 'field' }, 'Suffix', option),
+        createButton),
+      h('p', { class: 'muted', id: 'link-target-help',
+        text: 'An http or https address. The same address with the same suffix kind gives back the link made before.' }),
+      created);
+
+    // ---- list ----
+    const tbody = h('tbody', { id: 'links-rows' });
+    const more = h('button', { type: 'button', id: 'links-more', hidden: true, onclick: () => load(false) }, 'Load more');
+    const count = h('p', { class: 'muted', id: 'links-count', role: 'status' });
+    const table = h('div', { class: 'table-wrap' },
+      h('table', { id: 'links-table' },
+        h('caption', { class: 'visually-hidden', text: 'Short links' }),
+        h('thead', {}, h('tr', {},
+          h('th', { scope: 'col', text: 'Short link' }), h('th', { scope: 'col', text: 'Target' }),
+          h('th', { scope: 'col', text: 'Created' }), h('th', { scope: 'col', class: 'num', text: 'Clicks' }),
+          h('th', { scope: 'col', text: 'Actions' }))),
+        tbody));
+
+    // ---- stats ----
+    const stats = h('section', { class: 'card links-stats', id: 'link-stats', 'aria-labelledby': 'link-stats-title', hidden: true });
+
+    const listTitle = h('h2', { id: 'links-title', tabindex: '-1', text: 'Short links' });
+    root.append(form, listTitle, count, table, more, stats);
+
+    async function load(reset) {
+      const q = new URLSearchParams({ pageSize: '50' });
+      if (!reset && nextPageToken) q.set('pageToken', nextPageToken);
+      const answer = await guarded(() => api('GET', `/.hearth/links?${q}`));
+      if (!answer || stopped) return;
+      links = reset ? answer.links : links.concat(answer.links);
+      nextPageToken = answer.nextPageToken ?? null;
+      if (reset) {
+        domains = answer.domains ?? [];
+        const before = domain.value;
+        domain.replaceChildren(...domains.map((d) => h('option', { value: d, text: d })));
+        if (domains.includes(before)) domain.value = before;
+        createButton.disabled = domains.length === 0;
+      }
+      render();
+    }
+
+    function render() {
+      more.hidden = !nextPageToken;
+      count.textContent = links.length === 0 ? '' : `${links.length}${nextPageToken ? '+' : ''} link${links.length === 1 ? '' : 's'}`;
+      if (links.length === 0) {
+        tbody.replaceChildren(h('tr', {}, h('td', { colspan: 5, class: 'empty', text: 'No short links yet: make one above.' })));
+        return;
+      }
+      tbody.replaceChildren(...links.map((link) => h('tr', { dataset: { suffix: link.suffix }, class: link.suffix === selected ? 'selected' : null },
+        h('td', { class: 'mono' }, h('a', { href: link.shortLink, target: '_blank', rel: 'noopener noreferrer', text: link.shortLink })),
+        h('td', { class: 'target' }, link.link ? h('a', { href: link.link, target: '_blank', rel: 'noopener noreferrer', text: link.link }) : '—'),
+        h('td', { text: formatTime(link.createdAt) }),
+        h('td', { class: 'num clicks', text: String(link.clicks) }),
+        h('td', { class: 'actions' },
+          h('button', { type: 'button', class: 'small', 'aria-pressed': String(link.suffix === selected),
+            'aria-label': `Clicks of ${link.shortLink}`, onclick: () => select(link.suffix) }, 'Clicks'),
+          h('button', { type: 'button', class: 'small', 'aria-label': `Copy ${link.shortLink}`, onclick: () => copy(link.shortLink) }, 'Copy'),
+          h('button', { type: 'button', class: 'small danger', 'aria-label': `Delete ${link.shortLink}`, onclick: () => remove(link) },
+            'Delete')))));
+    }
+
+    async function copy(text) {
+      try {
+        await navigator.clipboard.writeText(text);
+        toast('Copied', 'ok');
+      } catch {
+        toast(`Could not copy; the link is ${text}`, 'error');
+      }
+    }
+
+    async function create() {
+      created.textContent = '';
+      const value = target.value.trim();
+      if (!/^https?:\/\/[^\s/]+/i.test(value)) {
+        toast('The long link must be an http or https address, like https://example.com/page', 'error');
+        target.focus();
+        return;
+      }
+      createButton.disabled = true;
+      const answer = await guarded(() => api('POST', '/v1/shortLinks', { json: {
+        dynamicLinkInfo: { domainUriPrefix: domain.value, link: value },
+        suffix: { option: option.value },
+      } }));
+      createButton.disabled = false;
+      if (!answer) return;
+      created.textContent = `Made ${answer.shortLink}`;
+      for (const w of answer.warning ?? []) toast(w.warningMessage, 'info');
+      target.value = '';
+      await load(true);
+      const suffix = answer.shortLink.slice(answer.shortLink.lastIndexOf('/') + 1);
+      tbody.querySelector(`tr[data-suffix="${CSS.escape(suffix)}"]`)?.classList.add('flash');
+    }
+
+    async function remove(link) {
+      if (!await confirmDanger('Delete short link', `Delete ${link.shortLink} and its click counts? The short link stops working for everyone who has it.`)) return;
+      const done = await guarded(() => api('DELETE', `/.hearth/links/${encodeURIComponent(link.suffix)}`));
+      if (done === undefined) return;
+      toast(`Deleted ${link.shortLink}`, 'ok');
+      if (selected === link.suffix) select(null);
+      await load(true);
+      listTitle.focus();
+    }
+
+    function select(suffix) {
+      const hadFocus = document.activeElement?.closest?.('#links-rows, #link-stats') != null;
+      selected = suffix;
+      setParams({ link: suffix });
+      render();
+      showStats();
+      // The row was drawn again: keep a keyboard user's place.
+      if (hadFocus) {
+        const again = suffix && tbody.querySelector(`tr[data-suffix="${CSS.escape(suffix)}"] button[aria-pressed]`);
+        (again || listTitle).focus();
+      }
+    }
+
+    let days = 30;
+    let event = 'CLICK';
+    async function showStats() {
+      const link = links.find((l) => l.suffix === selected);
+      if (!selected || !link) { stats.hidden = true; stats.replaceChildren(); return; }
+      stats.hidden = false;
+      const daysSelect = h('select', { id: 'stats-days', onchange: () => { days = Number(daysSelect.value); showStats(); } },
+        [7, 30, 90, 365].map((n) => h('option', { value: n, text: `Last ${n} days`, selected: n === days })));
+      const eventSelect = h('select', { id: 'stats-event', onchange: () => { event = eventSelect.value; showStats(); } },
+        EVENTS.map((e) => h('option', { value: e.key, text: e.name, selected: e.key === event })));
+      const body = h('div', { class: 'stats-body', 'aria-live': 'polite' }, h('p', { class: 'muted', text: 'Loading…' }));
+      const focused = document.activeElement?.id;
+      stats.replaceChildren(
+        h('div', { class: 'row stats-head' },
+          h('h2', { id: 'link-stats-title' }, 'Clicks of ', h('span', { class: 'mono', text: link.shortLink })),
+          h('span', { class: 'grow' }),
+          h('label', { class: 'field' }, 'Show', eventSelect),
+          h('label', { class: 'field' }, 'Period', daysSelect),
+          h('button', { type: 'button', class: 'small ghost', onclick: () => select(null) }, 'Close')),
+        body);
+      if (focused === 'stats-days' || focused === 'stats-event') document.getElementById(focused).focus();
+      const answer = await guarded(() => api('GET', `/.hearth/links/${encodeURIComponent(selected)}/stats?days=${days}`));
+      if (!answer || stopped || selected !== link.suffix) return;
+      const dates = dateRange(answer.from, answer.to);
+      const index = new Map(dates.map((d, i) => [d, i]));
+      const series = PLATFORMS.map((p, k) => ({ key: p.key, name: p.name, color: palette[k], values: dates.map(() => 0) }));
+      for (const row of answer.days) {
+        if (row.event !== event || !index.has(row.date)) continue;
+        const s = series.find((x) => x.key === row.platform) ?? series[3];
+        s.values[index.get(row.date)] += Number(row.count);
+      }
+      const totals = series.map((s) => s.values.reduce((a, b) => a + b, 0));
+      const total = totals.reduce((a, b) => a + b, 0);
+      const eventName = EVENTS.find((e) => e.key === event)?.name ?? event;
+      const summary = `${eventName} per UTC day from ${answer.from} to ${answer.to}, by platform: `
+        + series.map((s, k) => `${s.name} ${totals[k]}`).join(', ') + `; ${total} in all.`;
+      const rows = dates.map((d, i) => ({ date: d, values: series.map((s) => s.values[i]) })).filter((r) => r.values.some((v) => v > 0));
+      body.replaceChildren(
+        h('p', { class: 'muted', id: 'stats-summary', text: summary }),
+        stackedBars({ labels: dates.map((d) => d.slice(5)), series, label: summary, id: 'stats-chart' }),
+        legend(series.map((s, k) => ({ name: s.name, color: s.color, value: totals[k] })), 'stats-legend'),
+        h('div', { class: 'table-wrap' }, h('table', { id: 'stats-table' },
+          h('caption', { text: `${eventName} per day (UTC)` }),
+          h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Day' }),
+            series.map((s) => h('th', { scope: 'col', class: 'num', text: s.name })), h('th', { scope: 'col', class: 'num', text: 'Total' }))),
+          h('tbody', {}, rows.length === 0
+            ? h('tr', {}, h('td', { colspan: series.length + 2, class: 'empty', text: `No ${eventName.toLowerCase()} in this period.` }))
+            : rows.map((r) => h('tr', { dataset: { date: r.date } }, h('th', { scope: 'row', text: r.date }),
+              r.values.map((v, k) => h('td', { class: 'num', dataset: { platform: series[k].key }, text: String(v) })),
+              h('td', { class: 'num', text: String(r.values.reduce((a, b) => a + b, 0)) })))),
+          h('tfoot', {}, h('tr', {}, h('th', { scope: 'row', text: 'Total' }),
+            totals.map((v, k) => h('td', { class: 'num', dataset: { platform: series[k].key }, text: String(v) })),
+            h('td', { class: 'num', id: 'stats-total', text: String(total) }))))));
+    }
+
+    await load(true);
+    if (selected) showStats();
+    return () => { stopped = true; };
   },
 };
 
@@ -511,51 +2299,1925 @@ export default {
         "js/pages/overview.js": ConsoleAsset(
             "text/javascript; charset=utf-8",
             ####"""
-import { h } from '../app.js';
+// Overview: the server's load (connections, requests and writes per second), its sizes, the last hour as a chart,
+// and each database's size. Refreshed every 2 seconds while the page is open.
+import { api, formatBytes, h, session } from '../app.js';
+import { legend, lineChart, palette } from './chart.js';
+
+const REFRESH_MS = 2000;
+const HOUR_MS = 3600 * 1000;
+const SPAN_MIN_MS = 5 * 60 * 1000;
+
+function rate(n) {
+  if (n === null || n === undefined) return '—';
+  return n >= 100 ? String(Math.round(n)) : n >= 10 ? n.toFixed(1) : n.toFixed(2);
+}
+
+function statCard(id, label, help) {
+  const value = h('p', { class: 'stat', id, text: '—' });
+  const sub = h('p', { class: 'muted stat-help', id: `${id}-help`, text: help });
+  return { card: h('div', { class: 'card stat-card' }, h('h2', { class: 'stat-label', text: label }), value, sub), value, sub };
+}
 
 export default {
   title: 'Overview',
+  styles: true,
   mount(root) {
-    root.append(h('h1', { id: 'page-title', text: 'Overview' }), h('p', { class: 'muted', text: 'Not built yet.' }));
+    const connections = statCard('stat-connections', 'Connections', 'Realtime connections open now');
+    const requests = statCard('stat-requests', 'Requests / s', 'Over the last 10 seconds');
+    const writes = statCard('stat-writes', 'Writes / s', 'Database commits, last 10 seconds');
+    const database = statCard('stat-database', 'Database size', 'All databases');
+    const storage = statCard('stat-storage', 'Storage size', session.products.has('storage') ? 'Stored files' : 'Storage is off');
+    const status = h('p', { class: 'muted', id: 'overview-status', role: 'status' });
+    const chartBox = h('div', { class: 'chart-box', id: 'history' }, h('p', { class: 'muted', text: 'Loading…' }));
+    const chartNote = h('p', { class: 'muted', id: 'history-summary' });
+    const nsBody = h('tbody', { id: 'namespaces-rows' });
+
+    root.append(
+      h('h1', { id: 'page-title', text: 'Overview' }),
+      h('div', { class: 'grid stats' }, connections.card, requests.card, writes.card, database.card, storage.card),
+      h('section', { class: 'card history', 'aria-labelledby': 'history-title' },
+        h('h2', { id: 'history-title', text: 'Last hour' }),
+        chartNote,
+        chartBox),
+      h('h2', { id: 'namespaces-title', text: 'Databases' }),
+      h('div', { class: 'table-wrap' }, h('table', { id: 'namespaces-table', 'aria-labelledby': 'namespaces-title' },
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Database' }), h('th', { scope: 'col', class: 'num', text: 'Size' }),
+          h('th', { scope: 'col', text: 'Share' }))),
+        nsBody)),
+      status);
+
+    let timer = null;
+    let stopped = false;
+    let busy = false;
+    let failures = 0;
+
+    function render(o) {
+      connections.value.textContent = String(o.connections);
+      connections.sub.textContent = `Realtime connections open now; ${o.listeners} listener${o.listeners === 1 ? '' : 's'}`;
+      requests.value.textContent = rate(o.requestsPerSecond);
+      writes.value.textContent = rate(o.writesPerSecond);
+      database.value.textContent = formatBytes(o.databaseBytes);
+      database.sub.textContent = `${o.namespaces.length} database${o.namespaces.length === 1 ? '' : 's'}`;
+      storage.value.textContent = o.storageBytes === null ? '—' : formatBytes(o.storageBytes);
+
+      // Per second in each 10-second bucket; the current one is divided by the seconds it has run so far.
+      const now = Date.now();
+      const points = o.history.map((b) => {
+        const seconds = Math.min(10, Math.max(1, (now - b.t) / 1000));
+        return { t: b.t + (seconds * 1000) / 2, requests: b.requests / seconds, writes: b.writes / seconds };
+      });
+      const series = [
+        { key: 'requests', name: 'Requests / s', color: palette[0] },
+        { key: 'writes', name: 'Writes / s', color: palette[1] },
+      ];
+      const peak = (key) => Math.max(0, ...points.map((p) => p[key]));
+      const summary = points.length
+        ? `Requests and writes per second in 10-second steps, over the last hour or since the server started. `
+          + `Peak: ${rate(peak('requests'))} requests/s, ${rate(peak('writes'))} writes/s.`
+        : 'No history yet.';
+      chartNote.textContent = summary;
+      // The last hour, or the time since the server started when that is shorter (at least 5 minutes).
+      const from = Math.min(now - SPAN_MIN_MS, Math.max(now - HOUR_MS, o.history.length ? o.history[0].t : now));
+      chartBox.replaceChildren(
+        lineChart({ points, series, label: summary, id: 'history-chart', from, to: now }),
+        legend(series.map((s) => ({ name: s.name, color: s.color })), 'history-legend'));
+
+      const total = o.databaseBytes || 0;
+      nsBody.replaceChildren(...(o.namespaces.length === 0
+        ? [h('tr', {}, h('td', { colspan: 3, class: 'empty', text: 'No databases yet.' }))]
+        : o.namespaces.map((ns) => {
+          const share = total > 0 ? ns.bytes / total : 0;
+          const meter = h('meter', { min: 0, max: 1, value: share, 'aria-label': `${ns.name}: ${Math.round(share * 100)} % of all` });
+          return h('tr', { dataset: { ns: ns.name } },
+            h('th', { scope: 'row' }, h('a', { href: `/_/data?ns=${encodeURIComponent(ns.name)}`, text: ns.name })),
+            h('td', { class: 'num', text: formatBytes(ns.bytes) }),
+            h('td', {}, meter, ` ${Math.round(share * 100)} %`));
+        })));
+    }
+
+    async function refresh() {
+      if (busy || stopped) return;
+      busy = true;
+      try {
+        const o = await api('GET', '/.hearth/overview');
+        if (stopped) return;
+        render(o);
+        failures = 0;
+        status.textContent = `Updated ${new Date().toLocaleTimeString()}; refreshes every 2 seconds.`;
+        status.classList.remove('error');
+      } catch (error) {
+        failures += 1;
+        status.textContent = `Could not refresh: ${error.message}${failures > 1 ? ` (${failures} times in a row)` : ''}. Trying again.`;
+        status.classList.add('error');
+      } finally {
+        busy = false;
+      }
+    }
+
+    refresh();
+    timer = setInterval(refresh, REFRESH_MS);
+    return () => { stopped = true; clearInterval(timer); };
   },
 };
+
+"""####),
+        "js/pages/rules-editor.js": ConsoleAsset(
+            "text/javascript; charset=utf-8",
+            ####"""
+// The Rules page's editor: a native <textarea> (its editing, undo and keyboard stay the browser's) laid over a <pre>
+// that shows the same text highlighted, scrolled with it. Lines can be marked: `err` (a checker error) and `hit` (the
+// rule that decided a simulation).
+import { h } from '../app.js';
+
+const DB_WORDS = new Set(['auth', 'data', 'newData', 'root', 'now', 'query']);
+const STORAGE_WORDS = new Set(['request', 'resource', 'service', 'match', 'allow', 'if', 'function', 'return', 'let',
+  'rules_version', 'true', 'false', 'null', 'in', 'is']);
+const OPERATORS = /^(===|!==|==|!=|<=|>=|&&|\|\||[!<>+\-*/%?:])/;
+
+/** Splits a database rules expression (the text inside a rule's quotes) into classed pieces. */
+function expressionTokens(text, out) {
+  let i = 0;
+  while (i < text.length) {
+    const rest = text.slice(i);
+    let m;
+    if ((m = /^'(?:[^'\\]|\\.)*'?/.exec(rest)) || (m = /^\\"(?:[^"\\]|\\[^"])*(?:\\")?/.exec(rest))) out.push(['str2', m[0]]);
+    else if ((m = /^\$[A-Za-z0-9_]+/.exec(rest))) out.push(['var', m[0]]);
+    else if ((m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(rest))) out.push([m[0] === 'auth' ? 'auth' : DB_WORDS.has(m[0]) ? 'kw' : '', m[0]]);
+    else if ((m = /^\d+(\.\d+)?/.exec(rest))) out.push(['num', m[0]]);
+    else if ((m = OPERATORS.exec(rest))) out.push(['op', m[0]]);
+    else m = [rest[0]], out.push(['', rest[0]]);
+    i += m[0].length;
+  }
+}
+
+/** The database rules document (JSON with comments) as [class, text] pieces. */
+export function databaseTokens(source) {
+  const out = [];
+  let i = 0;
+  while (i < source.length) {
+    const rest = source.slice(i);
+    let m;
+    if ((m = /^\/\/[^\n]*/.exec(rest)) || (m = /^\/\*[\s\S]*?(\*\/|$)/.exec(rest))) out.push(['com', m[0]]);
+    else if ((m = /^"(?:[^"\\\n]|\\.)*"?/.exec(rest))) {
+      const isKey = /^\s*:/.test(source.slice(i + m[0].length));
+      const inner = m[0].slice(1, m[0].endsWith('"') && m[0].length > 1 ? -1 : undefined);
+      if (isKey) out.push([inner.startsWith('.') ? 'rule' : inner.startsWith('$') ? 'var' : 'key', m[0]]);
+      else {
+        out.push(['str', '"']);
+        expressionTokens(inner, out);
+        if (m[0].length > 1 && m[0].endsWith('"')) out.push(['str', '"']);
+      }
+    } else if ((m = /^(true|false|null)\b/.exec(rest))) out.push(['lit', m[0]]);
+    else if ((m = /^-?\d[\d.eE+-]*/.exec(rest))) out.push(['num', m[0]]);
+    else if ((m = /^[{}[\]:,]/.exec(rest))) out.push(['punct', m[0]]);
+    else if ((m = /^[^"/{}[\]:,tfn\d-]+/.exec(rest))) out.push(['', m[0]]);
+    else m = [rest[0]], out.push(['', rest[0]]);
+    i += m[0].length;
+  }
+  return out;
+}
+
+/** A storage rules file as [class, text] pieces. */
+export function storageTokens(source) {
+  const out = [];
+  let i = 0;
+  while (i < source.length) {
+    const rest = source.slice(i);
+    let m;
+    if ((m = /^\/\/[^\n]*/.exec(rest)) || (m = /^\/\*[\s\S]*?(\*\/|$)/.exec(rest))) out.push(['com', m[0]]);
+    else if ((m = /^'(?:[^'\\\n]|\\.)*'?/.exec(rest)) || (m = /^"(?:[^"\\\n]|\\.)*"?/.exec(rest))) out.push(['str', m[0]]);
+    else if ((m = /^\{[A-Za-z_][A-Za-z0-9_]*(=\*\*)?\}/.exec(rest))) out.push(['var', m[0]]);
+    else if ((m = /^[A-Za-z_][A-Za-z0-9_]*/.exec(rest))) {
+      const word = m[0];
+      out.push([word === 'auth' ? 'auth' : STORAGE_WORDS.has(word) ? 'kw' : '', word]);
+    } else if ((m = /^\d+(\.\d+)?/.exec(rest))) out.push(['num', m[0]]);
+    else if ((m = OPERATORS.exec(rest))) out.push(['op', m[0]]);
+    else m = [rest[0]], out.push(['', rest[0]]);
+    i += m[0].length;
+  }
+  return out;
+}
+
+/**
+ * Builds the editor. `kind` is 'database' or 'storage'; `onInput(text)` runs on every edit.
+ * Returns { element, textarea, value(), setValue(text), mark({ errors: [line], hit: line }), focusAt(line, column) }.
+ */
+export function createEditor({ kind, id, label, onInput }) {
+  const tokenize = kind === 'storage' ? storageTokens : databaseTokens;
+  const code = h('code', { class: 'hl-code' });
+  const pre = h('pre', { class: 'hl', 'aria-hidden': 'true' }, code);
+  const textarea = h('textarea', { id, class: 'code', spellcheck: 'false', autocapitalize: 'off', autocomplete: 'off',
+    wrap: 'off', 'aria-label': label, 'aria-describedby': `${id}-errors` });
+  let marks = { errors: new Set(), hit: null };
+
+  function render() {
+    const lines = [[]];
+    for (const [cls, text] of tokenize(textarea.value)) {
+      const parts = text.split('\n');
+      parts.forEach((part, n) => {
+        if (n > 0) lines.push([]);
+        if (part) lines[lines.length - 1].push(cls ? h('span', { class: `t-${cls}` }, part) : part);
+      });
+    }
+    code.replaceChildren(...lines.map((pieces, n) => {
+      const classes = ['line'];
+      if (marks.errors.has(n + 1)) classes.push('err');
+      if (marks.hit === n + 1) classes.push('hit');
+      return h('span', { class: classes.join(' '), dataset: { line: String(n + 1) } }, pieces);
+    }));
+    sync();
+  }
+
+  function sync() {
+    pre.scrollTop = textarea.scrollTop;
+    pre.scrollLeft = textarea.scrollLeft;
+  }
+
+  textarea.addEventListener('input', () => {
+    marks.hit = null;
+    render();
+    onInput?.(textarea.value);
+  });
+  textarea.addEventListener('scroll', sync);
+
+  const element = h('div', { class: 'rules-editor' }, pre, textarea);
+  return {
+    element,
+    textarea,
+    value: () => textarea.value,
+    setValue(text) {
+      textarea.value = text;
+      marks = { errors: new Set(), hit: null };
+      render();
+    },
+    mark({ errors, hit } = {}) {
+      if (errors !== undefined) marks.errors = new Set(errors);
+      if (hit !== undefined) marks.hit = hit;
+      render();
+    },
+    /** Puts the caret at a 1-based line and column and scrolls there. */
+    focusAt(line, column) {
+      const lines = textarea.value.split('\n');
+      let offset = 0;
+      for (let n = 0; n < line - 1 && n < lines.length; n++) offset += lines[n].length + 1;
+      offset += Math.max(0, Math.min(column - 1, (lines[line - 1] ?? '').length));
+      textarea.focus();
+      textarea.setSelectionRange(offset, offset);
+      const lineHeight = parseFloat(getComputedStyle(textarea).lineHeight) || 20;
+      textarea.scrollTop = Math.max(0, (line - 3) * lineHeight);
+      sync();
+    },
+    /** Scrolls so that a 1-based line shows, without moving focus. */
+    reveal(line) {
+      const lineHeight = parseFloat(getComputedStyle(textarea).lineHeight) || 20;
+      const top = (line - 1) * lineHeight;
+      if (top < textarea.scrollTop || top > textarea.scrollTop + textarea.clientHeight - 2 * lineHeight) {
+        textarea.scrollTop = Math.max(0, top - 2 * lineHeight);
+      }
+      sync();
+    },
+  };
+}
+
+"""####),
+        "js/pages/rules-tools.js": ConsoleAsset(
+            "text/javascript; charset=utf-8",
+            ####"""
+// The Rules page's simulator (one request decided by the draft in the editor) and cases runner (a `hearth rules
+// test` cases file against the draft).
+import { api, guarded, h, toast } from '../app.js';
+
+const OPERATIONS = {
+  database: [['read', 'Read'], ['set', 'Write (set)'], ['update', 'Update (multi-path)']],
+  storage: [['get', 'get (download, metadata)'], ['list', 'list'], ['create', 'create (upload)'], ['update', 'update'],
+    ['delete', 'delete']],
+};
+const WRITES = new Set(['set', 'update', 'create']);
+
+/** Parses a JSON field; throws an Error naming the field when it is not JSON. */
+function parseField(text, name) {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${name} is not valid JSON: ${error.message}`);
+  }
+}
+
+/** A labelled field: h('label') around the text and the control, with optional help below. */
+function field(labelText, control, help) {
+  return h('div', { class: 'field' }, h('label', { for: control.id, text: labelText }), control,
+    help ? h('span', { class: 'muted help', id: `${control.id}-help`, text: help }) : null);
+}
+
+/** The simulator form for `kind`; the decision highlights the deciding rule in `editor`. */
+export function simulator({ kind, ns, editor, draft }) {
+  const op = h('select', { id: 'sim-op' }, OPERATIONS[kind].map(([v, t]) => h('option', { value: v, text: t })));
+  const path = h('input', { id: 'sim-path', type: 'text', autocomplete: 'off', spellcheck: 'false',
+    value: kind === 'database' ? '/users/alice' : 'users/alice/avatar.png' });
+  const signedOut = h('input', { id: 'sim-signed-out', type: 'checkbox' });
+  const auth = h('textarea', { id: 'sim-auth', class: 'code', rows: 3, spellcheck: 'false',
+    value: '{"uid": "alice", "token": {"email": "alice@example.com"}}' });
+  const value = h('textarea', { id: 'sim-value', class: 'code', rows: 3, spellcheck: 'false',
+    value: kind === 'database' ? '{"name": "Alice"}' : '{"size": 20480, "contentType": "image/png"}' });
+  const data = h('textarea', { id: 'sim-data', class: 'code', rows: 3, spellcheck: 'false', placeholder: 'Empty: the database\'s own data' });
+  const result = h('div', { id: 'sim-result', class: 'sim-result', 'aria-live': 'polite' });
+  const valueLabel = kind === 'database' ? 'Value (JSON; for an update, {"relative/path": value})' : 'request.resource (JSON)';
+  const valueField = field(valueLabel, value);
+  const dataField = kind === 'database'
+    ? field('Data (optional JSON standing for the whole database)', data,
+      'Leave empty to use this database\'s data; only what the rules look at is read.')
+    : null;
+
+  function sync() {
+    auth.disabled = signedOut.checked;
+    valueField.hidden = !WRITES.has(op.value) && !(kind === 'storage' && op.value === 'update');
+  }
+  op.addEventListener('change', sync);
+  signedOut.addEventListener('change', sync);
+  sync();
+
+  async function run(e) {
+    e.preventDefault();
+    await guarded(async () => {
+      const body = { kind, operation: op.value, path: path.value.trim(), source: draft() };
+      if (!body.path && kind === 'database') throw new Error('Give a path, such as /users/alice.');
+      body.auth = signedOut.checked ? null : parseField(auth.value, 'Auth');
+      if (kind === 'database') {
+        body.namespace = ns;
+        if (op.value === 'set') body.value = parseField(value.value, 'Value');
+        if (op.value === 'update') body.values = parseField(value.value, 'Value');
+        if (data.value.trim()) body.data = parseField(data.value, 'Data');
+      } else if (!valueField.hidden && value.value.trim()) {
+        body.resource = parseField(value.value, 'request.resource');
+      }
+      const answer = await api('POST', '/.hearth/rules/simulate', { json: body });
+      show(answer);
+    });
+  }
+
+  function show(answer) {
+    const line = kind === 'database' ? answer.rule?.line : answer.line;
+    editor.mark({ hit: line ?? null });
+    if (line) editor.reveal(line);
+    result.replaceChildren(
+      h('p', { class: 'sim-verdict' },
+        h('span', { class: `badge ${answer.allowed ? 'ok' : 'error'}`, id: 'sim-verdict', text: answer.allowed ? 'Allowed' : 'Denied' }),
+        kind === 'storage' && answer.operation ? h('span', { class: 'muted', text: ` as ${answer.operation}` }) : null),
+      h('p', { id: 'sim-reason', class: 'mono', text: answer.reason }),
+      answer.rule ? h('p', {}, 'Deciding rule: ', h('code', { text: answer.rule.location }),
+        line ? h('span', { class: 'muted', text: ` (line ${line}, highlighted in the editor)` }) : null)
+        : kind === 'storage' && line ? h('p', { class: 'muted', text: `Line ${line} is highlighted in the editor.` })
+          : h('p', { class: 'muted', text: 'No rule stood on the way: denied by default.' }));
+  }
+
+  return h('form', { class: 'card rules-sim', 'aria-labelledby': 'sim-title', onsubmit: run },
+    h('h2', { id: 'sim-title', text: 'Simulator' }),
+    h('p', { class: 'muted', text: 'Asks the rules in the editor (not yet published ones too) about one request. Nothing is written.' }),
+    h('div', { class: 'toolbar' }, field('Operation', op), h('div', { class: 'grow-field' },
+      field(kind === 'database' ? 'Path' : 'Object path', path))),
+    h('div', { class: 'row' }, signedOut, h('label', { for: 'sim-signed-out', text: 'Signed out (auth is null)' })),
+    field(kind === 'database' ? 'auth (JSON)' : 'request.auth (JSON: uid and token claims)', auth),
+    valueField,
+    dataField,
+    h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary', id: 'sim-run' }, 'Simulate')),
+    result);
+}
+
+/** The cases runner: paste or open a cases file, run it against the draft, see a table of results. */
+export function casesRunner({ ns, draft }) {
+  const text = h('textarea', { id: 'cases-text', class: 'code', rows: 6, spellcheck: 'false',
+    placeholder: '[{"name": "owner writes", "auth": {"uid": "alice"}, "op": "set", "path": "/users/alice", "value": {"name": "A"}, "expect": "allow"}]' });
+  const file = h('input', { id: 'cases-file', type: 'file', accept: '.json,application/json' });
+  const out = h('div', { id: 'cases-result', 'aria-live': 'polite' });
+  file.addEventListener('change', async () => {
+    const picked = file.files?.[0];
+    if (!picked) return;
+    text.value = await picked.text();
+    toast(`Loaded ${picked.name}.`, 'info');
+  });
+
+  async function run(e) {
+    e.preventDefault();
+    await guarded(async () => {
+      if (!text.value.trim()) throw new Error('Paste a cases file or open one first.');
+      const cases = parseField(text.value, 'The cases file');
+      const answer = await api('POST', '/.hearth/rules/test', { json: { kind: 'database', namespace: ns, source: draft(), cases } });
+      out.replaceChildren(
+        h('p', { id: 'cases-summary' },
+          h('span', { class: `badge ${answer.failed ? 'error' : 'ok'}`, text: answer.failed ? `${answer.failed} failed` : 'All passed' }),
+          ` ${answer.passed} of ${answer.passed + answer.failed} cases as expected`),
+        h('div', { class: 'table-wrap' }, h('table', { id: 'cases-table' },
+          h('thead', {}, h('tr', {}, ['Case', 'Expected', 'Result', 'Why'].map((t) => h('th', { scope: 'col', text: t })))),
+          h('tbody', {}, answer.results.map((r) => h('tr', { class: r.ok ? '' : 'failed' },
+            h('th', { scope: 'row', text: r.name }),
+            h('td', { text: r.expected ?? '—' }),
+            h('td', {}, h('span', { class: `badge ${r.ok ? 'ok' : 'error'}`,
+              text: r.error ? 'error' : `${r.allowed ? 'allowed' : 'denied'}${r.ok ? '' : ' ✗'}` })),
+            h('td', { class: 'mono why', text: r.reason })))))));
+    });
+  }
+
+  return h('form', { class: 'card rules-cases', 'aria-labelledby': 'cases-title', onsubmit: run },
+    h('h2', { id: 'cases-title', text: 'Cases' }),
+    h('p', { class: 'muted', text: 'A `hearth rules test` cases file: an array of cases or {"data": …, "cases": […]}. Run against the rules in the editor.' }),
+    field('Cases (JSON)', text),
+    h('div', { class: 'row' }, h('label', { for: 'cases-file', text: 'Or open a file:' }), file,
+      h('span', { class: 'grow' }), h('button', { type: 'submit', class: 'primary', id: 'cases-run' }, 'Run cases')),
+    out);
+}
 
 """####),
         "js/pages/rules.js": ConsoleAsset(
             "text/javascript; charset=utf-8",
             ####"""
-import { h } from '../app.js';
+// Rules: edit a database's rules or the storage rules with highlighting and line:column errors as you type (the
+// server's checker, POST /.hearth/rules/check), simulate a request (POST /.hearth/rules/simulate), run a cases file
+// (POST /.hearth/rules/test), and publish through the public endpoints (PUT /.settings/rules.json?ns=…,
+// PUT /internal/setRules).
+import { api, confirmDanger, guarded, h, session, setParams, toast } from '../app.js';
+import { createEditor } from './rules-editor.js';
+import { casesRunner, simulator } from './rules-tools.js';
+
+/** Unpublished edits by `kind:namespace`, kept while the console stays open (switching tabs or pages keeps them). */
+const drafts = new Map();
+
+const KINDS = [
+  { key: 'database', name: 'Database' },
+  { key: 'storage', name: 'Storage' },
+];
+
+/** The published rules text of a kind. */
+async function published(kind, ns) {
+  if (kind === 'database') return api('GET', `/.settings/rules.json?ns=${encodeURIComponent(ns)}`, { text: true });
+  const answer = await api('GET', '/internal/getRules');
+  return answer?.rules?.files?.[0]?.content ?? '';
+}
+
+/** Puts `source` in force. */
+async function publish(kind, ns, source) {
+  if (kind === 'database') {
+    await api('PUT', `/.settings/rules.json?ns=${encodeURIComponent(ns)}`, { body: source, headers: { 'Content-Type': 'application/json' } });
+  } else {
+    await api('PUT', '/internal/setRules', { json: { rules: { files: [{ name: 'storage.rules', content: source }] } } });
+  }
+}
 
 export default {
   title: 'Rules',
-  mount(root) {
-    root.append(h('h1', { id: 'page-title', text: 'Rules' }), h('p', { class: 'muted', text: 'Not built yet.' }));
+  usesNamespace: true,
+  styles: true,
+  async mount(root, ctx) {
+    const ns = ctx.namespace;
+    let kind = new URLSearchParams(location.search).get('tab') === 'storage' ? 'storage' : 'database';
+    let stop = () => {};
+
+    const tabs = KINDS.map((k) => h('button', {
+      type: 'button', role: 'tab', id: `rules-tab-${k.key}`, 'aria-controls': 'rules-panel',
+      onclick: () => show(k.key), onkeydown: (e) => {
+        if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
+        e.preventDefault();
+        const next = KINDS[(KINDS.findIndex((x) => x.key === k.key) + 1) % KINDS.length].key;
+        show(next);
+        document.getElementById(`rules-tab-${next}`).focus();
+      },
+    }, k.name));
+    const panel = h('div', { id: 'rules-panel', role: 'tabpanel' });
+    root.append(
+      h('h1', { id: 'page-title', text: 'Rules' }),
+      h('div', { class: 'rules-tabs', role: 'tablist', 'aria-label': 'Which rules' }, tabs),
+      panel);
+
+    function show(next) {
+      kind = next;
+      setParams({ tab: kind === 'storage' ? 'storage' : null });
+      for (const t of tabs) {
+        const on = t.id === `rules-tab-${kind}`;
+        t.setAttribute('aria-selected', String(on));
+        t.tabIndex = on ? 0 : -1;
+      }
+      panel.setAttribute('aria-labelledby', `rules-tab-${kind}`);
+      stop();
+      stop = mountKind(panel, kind, ns);
+    }
+    show(kind);
+    return () => stop();
   },
 };
+
+/** Builds the editor, simulator and (for databases) cases runner of one kind into `panel`; returns a cleanup. */
+function mountKind(panel, kind, ns) {
+  let timer = null;
+  let checkSeq = 0;
+  let errors = [];
+  let checking = false;
+  let source = '';
+  let stopped = false;
+  const draftKey = `${kind}:${ns}`;
+
+  if (kind === 'storage' && !session.products.has('storage')) {
+    panel.replaceChildren(h('p', { class: 'card empty', id: 'rules-storage-off',
+      text: 'Storage is off on this server, so it has no storage rules.' }));
+    return () => {};
+  }
+
+  const status = h('span', { id: 'rules-status', role: 'status', class: 'muted' });
+  const errorList = h('ul', { id: 'rules-editor-errors', class: 'rules-errors', 'aria-live': 'polite' });
+  const editor = createEditor({ kind, id: 'rules-editor', label: kind === 'database' ? `Rules of the database ${ns}` : 'Storage rules',
+    onInput: (text) => {
+      if (text === source) drafts.delete(draftKey); else drafts.set(draftKey, text);
+      scheduleCheck();
+      updateButtons();
+    } });
+  const publishButton = h('button', { type: 'button', class: 'primary', id: 'rules-publish', onclick: () => doPublish() }, 'Publish');
+  const revertButton = h('button', { type: 'button', id: 'rules-revert', onclick: () => doRevert() }, 'Revert');
+  const where = kind === 'database' ? `database ${ns}` : 'storage';
+
+  const editorCard = h('section', { class: 'card rules-editor-card', 'aria-labelledby': 'rules-editor-title' },
+    h('div', { class: 'row rules-head' },
+      h('h2', { id: 'rules-editor-title', text: kind === 'database' ? `Rules of ${ns}` : 'Storage rules' }),
+      status, h('span', { class: 'grow' }), revertButton, publishButton),
+    editor.element,
+    errorList,
+    h('p', { class: 'muted small-print', text: kind === 'database'
+      ? 'JSON with comments: {"rules": {…}}. Checked as you type by the same checker as `hearth rules check`. Tab moves focus out of the editor.'
+      : 'rules_version = \'2\'; service firebase.storage { match /b/{bucket}/o { … } }. Checked as you type. Tab moves focus out of the editor.' }));
+
+  const sim = simulator({ kind, ns, editor, draft: () => editor.value() });
+  const cases = kind === 'database' ? casesRunner({ ns, draft: () => editor.value() }) : null;
+  panel.replaceChildren(h('div', { class: 'rules-layout' }, editorCard, h('div', { class: 'rules-side' }, sim, cases)));
+
+  function updateButtons() {
+    const dirty = editor.value() !== source;
+    publishButton.disabled = errors.length > 0 || checking || !dirty;
+    revertButton.disabled = !dirty;
+    publishButton.title = errors.length > 0 ? 'Fix the errors first' : dirty ? '' : 'Nothing changed';
+  }
+
+  function showErrors(list) {
+    errors = list;
+    editor.mark({ errors: list.map((e) => e.line) });
+    errorList.replaceChildren(...list.map((e) => h('li', {},
+      h('button', { type: 'button', class: 'ghost small error-at', onclick: () => editor.focusAt(e.line, e.column),
+        title: 'Go to this place in the editor' }, `${e.line}:${e.column}`),
+      ' ', h('span', { class: 'error', text: e.message }))));
+    if (list.length) {
+      status.className = 'error';
+      status.textContent = `${list.length} error${list.length === 1 ? '' : 's'}`;
+    } else {
+      status.className = 'ok';
+      status.textContent = editor.value() === source ? 'Published' : 'No errors · not published yet';
+    }
+    updateButtons();
+  }
+
+  function scheduleCheck() {
+    clearTimeout(timer);
+    checking = true;
+    timer = setTimeout(check, 300);
+  }
+
+  async function check() {
+    const seq = ++checkSeq;
+    const text = editor.value();
+    try {
+      const answer = await api('POST', '/.hearth/rules/check', { json: { kind, source: text } });
+      if (stopped || seq !== checkSeq) return;
+      checking = false;
+      showErrors(answer.ok ? [] : answer.errors);
+    } catch (error) {
+      if (stopped || seq !== checkSeq) return;
+      checking = false;
+      status.className = 'error';
+      status.textContent = `Could not check: ${error.message}`;
+      updateButtons();
+    }
+  }
+
+  async function load() {
+    await guarded(async () => {
+      source = await published(kind, ns);
+      editor.setValue(drafts.get(draftKey) ?? source);
+      await check();
+    });
+  }
+
+  async function doPublish() {
+    clearTimeout(timer);
+    await check();
+    if (errors.length) { toast('Fix the errors before publishing.', 'error'); return; }
+    const text = editor.value();
+    if (!(await confirmDanger('Publish rules', `These rules replace the ones in force for ${where} at once: every request from now on is checked against them.`, 'Publish'))) return;
+    await guarded(async () => {
+      await publish(kind, ns, text);
+      source = text;
+      drafts.delete(draftKey);
+      toast(`Rules published for ${where}.`, 'ok');
+      showErrors([]);
+    });
+  }
+
+  async function doRevert() {
+    if (!(await confirmDanger('Revert', 'Discard your edits and load the published rules again?', 'Revert'))) return;
+    drafts.delete(draftKey);
+    await load();
+    toast('Back to the published rules.', 'info');
+  }
+
+  updateButtons();
+  load();
+  return () => { stopped = true; clearTimeout(timer); };
+}
+
+"""####),
+        "js/pages/storage-api.js": ConsoleAsset(
+            "text/javascript; charset=utf-8",
+            ####"""
+// The Storage page's calls: the Cloud Storage JSON API (`/storage/v1/…`, `/upload/storage/v1/…`) and Firebase's v0
+// API for download tokens, all with the console session (the admin: storage rules do not apply).
+import { api, session, upload } from '../app.js';
+
+/** One path segment (an object name keeps its slashes as %2F, as both APIs expect). */
+export const enc = (s) => encodeURIComponent(s);
+
+/** The bucket Firebase apps use by default; Hearth creates it with its first object. */
+export const defaultBucket = () => `${session.project}.appspot.com`;
+
+/** The buckets' names, the default one first (also when it does not exist yet). */
+export async function bucketNames() {
+  const answer = await api('GET', `/storage/v1/b?project=${enc(session.project)}`);
+  const names = (answer?.items ?? []).map((b) => b.name);
+  const first = defaultBucket();
+  return [first, ...names.filter((n) => n !== first)];
+}
+
+/** One page of a folder: { items, prefixes, nextPageToken }. A bucket not created yet is an empty folder. */
+export async function listFolder(bucket, prefix, pageSize, pageToken) {
+  const q = new URLSearchParams({ prefix, delimiter: '/', maxResults: String(pageSize) });
+  if (pageToken) q.set('pageToken', pageToken);
+  try {
+    const answer = await api('GET', `/storage/v1/b/${enc(bucket)}/o?${q}`);
+    return { items: answer?.items ?? [], prefixes: answer?.prefixes ?? [], nextPageToken: answer?.nextPageToken ?? null };
+  } catch (error) {
+    if (error.status === 404 && bucket === defaultBucket()) return { items: [], prefixes: [], nextPageToken: null };
+    throw error;
+  }
+}
+
+/** The object's `storage#object` resource. */
+export const objectURL = (bucket, name) => `/storage/v1/b/${enc(bucket)}/o/${enc(name)}`;
+
+/** The object's bytes (the session cookie authorizes `<img src>` and `<a download>`); the generation keeps caches honest. */
+export const mediaURL = (o) => `${objectURL(o.bucket, o.name)}?alt=media&generation=${enc(o.generation)}`;
+
+export const getObject = (bucket, name) => api('GET', objectURL(bucket, name));
+
+/** PATCH semantics: fields sent replace, null clears, metadata merges key by key (null removes a key). */
+export const patchObject = (bucket, name, changes) => api('PATCH', objectURL(bucket, name), { json: changes });
+
+export const deleteObject = (bucket, name) => api('DELETE', objectURL(bucket, name));
+
+/** Uploads a File as `name` (its content type from the file), reporting progress. */
+export function uploadFile(bucket, name, file, onProgress) {
+  const q = new URLSearchParams({ uploadType: 'media', name });
+  return upload('POST', `/upload/storage/v1/b/${enc(bucket)}/o?${q}`, file, {
+    headers: { 'Content-Type': file.type || 'application/octet-stream' }, onProgress,
+  });
+}
+
+/** The Firebase download URL (what getDownloadURL() returns); reading the v0 metadata as the admin makes a token
+ * when the object has none. */
+export async function firebaseDownloadURL(bucket, name) {
+  const meta = await api('GET', `/v0/b/${enc(bucket)}/o/${enc(name)}`);
+  const token = String(meta?.downloadTokens ?? '').split(',').filter(Boolean)[0];
+  if (!token) return null;
+  return `${location.origin}/v0/b/${enc(bucket)}/o/${enc(name)}?alt=media&token=${enc(token)}`;
+}
+
+/** A fresh download token (the old ones keep working until revoked); returns the new URL. */
+export async function newDownloadToken(bucket, name) {
+  const meta = await api('POST', `/v0/b/${enc(bucket)}/o/${enc(name)}?create_token=true`);
+  const tokens = String(meta?.downloadTokens ?? '').split(',').filter(Boolean);
+  const token = tokens[tokens.length - 1];
+  return `${location.origin}/v0/b/${enc(bucket)}/o/${enc(name)}?alt=media&token=${enc(token)}`;
+}
+
+"""####),
+        "js/pages/storage-object.js": ConsoleAsset(
+            "text/javascript; charset=utf-8",
+            ####"""
+// The Storage page's object panel: preview (images, audio, video, the start of text), download, the Firebase
+// download URL, the metadata editor, delete.
+import { api, confirmDanger, formatBytes, formatTime, guarded, h, toast } from '../app.js';
+import { deleteObject, firebaseDownloadURL, getObject, mediaURL, newDownloadToken, patchObject } from './storage-api.js';
+
+const TEXT_PREVIEW = 64 * 1024;
+const TOKEN_KEY = 'firebaseStorageDownloadTokens';
+const isText = (type) => /^text\/|^application\/(json|xml|javascript|x-ndjson|yaml|x-yaml|csv)\b|\+json\b|\+xml\b/.test(type ?? '');
+const baseName = (name) => name.slice(name.lastIndexOf('/') + 1) || name;
+
+/**
+ * Fills `panel` with the object `name` of `bucket`. hooks: onClose(), onChanged(resource), onDeleted(name).
+ * Returns a function that forgets the panel (answers arriving later are dropped).
+ */
+export function showObject(panel, bucket, name, hooks) {
+  let alive = true;
+  const heading = h('h2', { id: 'object-title', tabindex: '-1', text: baseName(name) });
+  panel.replaceChildren(
+    h('div', { class: 'object-head' }, heading,
+      h('button', { type: 'button', class: 'ghost small', id: 'object-close', onclick: () => hooks.onClose() }, 'Close')),
+    h('p', { class: 'muted', text: 'Loading…' }));
+  panel.hidden = false;
+  heading.focus();
+
+  (async () => {
+    let object;
+    try {
+      object = await getObject(bucket, name);
+    } catch (error) {
+      if (!alive) return;
+      panel.lastChild.replaceWith(h('p', { class: 'error', role: 'alert', text: error.status === 404 ? `${name} does not exist (any more).` : error.message }));
+      return;
+    }
+    if (alive) render(object);
+  })();
+
+  function render(object) {
+    const details = h('dl', { class: 'object-details' },
+      entry('Full name', h('span', { class: 'mono', id: 'object-name', text: object.name })),
+      entry('Size', `${formatBytes(Number(object.size))} (${Number(object.size).toLocaleString()} bytes)`),
+      entry('Type', object.contentType ?? '—'),
+      entry('Created', formatTime(object.timeCreated)),
+      entry('Updated', formatTime(object.updated)),
+      entry('Generation', h('span', { class: 'mono', text: object.generation })),
+      entry('MD5', h('span', { class: 'mono', text: object.md5Hash ?? '—' })));
+    const download = h('a', { class: 'button', id: 'object-download', href: mediaURL(object), download: baseName(object.name) }, 'Download');
+    const remove = h('button', { type: 'button', class: 'danger', id: 'object-delete', onclick: () => removeObject(object) }, 'Delete');
+    panel.replaceChildren(panel.firstChild,
+      preview(object),
+      h('div', { class: 'row object-actions' }, download, remove),
+      details,
+      firebaseURL(object),
+      metadataEditor(object));
+  }
+
+  async function removeObject(object) {
+    if (!await confirmDanger('Delete this file?', `${object.name} (${formatBytes(Number(object.size))}) will be deleted from ${bucket}. This cannot be undone.`)) return;
+    const done = await guarded(async () => { await deleteObject(bucket, object.name); return true; });
+    if (!done) return;
+    toast(`Deleted ${object.name}`, 'ok');
+    hooks.onDeleted(object.name);
+  }
+
+  function firebaseURL(object) {
+    const field = h('input', { type: 'text', id: 'object-url', readonly: true, class: 'mono', value: '', 'aria-describedby': 'object-url-help' });
+    const copy = h('button', { type: 'button', id: 'object-url-copy', disabled: true, onclick: async () => {
+      field.select();
+      try {
+        await navigator.clipboard.writeText(field.value);
+        toast('The download URL is copied', 'ok');
+      } catch {
+        // Without clipboard access (an http page on another host) the selected text is there to copy by hand.
+        toast('Copy the selected URL with Ctrl+C', 'info');
+      }
+    } }, 'Copy');
+    const fresh = h('button', { type: 'button', id: 'object-url-new', onclick: () => guarded(async () => {
+      field.value = await newDownloadToken(bucket, object.name);
+      copy.disabled = false;
+      toast('A new download token was made; older URLs keep working', 'ok');
+    }) }, 'New token');
+    guarded(async () => {
+      const url = await firebaseDownloadURL(bucket, object.name);
+      if (!alive) return;
+      field.value = url ?? '';
+      copy.disabled = !url;
+    });
+    return h('div', { class: 'object-url' },
+      h('label', { for: 'object-url', text: 'Firebase download URL' }),
+      h('div', { class: 'row' }, field, copy, fresh),
+      h('p', { class: 'muted small-print', id: 'object-url-help',
+        text: 'Anyone holding this URL can read the file, whatever the storage rules say (as getDownloadURL() in the SDKs).' }));
+  }
+
+  function metadataEditor(object) {
+    const fields = [
+      ['contentType', 'Content type', 'application/octet-stream'],
+      ['cacheControl', 'Cache-Control', 'public, max-age=3600'],
+      ['contentDisposition', 'Content-Disposition', 'inline; filename="…"'],
+      ['contentLanguage', 'Content-Language', 'en'],
+    ];
+    const inputs = {};
+    const custom = Object.entries(object.metadata ?? {}).filter(([k]) => k !== TOKEN_KEY);
+    const rows = h('div', { class: 'meta-rows', id: 'meta-rows' });
+    const message = h('p', { class: 'error', role: 'alert', id: 'meta-error' });
+    let serial = 0;
+    const addRow = (key = '', value = '') => {
+      const n = ++serial;
+      const keyInput = h('input', { type: 'text', id: `meta-key-${n}`, class: 'meta-key', value: key, 'aria-label': `Key ${n}`, placeholder: 'key' });
+      const valueInput = h('input', { type: 'text', id: `meta-value-${n}`, class: 'meta-value', value, 'aria-label': `Value ${n}`, placeholder: 'value' });
+      const row = h('div', { class: 'meta-row' }, keyInput, valueInput,
+        h('button', { type: 'button', class: 'small ghost', 'aria-label': `Remove key ${n}`, onclick: () => { row.remove(); add.focus(); } }, 'Remove'));
+      rows.append(row);
+      return keyInput;
+    };
+    for (const [k, v] of custom) addRow(k, v);
+    const add = h('button', { type: 'button', class: 'small', id: 'meta-add', onclick: () => addRow().focus() }, 'Add key');
+    const form = h('form', { class: 'meta-form', id: 'meta-form', onsubmit: async (e) => {
+      e.preventDefault();
+      message.textContent = '';
+      const changes = {};
+      for (const [key] of fields) {
+        const value = inputs[key].value.trim();
+        if (value !== (object[key] ?? '')) changes[key] = value === '' ? null : value;
+      }
+      const wanted = new Map();
+      for (const row of rows.querySelectorAll('.meta-row')) {
+        const key = row.querySelector('.meta-key').value.trim();
+        const value = row.querySelector('.meta-value').value;
+        if (key === '' && value === '') continue;
+        if (key === '') { message.textContent = 'Every custom value needs a key.'; row.querySelector('.meta-key').focus(); return; }
+        if (key === TOKEN_KEY) { message.textContent = `${TOKEN_KEY} is managed with the download URL above.`; row.querySelector('.meta-key').focus(); return; }
+        if (wanted.has(key)) { message.textContent = `The key ${key} is there twice.`; row.querySelector('.meta-key').focus(); return; }
+        wanted.set(key, value);
+      }
+      const metadata = {};
+      for (const [k] of custom) if (!wanted.has(k)) metadata[k] = null;
+      for (const [k, v] of wanted) if ((object.metadata ?? {})[k] !== v) metadata[k] = v;
+      if (Object.keys(metadata).length) changes.metadata = metadata;
+      if (!Object.keys(changes).length) { toast('Nothing changed', 'info'); return; }
+      const saved = await guarded(() => patchObject(bucket, object.name, changes));
+      if (!saved || !alive) return;
+      toast('Metadata saved', 'ok');
+      hooks.onChanged(saved);
+      render(saved);
+      panel.querySelector('#meta-save')?.focus();
+    } },
+    h('h3', { text: 'Metadata' }),
+    fields.map(([key, label, hint]) => {
+      inputs[key] = h('input', { type: 'text', id: `meta-${key}`, name: key, value: object[key] ?? '', placeholder: hint });
+      return h('div', { class: 'field' }, h('label', { for: `meta-${key}`, text: label }), inputs[key]);
+    }),
+    h('fieldset', { class: 'meta-custom' }, h('legend', { text: 'Custom metadata' }), rows, add),
+    message,
+    h('div', { class: 'row' }, h('button', { type: 'submit', class: 'primary', id: 'meta-save' }, 'Save metadata')));
+    return form;
+  }
+
+  return () => { alive = false; };
+}
+
+function entry(term, value) {
+  return [h('dt', { text: term }), h('dd', {}, value)];
+}
+
+/** An image, audio or video player, the start of a text file, or a note that there is no preview. */
+function preview(object) {
+  const type = object.contentType ?? '';
+  const box = h('div', { class: 'object-preview', id: 'object-preview' });
+  if (type.startsWith('image/')) {
+    const img = h('img', { src: mediaURL(object), alt: `Preview of ${object.name}`, id: 'preview-image' });
+    // Icons and thumbnails are drawn larger (pixel for pixel) so they can be seen.
+    img.addEventListener('load', () => { if (img.naturalWidth < 64 && img.naturalHeight < 64) img.classList.add('tiny'); });
+    img.addEventListener('error', () => img.replaceWith(h('p', { class: 'error', text: 'The image could not be shown (it may not be a valid image).' })));
+    box.append(img);
+  } else if (type.startsWith('video/')) {
+    box.append(h('video', { src: mediaURL(object), controls: true, preload: 'metadata', 'aria-label': `Video ${object.name}` }));
+  } else if (type.startsWith('audio/')) {
+    box.append(h('audio', { src: mediaURL(object), controls: true, preload: 'metadata', 'aria-label': `Audio ${object.name}` }));
+  } else if (isText(type)) {
+    const pre = h('pre', { class: 'text-preview', id: 'preview-text', tabindex: '0', 'aria-label': `Start of ${object.name}`, text: 'Loading…' });
+    box.append(pre);
+    const size = Number(object.size);
+    api('GET', mediaURL(object), { text: true, headers: size > TEXT_PREVIEW ? { Range: `bytes=0-${TEXT_PREVIEW - 1}` } : {} })
+      .then((text) => {
+        const shown = text.length > TEXT_PREVIEW ? text.slice(0, TEXT_PREVIEW) : text;
+        pre.textContent = shown === '' ? '(empty file)' : shown;
+        if (size > TEXT_PREVIEW) box.append(h('p', { class: 'muted', text: `The first ${formatBytes(TEXT_PREVIEW)} of ${formatBytes(size)}.` }));
+      })
+      .catch((error) => { pre.textContent = ''; pre.replaceWith(h('p', { class: 'error', text: `No preview: ${error.message}` })); });
+  } else {
+    box.append(h('p', { class: 'muted', text: `No preview for ${type || 'this type'}.` }));
+  }
+  return box;
+}
 
 """####),
         "js/pages/storage.js": ConsoleAsset(
             "text/javascript; charset=utf-8",
             ####"""
-import { h } from '../app.js';
+// The Storage page: buckets, a folder view (prefixes as folders, paged), uploads by file picker or drag and drop with
+// progress, and the object panel (storage-object.js). State in the address: ?bucket=&prefix=&object=.
+import { dialog, formatBytes, formatTime, h, navigate, session, setParams, toast } from '../app.js';
+import { bucketNames, defaultBucket, listFolder, uploadFile } from './storage-api.js';
+import { showObject } from './storage-object.js';
+
+const PAGE_SIZES = [25, 100, 250];
+
+// Uploads outlive the page view (an upload started in one folder keeps going while you browse another).
+const uploads = [];
+let redrawUploads = null;
 
 export default {
   title: 'Storage',
-  mount(root) {
-    root.append(h('h1', { id: 'page-title', text: 'Storage' }), h('p', { class: 'muted', text: 'Not built yet.' }));
+  styles: true,
+  async mount(root) {
+    const params = new URLSearchParams(location.search);
+    const prefix = params.get('prefix') ?? '';
+    let pageSize = PAGE_SIZES.includes(Number(params.get('pageSize'))) ? Number(params.get('pageSize')) : 100;
+    let stopPanel = null;
+
+    root.append(h('h1', { id: 'page-title', text: 'Storage' }));
+    if (!session.products.has('storage')) {
+      root.append(h('p', { class: 'card empty', text: 'Storage is not enabled on this server.' }));
+      return undefined;
+    }
+    let names;
+    try {
+      names = await bucketNames();
+    } catch (error) {
+      root.append(h('p', { class: 'error', role: 'alert', text: `The buckets could not be listed: ${error.message}` }));
+      return undefined;
+    }
+    const bucket = names.includes(params.get('bucket')) ? params.get('bucket') : (params.get('bucket') || defaultBucket());
+    if (!names.includes(bucket)) names.push(bucket);
+
+    const href = (p, b = bucket) => {
+      const q = new URLSearchParams();
+      if (b !== defaultBucket()) q.set('bucket', b);
+      if (p) q.set('prefix', p);
+      if (pageSize !== 100) q.set('pageSize', String(pageSize));
+      const s = q.toString();
+      return `/_/storage${s ? `?${s}` : ''}`;
+    };
+
+    // ---- toolbar ----
+    const bucketSelect = h('select', { id: 'bucket', onchange: () => navigate(href('', bucketSelect.value)) },
+      names.map((n) => h('option', { value: n, text: n === defaultBucket() ? `${n} (default)` : n })));
+    bucketSelect.value = bucket;
+    const sizeSelect = h('select', { id: 'page-size', onchange: () => { pageSize = Number(sizeSelect.value); setParams({ pageSize: pageSize === 100 ? null : pageSize }); reload(); } },
+      PAGE_SIZES.map((n) => h('option', { value: String(n), text: String(n) })));
+    sizeSelect.value = String(pageSize);
+    const fileInput = h('input', { type: 'file', id: 'upload-input', multiple: true, class: 'visually-hidden', tabindex: '-1', 'aria-label': 'Files to upload',
+      onchange: () => { startUploads([...fileInput.files]); fileInput.value = ''; } });
+    const toolbar = h('div', { class: 'toolbar' },
+      h('label', {}, 'Bucket', bucketSelect),
+      h('label', {}, 'Per page', sizeSelect),
+      h('span', { class: 'grow' }),
+      h('button', { type: 'button', id: 'new-folder', onclick: newFolder }, 'New folder'),
+      fileInput,
+      h('button', { type: 'button', class: 'primary', id: 'upload-button', onclick: () => fileInput.click() }, 'Upload files'));
+
+    // ---- breadcrumb ----
+    const parts = prefix.split('/').filter((p, i, all) => i < all.length - 1 || p !== '');
+    const crumbs = h('nav', { class: 'crumbs', 'aria-label': 'Folder' }, h('ol', {},
+      h('li', {}, prefix === '' ? h('span', { 'aria-current': 'page', text: bucket }) : h('a', { href: href(''), text: bucket })),
+      parts.map((part, i) => {
+        const p = `${parts.slice(0, i + 1).join('/')}/`;
+        return h('li', {}, i === parts.length - 1 ? h('span', { 'aria-current': 'page', text: part || '(empty name)' }) : h('a', { href: href(p), text: part || '(empty name)' }));
+      })));
+
+    // ---- folder view (also the drop zone) ----
+    const folderRows = h('tbody', { id: 'folders' });
+    const fileRows = h('tbody', { id: 'files' });
+    const table = h('div', { class: 'table-wrap' }, h('table', { id: 'objects' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Name' }), h('th', { scope: 'col', text: 'Size' }),
+        h('th', { scope: 'col', text: 'Type' }), h('th', { scope: 'col', text: 'Updated' }))),
+      folderRows, fileRows));
+    const status = h('p', { class: 'muted', id: 'listing-status', role: 'status' });
+    const more = h('button', { type: 'button', id: 'load-more', hidden: true, onclick: () => loadPage() }, 'Load more');
+    const uploadList = h('ul', { class: 'uploads', id: 'uploads', 'aria-label': 'Uploads' });
+    const dropHint = h('p', { class: 'drop-hint muted', id: 'drop-hint' },
+      `Drop files here to upload them to ${prefix ? `${prefix}` : 'the top of the bucket'}. `,
+      'Cloud Storage has no real folders: a folder is the part of a name before a "/", and it exists while a file is in it.');
+    const zone = h('div', { class: 'card folder', id: 'dropzone' }, crumbs, dropHint, uploadList, table, status, more);
+    const panel = h('aside', { class: 'card object-panel', id: 'object-panel', 'aria-labelledby': 'object-title', hidden: true });
+    root.append(toolbar, h('div', { class: 'storage-layout' }, zone, panel));
+
+    let depth = 0;
+    zone.addEventListener('dragenter', (e) => { if (hasFiles(e)) { e.preventDefault(); depth++; zone.classList.add('dragging'); } });
+    zone.addEventListener('dragover', (e) => { if (hasFiles(e)) { e.preventDefault(); e.dataTransfer.dropEffect = 'copy'; } });
+    zone.addEventListener('dragleave', () => { depth = Math.max(0, depth - 1); if (!depth) zone.classList.remove('dragging'); });
+    zone.addEventListener('drop', (e) => {
+      e.preventDefault();
+      depth = 0;
+      zone.classList.remove('dragging');
+      const files = [...(e.dataTransfer?.files ?? [])];
+      if (!files.length) { toast('Only files can be dropped here (folders are not uploaded).', 'error'); return; }
+      startUploads(files);
+    });
+
+    // ---- listing ----
+    let token = null;
+    let generation = 0;
+    const seenFolders = new Set();
+    const rowsByName = new Map();
+
+    async function loadPage() {
+      const mine = generation;
+      more.disabled = true;
+      status.textContent = 'Loading…';
+      let page;
+      try {
+        page = await listFolder(bucket, prefix, pageSize, token);
+      } catch (error) {
+        if (mine !== generation) return;
+        status.textContent = '';
+        status.append(h('span', { class: 'error', role: 'alert', text: `The folder could not be listed: ${error.message}` }));
+        more.disabled = false;
+        return;
+      }
+      if (mine !== generation) return;
+      for (const p of page.prefixes) addFolder(p);
+      for (const o of page.items) putFile(o);
+      token = page.nextPageToken;
+      more.hidden = !token;
+      more.disabled = false;
+      showCount();
+    }
+
+    function showCount() {
+      const folders = folderRows.children.length;
+      const files = fileRows.children.length;
+      if (!folders && !files) {
+        status.textContent = prefix ? 'This folder is empty: upload a file to keep it.' : 'This bucket is empty: upload a file to start.';
+      } else {
+        const counts = [folders && `${folders} folder${folders === 1 ? '' : 's'}`, files && `${files} file${files === 1 ? '' : 's'}`].filter(Boolean);
+        status.textContent = `${counts.join(', ')}${token ? ' shown so far' : ''}.`;
+      }
+    }
+
+    function reload() {
+      generation++;
+      token = null;
+      seenFolders.clear();
+      rowsByName.clear();
+      folderRows.replaceChildren();
+      fileRows.replaceChildren();
+      return loadPage();
+    }
+
+    function addFolder(p) {
+      if (seenFolders.has(p)) return;
+      seenFolders.add(p);
+      const label = p.slice(prefix.length, -1) || '(empty name)';
+      folderRows.append(h('tr', { class: 'folder-row' },
+        h('td', {}, h('a', { href: href(p), class: 'folder-link', 'aria-label': `Folder ${label}` }, folderIcon(), ` ${label}/`)),
+        h('td', { class: 'muted', text: '—' }), h('td', { class: 'muted', text: 'folder' }), h('td', { class: 'muted', text: '—' })));
+    }
+
+    /** Adds or updates the row of an object in this folder (or the row of its sub-folder). */
+    function putFile(o) {
+      if (!o.name.startsWith(prefix)) return;
+      const rest = o.name.slice(prefix.length);
+      if (rest.includes('/')) { addFolder(prefix + rest.slice(0, rest.indexOf('/') + 1)); return; }
+      const row = h('tr', { class: 'file-row', dataset: { name: o.name } },
+        h('td', {}, h('button', { type: 'button', class: 'linklike file-open', 'aria-haspopup': 'true', onclick: () => open(o.name) }, rest || '(empty name)')),
+        h('td', { class: 'num', text: formatBytes(Number(o.size)) }),
+        h('td', { class: 'type', text: o.contentType ?? '—' }),
+        h('td', { text: formatTime(o.updated) }));
+      const old = rowsByName.get(o.name);
+      if (old) old.replaceWith(row); else fileRows.append(row);
+      rowsByName.set(o.name, row);
+      if (params.get('object') === o.name) row.classList.add('selected');
+      return row;
+    }
+
+    // ---- object panel ----
+    function open(name) {
+      stopPanel?.();
+      setParams({ object: name });
+      params.set('object', name);
+      for (const r of fileRows.querySelectorAll('.selected')) r.classList.remove('selected');
+      rowsByName.get(name)?.classList.add('selected');
+      stopPanel = showObject(panel, bucket, name, {
+        onClose: close,
+        onChanged: (o) => { putFile(o)?.classList.add('flash'); },
+        onDeleted: (n) => {
+          rowsByName.get(n)?.remove();
+          rowsByName.delete(n);
+          close();
+          showCount();
+        },
+      });
+    }
+
+    function close() {
+      const name = params.get('object');
+      stopPanel?.();
+      stopPanel = null;
+      panel.hidden = true;
+      panel.replaceChildren();
+      setParams({ object: null });
+      params.delete('object');
+      const row = name && rowsByName.get(name);
+      row?.classList.remove('selected');
+      (row?.querySelector('button') ?? toolbar.querySelector('#upload-button'))?.focus();
+    }
+
+    // ---- uploads ----
+    async function newFolder() {
+      const input = h('input', { type: 'text', id: 'folder-name', required: true, autocomplete: 'off' });
+      const error = h('p', { class: 'error', role: 'alert', id: 'folder-error' });
+      const body = [h('label', { for: 'folder-name', text: `Folder name (inside ${bucket}/${prefix})` }), input,
+        h('p', { class: 'muted', text: 'Cloud Storage has no folders, only names with slashes: this opens the new folder, and it exists once you upload a file into it.' }),
+        error];
+      setTimeout(() => input.focus(), 0);
+      const ok = await dialog('New folder', body, [{ label: 'Cancel', value: false }, { label: 'Open folder', value: true, primary: true }]);
+      if (!ok) return;
+      const name = input.value.trim().replace(/^\/+|\/+$/g, '');
+      if (!name || name.split('/').some((s) => s === '' || s === '.' || s === '..')) {
+        toast('A folder name needs at least one character, and no empty, "." or ".." parts.', 'error');
+        return;
+      }
+      const target = `${prefix}${name}/`;
+      navigate(href(target));
+    }
+
+    function startUploads(files) {
+      for (const file of files) {
+        const entry = { bucket, name: prefix + file.name, size: file.size, loaded: 0, state: 'uploading', error: '' };
+        uploads.unshift(entry);
+        drawUploads();
+        uploadFile(bucket, entry.name, file, (loaded, total) => { entry.loaded = loaded; entry.size = total || entry.size; drawUploads(); })
+          .then((resource) => {
+            entry.state = 'done';
+            entry.loaded = entry.size;
+            redrawUploads?.();
+            entry.onDone?.(resource);
+          })
+          .catch((error) => {
+            entry.state = 'failed';
+            entry.error = error.message;
+            redrawUploads?.();
+            toast(`${entry.name} was not uploaded: ${error.message}`, 'error');
+          });
+        entry.onDone = (resource) => {
+          if (redrawUploads === drawUploads && resource) {
+            const row = putFile(resource);
+            row?.classList.add('flash');
+            showCount();
+          }
+        };
+      }
+    }
+
+    function drawUploads() {
+      const recent = uploads.filter((u) => u.bucket === bucket).slice(0, 20);
+      uploadList.replaceChildren(...recent.map((u) => {
+        const percent = u.size ? Math.round((100 * u.loaded) / u.size) : (u.state === 'done' ? 100 : 0);
+        const bar = h('progress', { class: 'progress', max: '100', value: String(u.state === 'done' ? 100 : percent), 'aria-label': `Upload of ${u.name}` });
+        const label = u.state === 'done' ? h('span', { class: 'badge ok', text: 'Uploaded' })
+          : u.state === 'failed' ? h('span', { class: 'badge error', title: u.error, text: 'Failed' })
+            : h('span', { class: 'muted', text: `${percent} %` });
+        return h('li', { class: `upload ${u.state}`, dataset: { name: u.name } },
+          h('span', { class: 'upload-name mono', text: u.name }), h('span', { class: 'muted', text: formatBytes(u.size) }), bar, label,
+          u.state === 'failed' ? h('span', { class: 'error upload-error', text: u.error }) : null);
+      }));
+      const finished = uploads.filter((u) => u.bucket === bucket && u.state !== 'uploading').length;
+      if (finished) {
+        uploadList.append(h('li', { class: 'uploads-clear' }, h('button', { type: 'button', class: 'small ghost', id: 'uploads-clear', onclick: () => {
+          for (let i = uploads.length - 1; i >= 0; i--) if (uploads[i].bucket === bucket && uploads[i].state !== 'uploading') uploads.splice(i, 1);
+          drawUploads();
+          toolbar.querySelector('#upload-button')?.focus();
+        } }, 'Clear finished uploads')));
+      }
+    }
+    redrawUploads = drawUploads;
+    drawUploads();
+
+    await reload();
+    if (params.get('object')) open(params.get('object'));
+    return () => {
+      generation++;
+      stopPanel?.();
+      if (redrawUploads === drawUploads) redrawUploads = null;
+    };
   },
 };
+
+/** A small folder drawing (no emoji: a server's browser may have no emoji font). */
+function folderIcon() {
+  return h('svg:svg', { class: 'folder-icon', viewBox: '0 0 16 16', width: '16', height: '16', 'aria-hidden': 'true', focusable: 'false' },
+    h('svg:path', { d: 'M1.5 3.5h4.5l1.5 1.5h7v8.5h-13z', fill: 'currentColor', 'fill-opacity': '0.18', stroke: 'currentColor', 'stroke-width': '1.2', 'stroke-linejoin': 'round' }));
+}
+
+function hasFiles(e) {
+  return [...(e.dataTransfer?.types ?? [])].includes('Files');
+}
+
+"""####),
+        "js/pages/users-api.js": ConsoleAsset(
+            "text/javascript; charset=utf-8",
+            ####"""
+// The Users page's calls: Identity Toolkit's admin API, as firebase-admin makes them (the console session stands
+// for the admin credential).
+import { api, session } from '../app.js';
+
+const base = () => `/identitytoolkit.googleapis.com/v1/projects/${encodeURIComponent(session.project)}/accounts`;
+
+/** Firebase's error codes as people read them; the code itself is kept at the end. */
+const MESSAGES = {
+  EMAIL_EXISTS: 'Another user already has this email.',
+  PHONE_NUMBER_EXISTS: 'Another user already has this phone number.',
+  DUPLICATE_LOCAL_ID: 'Another user already has this uid.',
+  WEAK_PASSWORD: 'The password is too weak: use at least 6 characters.',
+  INVALID_EMAIL: 'That is not a valid email address.',
+  INVALID_PHONE_NUMBER: 'That is not a valid phone number: use the international form, e.g. +15555550100.',
+  USER_NOT_FOUND: 'There is no such user (deleted meanwhile?).',
+  EMAIL_NOT_FOUND: 'No user has this email.',
+  CLAIMS_TOO_LARGE: 'The custom claims are longer than 1000 characters.',
+  INVALID_CLAIMS: 'The custom claims must be a JSON object.',
+  FORBIDDEN_CLAIM: 'The custom claims use a name reserved by the ID token.',
+  MISSING_EMAIL: 'This user has no email address.',
+};
+
+/** An Identity Toolkit error message ("CODE : detail") in words. */
+export function explain(error) {
+  const text = error?.message ?? String(error);
+  const code = text.split(/[\s:]/)[0];
+  return MESSAGES[code] ? `${MESSAGES[code]} (${text})` : text;
+}
+
+/** One page of users in uid order: { users, nextPageToken }. */
+export async function listUsers(maxResults, pageToken) {
+  const q = new URLSearchParams({ maxResults: String(maxResults) });
+  if (pageToken) q.set('nextPageToken', pageToken);
+  const answer = await api('GET', `${base()}:batchGet?${q}`);
+  return { users: answer?.users ?? [], nextPageToken: answer?.nextPageToken ?? null };
+}
+
+/** How many users there are. */
+export async function countUsers() {
+  const answer = await api('POST', `${base()}:query`, { json: { returnUserInfo: false } });
+  return Number(answer?.recordsCount ?? 0);
+}
+
+/** Users by exact email, phone number or uid ({ email: [...] } etc.). */
+export async function lookup(body) {
+  const answer = await api('POST', `${base()}:lookup`, { json: body });
+  return answer?.users ?? [];
+}
+
+/** One user by uid, or null. */
+export async function getUser(uid) {
+  return (await lookup({ localId: [uid] }))[0] ?? null;
+}
+
+/** Creates a user; answers its uid. */
+export async function createUser(fields) {
+  const answer = await api('POST', base(), { json: fields });
+  return answer.localId;
+}
+
+/** accounts:update for one uid. */
+export function updateUser(uid, fields) {
+  return api('POST', `${base()}:update`, { json: { localId: uid, ...fields } });
+}
+
+/** Deletes a user. */
+export function deleteUser(uid) {
+  return api('POST', `${base()}:delete`, { json: { localId: uid } });
+}
+
+/** Ends every session the user has: refresh tokens issued before now stop working. */
+export function revokeSessions(uid) {
+  return updateUser(uid, { validSince: String(Math.floor(Date.now() / 1000)) });
+}
+
+/** A password reset: mailed (returnLink false) or handed back as a link. */
+export function passwordReset(email, returnLink) {
+  return api('POST', `${base()}:sendOobCode`, {
+    json: { requestType: 'PASSWORD_RESET', email, ...(returnLink ? { returnOobLink: true } : {}) },
+  });
+}
+
+/** Imports users (≤ 1000) with the hash parameters; answers the errors ({ index, message }). */
+export async function importUsers(users, hash) {
+  const answer = await api('POST', `${base()}:batchCreate`, { json: { users, ...hash } });
+  return answer?.error ?? answer?.errors ?? [];
+}
+
+/** The reserved names Firebase refuses as custom claims. */
+export const RESERVED_CLAIMS = ['acr', 'amr', 'at_hash', 'aud', 'auth_time', 'azp', 'cnf', 'c_hash', 'exp', 'firebase', 'iat',
+  'iss', 'jti', 'nbf', 'nonce', 'sub'];
+
+/**
+ * Checks custom claims typed by a person: answers { text } (compact JSON to send, "{}" for none) or { error }.
+ */
+export function checkClaims(input) {
+  const trimmed = input.trim();
+  if (trimmed === '') return { text: '{}' };
+  let value;
+  try { value = JSON.parse(trimmed); } catch (e) { return { error: `Not valid JSON: ${e.message}` }; }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { error: 'Custom claims must be a JSON object, like {"admin": true}.' };
+  const reserved = Object.keys(value).filter((k) => RESERVED_CLAIMS.includes(k));
+  if (reserved.length) return { error: `Reserved claim names cannot be used: ${reserved.join(', ')}.` };
+  const text = JSON.stringify(value);
+  const bytes = new TextEncoder().encode(text).length;
+  if (bytes > 1000) return { error: `The claims take ${bytes} bytes; Firebase allows at most 1000.` };
+  return { text };
+}
+
+"""####),
+        "js/pages/users-dialogs.js": ConsoleAsset(
+            "text/javascript; charset=utf-8",
+            ####"""
+// The Users page's forms: create, edit (profile and custom claims), password reset. Each is a modal <dialog> that
+// stays open while the server refuses, showing why next to the form.
+import { h, toast } from '../app.js';
+import { checkClaims, createUser, explain, passwordReset, updateUser } from './users-api.js';
+
+let fieldCount = 0;
+
+/** A labelled input: { wrap, input }. */
+function field(label, attrs = {}, help = null) {
+  const id = `uf-${++fieldCount}`;
+  const helpId = help ? `${id}-help` : null;
+  const input = h(attrs.tag ?? 'input', { id, ...attrs, tag: null, 'aria-describedby': helpId });
+  const wrap = h('div', { class: 'field' }, h('label', { for: id, text: label }), input, help ? h('span', { id: helpId, class: 'muted', text: help }) : null);
+  return { wrap, input };
+}
+
+/**
+ * A modal form. `submit()` does the work and returns true to close; what it throws is shown in the form.
+ * Resolves with true when it closed after a submit, false when cancelled.
+ */
+function formDialog({ id, title, body, action, submit, danger = false }) {
+  return new Promise((resolve) => {
+    const before = document.activeElement;
+    const error = h('p', { class: 'error', role: 'alert', id: `${id}-error` });
+    const save = h('button', { type: 'submit', class: danger ? 'danger' : 'primary', id: `${id}-save` }, action);
+    const d = h('dialog', { class: 'dialog users-dialog', id, 'aria-labelledby': `${id}-title` });
+    const close = (value) => { d.close(); d.remove(); before?.focus?.(); resolve(value); };
+    const form = h('form', { method: 'dialog', novalidate: true, onsubmit: async (e) => {
+      e.preventDefault();
+      error.textContent = '';
+      save.disabled = true;
+      try {
+        if (await submit()) close(true);
+      } catch (err) {
+        error.textContent = err.userMessage ?? explain(err);
+      } finally {
+        save.disabled = false;
+      }
+    } },
+    h('h2', { id: `${id}-title`, text: title }),
+    h('div', { class: 'dialog-body' }, body),
+    error,
+    h('div', { class: 'actions' },
+      h('button', { type: 'button', onclick: () => close(false) }, 'Cancel'),
+      save));
+    // A refusal is about what was sent: editing the form takes it away.
+    form.addEventListener('input', () => { error.textContent = ''; });
+    d.append(form);
+    d.addEventListener('cancel', (e) => { e.preventDefault(); close(false); });
+    document.body.append(d);
+    d.showModal();
+    d.querySelector('input, textarea, select')?.focus();
+  });
+}
+
+/** An error whose text is shown as is. */
+function refusal(message) {
+  const e = new Error(message);
+  e.userMessage = message;
+  return e;
+}
+
+/** Asks for a new user's email and password (or phone) and display name, and creates it; resolves with its uid. */
+export async function createDialog() {
+  const email = field('Email', { type: 'email', name: 'email', autocomplete: 'off' });
+  const password = field('Password', { type: 'password', name: 'password', autocomplete: 'new-password' }, 'At least 6 characters; needed with an email.');
+  const phone = field('Phone number (optional)', { type: 'tel', name: 'phone', placeholder: '+15555550100' }, 'International form: + and the country code. A phone alone is enough.');
+  const name = field('Display name (optional)', { type: 'text', name: 'displayName' });
+  const uid = field('uid (optional)', { type: 'text', name: 'uid', autocomplete: 'off' }, 'Left empty, the server picks one.');
+  let created = null;
+  const ok = await formDialog({
+    id: 'create-user', title: 'New user', action: 'Create user',
+    body: [email.wrap, password.wrap, phone.wrap, name.wrap, uid.wrap],
+    submit: async () => {
+      const body = {};
+      const e = email.input.value.trim();
+      const p = phone.input.value.trim();
+      if (!e && !p) throw refusal('Give an email (with a password) or a phone number.');
+      if (e) {
+        if (!/^[^@\s]+@[^@\s]+$/.test(e)) throw refusal('That is not a valid email address.');
+        if (!password.input.value) throw refusal('A user with an email needs a password.');
+        body.email = e;
+      }
+      if (password.input.value) body.password = password.input.value;
+      if (p) {
+        if (!/^\+[0-9 ()-]{6,}$/.test(p)) throw refusal('Phone numbers start with + and the country code, e.g. +15555550100.');
+        body.phoneNumber = p.replace(/[ ()-]/g, '');
+      }
+      if (name.input.value.trim()) body.displayName = name.input.value.trim();
+      if (uid.input.value.trim()) body.localId = uid.input.value.trim();
+      created = await createUser(body);
+      return true;
+    },
+  });
+  if (ok) toast(`Created user ${created}.`, 'ok');
+  return ok ? created : null;
+}
+
+/** Edits a user's profile and custom claims; resolves true when saved. */
+export async function editDialog(user) {
+  const name = field('Display name', { type: 'text', value: user.displayName ?? '' });
+  const email = field('Email', { type: 'email', value: user.email ?? '' });
+  const verified = h('input', { type: 'checkbox', id: 'edit-verified', checked: user.emailVerified === true });
+  const phone = field('Phone number', { type: 'tel', value: user.phoneNumber ?? '', placeholder: '+15555550100' });
+  const password = field('New password', { type: 'password', autocomplete: 'new-password' }, 'Left empty, the password stays.');
+  const claimsText = user.customAttributes ? JSON.stringify(JSON.parse(user.customAttributes), null, 2) : '';
+  const claims = field('Custom claims (JSON object)', { tag: 'textarea', class: 'code', rows: 6, value: claimsText, spellcheck: 'false',
+    placeholder: '{"admin": true}' }, 'Put in every ID token the user gets from now on; at most 1000 bytes. Empty: none.');
+  claims.input.id = 'edit-claims';
+  const meta = h('dl', { class: 'users-meta' },
+    h('dt', { text: 'uid' }), h('dd', { class: 'mono', text: user.localId }),
+    h('dt', { text: 'Providers' }), h('dd', { text: (user.providerUserInfo ?? []).map((p) => p.providerId).join(', ') || 'none' }));
+  const ok = await formDialog({
+    id: 'edit-user', title: `Edit ${user.email ?? user.phoneNumber ?? user.localId}`, action: 'Save',
+    body: [meta, name.wrap, email.wrap, h('label', { class: 'check' }, verified, ' Email verified'), phone.wrap, password.wrap, claims.wrap],
+    submit: async () => {
+      const checked = checkClaims(claims.input.value);
+      if (checked.error) { claims.input.focus(); throw refusal(checked.error); }
+      const change = { customAttributes: checked.text, emailVerified: verified.checked };
+      const deleteAttribute = [];
+      const n = name.input.value.trim();
+      if (n) change.displayName = n; else if (user.displayName) deleteAttribute.push('DISPLAY_NAME');
+      const e = email.input.value.trim();
+      if (e && e !== user.email) change.email = e;
+      if (!e && user.email) deleteAttribute.push('EMAIL');
+      const p = phone.input.value.trim().replace(/[ ()-]/g, '');
+      if (p && p !== user.phoneNumber) change.phoneNumber = p;
+      if (!p && user.phoneNumber) change.deleteProvider = ['phone'];
+      if (password.input.value) change.password = password.input.value;
+      if (deleteAttribute.length) change.deleteAttribute = deleteAttribute;
+      await updateUser(user.localId, change);
+      return true;
+    },
+  });
+  if (ok) toast('Saved.', 'ok');
+  return ok;
+}
+
+/** Sends a password reset, or makes its link to hand over; says what happened. */
+export async function resetDialog(user) {
+  const how = h('fieldset', { class: 'users-choice' },
+    h('legend', { text: 'How' }),
+    h('label', { class: 'check' }, h('input', { type: 'radio', name: 'reset-how', value: 'mail', checked: true, id: 'reset-mail' }),
+      ` Email the reset link to ${user.email}`),
+    h('label', { class: 'check' }, h('input', { type: 'radio', name: 'reset-how', value: 'link', id: 'reset-link' }),
+      ' Make the link here, to hand over yourself (nothing is sent)'));
+  const result = h('div', { id: 'reset-result', 'aria-live': 'polite' });
+  let done = false;
+  await formDialog({
+    id: 'reset-user', title: 'Password reset', action: 'Go',
+    body: [h('p', { class: 'muted', text: 'The link lets whoever opens it set a new password; it works once and expires.' }), how, result],
+    submit: async () => {
+      if (done) return true;
+      const returnLink = how.querySelector('input:checked').value === 'link';
+      const answer = await passwordReset(user.email, returnLink);
+      if (returnLink && answer?.oobLink) {
+        const link = h('input', { type: 'text', readonly: true, value: answer.oobLink, id: 'reset-oob-link', 'aria-label': 'Reset link', class: 'mono' });
+        result.replaceChildren(h('p', { class: 'ok', text: 'Here is the link (it was not mailed):' }), link,
+          h('button', { type: 'button', class: 'small', onclick: async () => {
+            try { await navigator.clipboard.writeText(answer.oobLink); toast('Copied.', 'ok'); } catch { link.select(); toast('Select the link and copy it.', 'info'); }
+          } }, 'Copy'));
+        link.select();
+      } else {
+        result.replaceChildren(h('p', { class: 'ok', text: `The server took the reset mail to ${answer?.email ?? user.email}. `
+          + 'Whether it arrives depends on its mail setup: without SMTP configured the message only goes to the server\'s log '
+          + '(choose "Make the link here" to get the link instead).' }));
+      }
+      done = true;
+      document.getElementById('reset-user-save').textContent = 'Close';
+      return false;
+    },
+  });
+}
+
+"""####),
+        "js/pages/users-io.js": ConsoleAsset(
+            "text/javascript; charset=utf-8",
+            ####"""
+// Export and import of users in the JSON `firebase auth:export` writes ({"users": [...]}), through accounts:batchGet
+// and accounts:batchCreate.
+import { h, toast } from '../app.js';
+import { explain, importUsers, listUsers } from './users-api.js';
+
+/** What lookups show instead of a hash (base64 of "REDACTED"): no password. */
+const REDACTED = 'UkVEQUNURUQ=';
+
+/** One batchGet user in auth:export's shape. */
+export function exportedUser(u) {
+  const out = { localId: u.localId };
+  const copy = (from, to = from) => { if (u[from] !== undefined && u[from] !== null) out[to] = u[from]; };
+  copy('email');
+  out.emailVerified = u.emailVerified === true;
+  if (u.passwordHash && u.passwordHash !== REDACTED) { out.passwordHash = u.passwordHash; copy('salt'); }
+  copy('displayName');
+  copy('photoUrl');
+  copy('phoneNumber');
+  out.disabled = u.disabled === true;
+  copy('customAttributes');
+  // auth:export lists linked providers only; `password` and `phone` follow from the fields above.
+  out.providerUserInfo = (u.providerUserInfo ?? []).filter((p) => p.providerId !== 'password' && p.providerId !== 'phone')
+    .map((p) => Object.fromEntries(['providerId', 'rawId', 'email', 'displayName', 'photoUrl'].filter((k) => p[k] !== undefined).map((k) => [k, p[k]])));
+  copy('createdAt');
+  copy('lastLoginAt', 'lastSignedInAt');
+  return out;
+}
+
+/** Every user, page by page; onPage(count) after each. */
+export async function exportAll(onPage) {
+  const users = [];
+  let token = null;
+  do {
+    const page = await listUsers(1000, token);
+    users.push(...page.users.map(exportedUser));
+    token = page.nextPageToken;
+    onPage?.(users.length);
+  } while (token);
+  return { users };
+}
+
+/** Saves `text` as a file through a download link. */
+export function download(name, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const a = h('a', { href: url, download: name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** One user of an auth:export file as batchCreate takes it; throws when it is not an object with a localId. */
+export function importedUser(u) {
+  if (!u || typeof u !== 'object' || Array.isArray(u)) throw new Error('not an object');
+  if (typeof u.localId !== 'string' || !u.localId) throw new Error('no localId');
+  const out = {};
+  for (const k of ['localId', 'email', 'emailVerified', 'displayName', 'photoUrl', 'phoneNumber', 'disabled', 'customAttributes', 'rawPassword']) {
+    if (u[k] !== undefined && u[k] !== null && u[k] !== '') out[k] = u[k];
+  }
+  if (u.customAttributes && typeof u.customAttributes === 'object') out.customAttributes = JSON.stringify(u.customAttributes);
+  if (u.passwordHash && u.passwordHash !== REDACTED) { out.passwordHash = u.passwordHash; out.salt = u.salt ?? ''; }
+  const number = (v) => (v === undefined || v === null || v === '' || Number.isNaN(Number(v)) ? undefined : Number(v));
+  if (number(u.createdAt) !== undefined) out.createdAt = number(u.createdAt);
+  const last = number(u.lastSignedInAt ?? u.lastLoginAt);
+  if (last !== undefined) out.lastLoginAt = last;
+  const linked = (u.providerUserInfo ?? []).filter((p) => p && p.providerId && p.providerId !== 'password' && p.providerId !== 'phone');
+  if (linked.length) out.providerUserInfo = linked;
+  return out;
+}
+
+/** The hash algorithms an import may name, with the parameters each needs. */
+export const HASHES = {
+  '': { label: 'None: the file has no password hashes', fields: [] },
+  HEARTH: { label: 'Hearth (STANDARD_SCRYPT, from hearth users export --password-hashes)', fields: ['memoryCost'] },
+  SCRYPT: { label: 'Firebase (SCRYPT, from firebase auth:export)', fields: ['signerKey', 'saltSeparator', 'rounds', 'memoryCost'] },
+  STANDARD_SCRYPT: { label: 'STANDARD_SCRYPT', fields: ['memoryCost', 'blockSize', 'parallelization', 'dkLen'] },
+  BCRYPT: { label: 'BCRYPT', fields: [] },
+  PBKDF2_SHA256: { label: 'PBKDF2_SHA256', fields: ['rounds'] },
+  PBKDF_SHA1: { label: 'PBKDF_SHA1', fields: ['rounds'] },
+};
+
+/** The request fields of the chosen algorithm and parameters (values are strings from inputs); throws a message. */
+export function hashParameters(algorithm, values) {
+  if (!algorithm) return {};
+  const int = (name, label) => {
+    const v = String(values[name] ?? '').trim();
+    if (!/^\d+$/.test(v)) throw new Error(`${label} must be a whole number.`);
+    return Number(v);
+  };
+  if (algorithm === 'HEARTH') {
+    return { hashAlgorithm: 'STANDARD_SCRYPT', memoryCost: int('memoryCost', 'N (memory cost)'), blockSize: 8, parallelization: 1, dkLen: 32 };
+  }
+  const out = { hashAlgorithm: algorithm };
+  for (const f of HASHES[algorithm].fields) {
+    if (f === 'signerKey') {
+      if (!String(values.signerKey ?? '').trim()) throw new Error('SCRYPT needs the signer key (base64_signer_key).');
+      out.signerKey = values.signerKey.trim();
+    } else if (f === 'saltSeparator') out.saltSeparator = String(values.saltSeparator ?? '').trim();
+    else out[f] = int(f, f);
+  }
+  return out;
+}
+
+/**
+ * Imports `users` (auth:export's entries) in requests of at most 1000; onProgress(done, total).
+ * Answers { imported, errors: [{ index, localId, message }] } with indexes into `users`.
+ */
+export async function importAll(users, hash, onProgress) {
+  const errors = [];
+  let imported = 0;
+  for (let start = 0; start < users.length; start += 1000) {
+    const chunk = [];
+    const at = [];
+    users.slice(start, start + 1000).forEach((u, i) => {
+      try { chunk.push(importedUser(u)); at.push(start + i); } catch (e) {
+        errors.push({ index: start + i, localId: u?.localId, message: `Skipped: ${e.message}` });
+      }
+    });
+    if (chunk.length) {
+      try {
+        const refused = await importUsers(chunk, hash);
+        for (const r of refused) errors.push({ index: at[r.index], localId: chunk[r.index]?.localId, message: r.message });
+        imported += chunk.length - refused.length;
+      } catch (e) {
+        // The whole request was refused (bad hash parameters, duplicate uids): say so for each of its users.
+        for (let i = 0; i < chunk.length; i++) errors.push({ index: at[i], localId: chunk[i].localId, message: explain(e) });
+      }
+    }
+    onProgress?.(Math.min(start + 1000, users.length), users.length);
+  }
+  errors.sort((a, b) => a.index - b.index);
+  return { imported, errors };
+}
+
+/** Reads an auth:export file's text: its users, or throws a message. */
+export function parseExport(text) {
+  let value;
+  try { value = JSON.parse(text); } catch (e) { throw new Error(`The file is not JSON: ${e.message}`); }
+  const users = Array.isArray(value) ? value : value?.users;
+  if (!Array.isArray(users)) throw new Error('The file has no "users" list (expected {"users": [...]}, as firebase auth:export writes).');
+  return users;
+}
+
+/** Shows an import's outcome in `box`. */
+export function showImportResult(box, total, result) {
+  const { imported, errors } = result;
+  box.replaceChildren(
+    h('p', { class: errors.length ? 'warn' : 'ok', id: 'import-summary', text: `Imported ${imported} of ${total} users${errors.length ? `; ${errors.length} refused:` : '.'}` }),
+    errors.length ? h('div', { class: 'table-wrap' }, h('table', { id: 'import-errors' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: '#' }), h('th', { scope: 'col', text: 'uid' }), h('th', { scope: 'col', text: 'Why' }))),
+      h('tbody', {}, errors.slice(0, 200).map((e) => h('tr', {},
+        h('td', { text: String(e.index + 1) }), h('td', { class: 'mono', text: e.localId ?? '—' }), h('td', { text: e.message })))))) : null,
+    errors.length > 200 ? h('p', { class: 'muted', text: `…and ${errors.length - 200} more.` }) : null);
+  toast(`Imported ${imported} of ${total} users.`, errors.length ? 'error' : 'ok');
+}
 
 """####),
         "js/pages/users.js": ConsoleAsset(
             "text/javascript; charset=utf-8",
             ####"""
-import { h } from '../app.js';
+// The Users page: list (paged, in uid order), exact search by email, phone or uid, create, edit (profile and custom
+// claims), disable, revoke sessions, password reset, delete, and export/import in firebase auth:export's JSON.
+import { confirmDanger, formatTime, guarded, h, session, setParams, toast } from '../app.js';
+import { countUsers, deleteUser, explain, getUser, listUsers, lookup, revokeSessions, updateUser } from './users-api.js';
+import { createDialog, editDialog, resetDialog } from './users-dialogs.js';
+import { HASHES, download, exportAll, hashParameters, importAll, parseExport, showImportResult } from './users-io.js';
+
+const PAGE_SIZE = 25;
+
+/** What a search text asks for: an email (has @), a phone number (starts with +), else a uid. */
+export function searchBody(text) {
+  const q = text.trim();
+  if (q.includes('@')) return { kind: 'email', body: { email: [q.toLowerCase()] } };
+  if (q.startsWith('+')) return { kind: 'phone number', body: { phoneNumber: [q.replace(/[ ()-]/g, '')] } };
+  return { kind: 'uid', body: { localId: [q] } };
+}
 
 export default {
   title: 'Users',
+  styles: true,
   mount(root) {
-    root.append(h('h1', { id: 'page-title', text: 'Users' }), h('p', { class: 'muted', text: 'Not built yet.' }));
+    if (!session.products.has('users')) {
+      root.append(h('h1', { id: 'page-title', text: 'Users' }),
+        h('p', { class: 'empty', text: 'Authentication is not enabled on this server (start it without --no-auth to manage users here).' }));
+      return undefined;
+    }
+    const state = { tokens: [null], page: 0, next: null, query: new URLSearchParams(location.search).get('q') ?? '' };
+
+    const status = h('p', { class: 'muted', id: 'users-status', 'aria-live': 'polite' });
+    const tbody = h('tbody', { id: 'users-rows' });
+    const table = h('div', { class: 'table-wrap' }, h('table', { id: 'users-table' },
+      h('caption', { class: 'visually-hidden', text: 'Users' }),
+      h('thead', {}, h('tr', {}, ['User', 'Name', 'Providers', 'Created', 'Last sign-in', 'Status', 'Actions']
+        .map((t) => h('th', { scope: 'col', text: t })))),
+      tbody));
+    const prev = h('button', { type: 'button', id: 'users-prev', onclick: () => { state.page--; load(); } }, '← Previous');
+    const next = h('button', { type: 'button', id: 'users-next', onclick: () => { state.page++; load(); } }, 'Next →');
+    const pager = h('div', { class: 'row users-pager' }, prev, next);
+
+    // ---- search ----
+    const search = h('input', { type: 'search', id: 'user-search', name: 'q', value: state.query, placeholder: 'ada@example.com, +15555550100 or a uid',
+      'aria-describedby': 'user-search-help' });
+    const searchForm = h('form', { class: 'toolbar users-search', role: 'search', onsubmit: (e) => {
+      e.preventDefault();
+      state.query = search.value.trim();
+      setParams({ q: state.query || null });
+      load();
+    } },
+    h('div', { class: 'field grow-field' }, h('label', { for: 'user-search', text: 'Find a user' }), search,
+      h('span', { id: 'user-search-help', class: 'muted', text: 'Exact email, phone number (+…) or uid.' })),
+    h('button', { type: 'submit', id: 'user-search-go' }, 'Search'),
+    h('button', { type: 'button', id: 'user-search-clear', onclick: () => { search.value = ''; state.query = ''; setParams({ q: null }); load(); } }, 'Show all'));
+
+    // ---- import ----
+    const importPanel = buildImportPanel(() => { state.page = 0; state.tokens = [null]; load(); });
+
+    const exportButton = h('button', { type: 'button', id: 'export-users', onclick: () => guarded(async () => {
+      exportButton.disabled = true;
+      try {
+        const file = await exportAll((n) => { status.textContent = `Exporting… ${n} users`; });
+        download(`users-${session.project}.json`, `${JSON.stringify(file, null, 2)}\n`);
+        toast(`Exported ${file.users.length} users (without password hashes: see Import).`, 'ok');
+      } finally {
+        exportButton.disabled = false;
+        showStatus();
+      }
+    }) }, 'Export');
+
+    const actions = h('div', { class: 'row users-actions' },
+      h('button', { type: 'button', class: 'primary', id: 'new-user', onclick: async () => {
+        const uid = await createDialog();
+        if (uid) { search.value = uid; state.query = uid; setParams({ q: uid }); load(uid); }
+      } }, 'New user'),
+      exportButton,
+      h('button', { type: 'button', id: 'import-toggle', 'aria-expanded': 'false', 'aria-controls': 'import-panel', onclick: (e) => {
+        importPanel.hidden = !importPanel.hidden;
+        e.currentTarget.setAttribute('aria-expanded', String(!importPanel.hidden));
+        if (!importPanel.hidden) importPanel.querySelector('input')?.focus();
+      } }, 'Import…'));
+
+    root.append(
+      h('div', { class: 'users-head' }, h('h1', { id: 'page-title', text: 'Users' }), actions),
+      importPanel, searchForm, status, table, pager);
+
+    let lastCount = null;
+    let shown = [];
+    function showStatus(extra = '') {
+      if (state.query) {
+        status.textContent = shown.length ? `Found ${shown.length} user${shown.length === 1 ? '' : 's'} for “${state.query}”.` : '';
+      } else {
+        const from = state.page * PAGE_SIZE;
+        status.textContent = shown.length
+          ? `Users ${from + 1}–${from + shown.length}${lastCount !== null ? ` of ${lastCount}` : ''} (by uid).${extra}`
+          : '';
+      }
+    }
+
+    async function load(flashUid = null) {
+      tbody.replaceChildren(h('tr', {}, h('td', { colspan: 7, class: 'muted', text: 'Loading…' })));
+      try {
+        if (state.query) {
+          const { kind, body } = searchBody(state.query);
+          shown = await lookup(body);
+          pager.hidden = true;
+          if (!shown.length) {
+            tbody.replaceChildren(h('tr', {}, h('td', { colspan: 7, class: 'empty', id: 'users-none', text: `No user has the ${kind} “${state.query}”.` })));
+          }
+        } else {
+          const page = await listUsers(PAGE_SIZE, state.tokens[state.page]);
+          shown = page.users;
+          state.next = page.nextPageToken;
+          state.tokens[state.page + 1] = page.nextPageToken;
+          pager.hidden = state.page === 0 && !state.next;
+          prev.disabled = state.page === 0;
+          next.disabled = !state.next;
+          lastCount = await countUsers().catch(() => null);
+          if (!shown.length) {
+            tbody.replaceChildren(h('tr', {}, h('td', { colspan: 7, class: 'empty', id: 'users-none', text: 'No users yet. Create one with “New user”, or import a file.' })));
+          }
+        }
+        if (shown.length) tbody.replaceChildren(...shown.map((u) => row(u, flashUid === u.localId)));
+        showStatus();
+      } catch (e) {
+        tbody.replaceChildren(h('tr', {}, h('td', { colspan: 7, class: 'error', role: 'alert', text: `Could not load users: ${explain(e)}` })));
+      }
+    }
+
+    /** Reloads one user's row (or removes it when the user is gone). */
+    async function refresh(uid) {
+      const current = tbody.querySelector(`tr[data-uid="${CSS.escape(uid)}"]`);
+      const user = await getUser(uid);
+      if (!current) return;
+      if (!user) { current.remove(); shown = shown.filter((u) => u.localId !== uid); showStatus(); return; }
+      current.replaceWith(row(user, true));
+    }
+
+    function row(u, flash) {
+      const who = u.email ?? u.phoneNumber ?? (u.providerUserInfo?.length ? u.providerUserInfo[0].email ?? u.providerUserInfo[0].rawId : null);
+      const label = who ?? u.localId;
+      const disabled = u.disabled === true;
+      const act = (text, attrs, fn) => h('button', { type: 'button', class: 'small', 'aria-label': `${text} ${label}`, ...attrs,
+        onclick: () => guarded(async () => { try { await fn(); } catch (e) { throw new Error(explain(e)); } }) }, text);
+      const claims = u.customAttributes && u.customAttributes !== '{}' ? u.customAttributes : null;
+      return h('tr', { dataset: { uid: u.localId }, class: flash ? 'flash' : null },
+        h('td', { class: 'users-who' },
+          h('div', { class: 'users-primary', text: who ?? (u.providerUserInfo?.length ? '' : 'Anonymous') }),
+          u.email && u.phoneNumber ? h('div', { text: u.phoneNumber }) : null,
+          h('div', { class: 'mono muted users-uid', text: u.localId }),
+          claims ? h('div', { class: 'mono users-claims', title: 'Custom claims', text: claims }) : null),
+        h('td', { text: u.displayName ?? '' }),
+        h('td', {}, (u.providerUserInfo ?? []).map((p) => h('span', { class: 'badge', text: p.providerId })),
+          u.emailVerified ? h('span', { class: 'badge ok', text: 'verified' }) : null),
+        h('td', { text: formatTime(u.createdAt) }),
+        h('td', { text: u.lastLoginAt ? formatTime(u.lastLoginAt) : 'never' }),
+        h('td', {}, disabled ? h('span', { class: 'badge error', text: 'Disabled' }) : h('span', { class: 'badge ok', text: 'Active' })),
+        h('td', { class: 'users-row-actions' },
+          act('Edit', { class: 'small primary', 'data-action': 'edit' }, async () => {
+            const fresh = await getUser(u.localId);
+            if (!fresh) throw new Error('This user no longer exists.');
+            if (await editDialog(fresh)) await refresh(u.localId);
+          }),
+          act(disabled ? 'Enable' : 'Disable', { 'data-action': disabled ? 'enable' : 'disable' }, async () => {
+            await updateUser(u.localId, { disableUser: !disabled });
+            toast(`${label} is ${disabled ? 'enabled again' : 'disabled: no sign-in, no token refresh'}.`, 'ok');
+            await refresh(u.localId);
+          }),
+          act('Revoke sessions', { 'data-action': 'revoke' }, async () => {
+            if (!await confirmDanger('Revoke sessions?', `Every refresh token ${label} holds stops working now; the apps they are signed in to sign them out within the hour (when the ID token expires).`, 'Revoke')) return;
+            await revokeSessions(u.localId);
+            toast(`Sessions of ${label} revoked.`, 'ok');
+            await refresh(u.localId);
+          }),
+          u.email ? act('Reset password', { 'data-action': 'reset' }, () => resetDialog(u)) : null,
+          act('Delete', { class: 'small danger', 'data-action': 'delete' }, async () => {
+            if (!await confirmDanger('Delete this user?', `${label} (uid ${u.localId}) is deleted for good: sign-ins, sessions and custom claims.`)) return;
+            await deleteUser(u.localId);
+            toast(`Deleted ${label}.`, 'ok');
+            await refresh(u.localId);
+          })));
+    }
+
+    function buildImportPanel(done) {
+      const file = h('input', { type: 'file', id: 'import-file', accept: 'application/json,.json' });
+      const algorithm = h('select', { id: 'import-hash' }, Object.entries(HASHES).map(([k, v]) => h('option', { value: k, text: v.label })));
+      const params = {
+        signerKey: ['Signer key (base64_signer_key)', 'text', ''],
+        saltSeparator: ['Salt separator (base64_salt_separator)', 'text', 'Bw=='],
+        rounds: ['Rounds', 'number', '8'],
+        memoryCost: ['Memory cost', 'number', '14'],
+        blockSize: ['Block size (r)', 'number', '8'],
+        parallelization: ['Parallelization (p)', 'number', '1'],
+        dkLen: ['Key length (bytes)', 'number', '32'],
+      };
+      const inputs = {};
+      const wraps = {};
+      for (const [name, [label, type, value]] of Object.entries(params)) {
+        inputs[name] = h('input', { type, id: `import-${name}`, value, inputmode: type === 'number' ? 'numeric' : null });
+        wraps[name] = h('div', { class: 'field' }, h('label', { for: `import-${name}`, text: label }), inputs[name]);
+      }
+      const showFields = () => {
+        const wanted = HASHES[algorithm.value].fields;
+        for (const [name, wrap] of Object.entries(wraps)) wrap.hidden = !wanted.includes(name);
+        // Hearth's N (the server's --password-cost, 16384 unless changed) and Firebase's log2 memory cost differ.
+        if (algorithm.value === 'HEARTH' && inputs.memoryCost.value === '14') inputs.memoryCost.value = '16384';
+        if (algorithm.value === 'SCRYPT' && inputs.memoryCost.value === '16384') inputs.memoryCost.value = '14';
+        wraps.memoryCost.querySelector('label').textContent = algorithm.value === 'SCRYPT' ? 'Memory cost (1-14)' : 'Memory cost (N)';
+      };
+      algorithm.addEventListener('change', showFields);
+      showFields();
+      const progress = h('progress', { class: 'progress', id: 'import-progress', max: 1, value: 0, hidden: true });
+      const result = h('div', { id: 'import-result', 'aria-live': 'polite' });
+      const go = h('button', { type: 'submit', class: 'primary', id: 'import-go' }, 'Import');
+      const form = h('form', { class: 'card users-import', id: 'import-panel', hidden: true, 'aria-labelledby': 'import-title', onsubmit: async (e) => {
+        e.preventDefault();
+        result.replaceChildren();
+        const picked = file.files?.[0];
+        if (!picked) { result.replaceChildren(h('p', { class: 'error', role: 'alert', text: 'Choose a file first.' })); file.focus(); return; }
+        let users;
+        let hash;
+        try {
+          users = parseExport(await picked.text());
+          const values = Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, v.value]));
+          hash = hashParameters(algorithm.value, values);
+          const hashed = users.filter((u) => u?.passwordHash && u.passwordHash !== 'UkVEQUNURUQ=').length;
+          if (hashed && !algorithm.value) {
+            throw new Error(`${hashed} users in the file have password hashes: choose how they were made (the hash algorithm), or they cannot sign in with their passwords.`);
+          }
+        } catch (err) {
+          result.replaceChildren(h('p', { class: 'error', role: 'alert', text: err.message }));
+          return;
+        }
+        go.disabled = true;
+        progress.hidden = false;
+        try {
+          const outcome = await importAll(users, hash, (n, total) => { progress.max = total; progress.value = n; });
+          showImportResult(result, users.length, outcome);
+          done();
+        } catch (err) {
+          result.replaceChildren(h('p', { class: 'error', role: 'alert', text: explain(err) }));
+        } finally {
+          go.disabled = false;
+          progress.hidden = true;
+        }
+      } },
+      h('h2', { id: 'import-title', text: 'Import users' }),
+      h('p', { class: 'muted', text: 'A JSON file as firebase auth:export or hearth users export writes it ({"users": [...]}). Export here leaves password hashes out (the API never sends them): to move '
+        + 'passwords, run hearth users export --password-hashes on the server and import that file with “Hearth”.' }),
+      h('div', { class: 'toolbar' },
+        h('div', { class: 'field' }, h('label', { for: 'import-file', text: 'File' }), file),
+        h('div', { class: 'field' }, h('label', { for: 'import-hash', text: 'Password hashes' }), algorithm)),
+      h('div', { class: 'toolbar' }, Object.values(wraps)),
+      h('div', { class: 'row' }, go, progress),
+      result);
+      return form;
+    }
+
+    load();
+    return undefined;
   },
 };
 

@@ -7,7 +7,7 @@ import NIOCore
 
 extension AdminController {
     /// `/.hearth/rules/…`: the rules checker, the simulator and the cases runner, for the console's Rules page. Every
-    /// endpoint is `POST` with a JSON body and answers JSON; a malformed request is 400 `{"error":{"message"}}`, another
+    /// endpoint is `POST` with a JSON body and answers JSON; a malformed request is 400 `{"error":"message"}`, another
     /// method 405, another path 404. Publishing uses the public endpoints (`PUT /.settings/rules.json?ns=…` for a
     /// database, `PUT /internal/setRules` for storage).
     ///
