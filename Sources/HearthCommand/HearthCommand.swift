@@ -44,6 +44,8 @@ struct HearthCLI: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Serve.self, MigrateCommand.self, RulesCommand.self, StorageCommand.self, UsersCommand.self, AuthCommand.self, LinksCommand.self, NamespacesCommand.self,
+            DBCommand.self,
+            BackupCommand.self,
         ]
     )
 }
