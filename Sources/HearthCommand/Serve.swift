@@ -78,6 +78,10 @@ struct Serve: AsyncParsableCommand {
     var linkAllow: [String] = []
     @Flag(help: "Let anyone with an API key make short links, as Firebase did; otherwise outside --dev only the admin and signed-in users (HEARTH_LINKS_PUBLIC_CREATE).")
     var linksPublicCreate = false
+    @Option(help: "Log format: text (one line per record, the default) or json (one JSON object per line) (HEARTH_LOG_FORMAT).")
+    var logFormat: String?
+    @Option(help: "File holding a credential that may read /metrics and nothing else, besides the admin credential (HEARTH_METRICS_TOKEN_FILE, or HEARTH_METRICS_TOKEN).")
+    var metricsTokenFile: String?
 
     func resolve() throws -> Settings {
         let env = ProcessInfo.processInfo.environment
@@ -148,6 +152,7 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "hearth", factory: { LineLogHandler(label: $0) })
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let (settings, durability, passwordHashN) = try checkedSettings()
+        logger = try configuredLogger(level: logger.logLevel)
         let outsideServices = try Self.outsideServices(settings, logger: logger)
         let folder = try Self.writableFolder(settings.data)
         let adminToken: String
@@ -174,6 +179,11 @@ struct Serve: AsyncParsableCommand {
             namespaceIdleSeconds: databaseIdleSeconds ?? 120, linksPublicCreate: settings.links.publicCreate)
         configuration.requestHeadTimeout = .seconds(settings.headerTimeout)
         configuration.idleTimeout = .seconds(settings.idleTimeout)
+        let metricsTokenPath = metricsTokenFile ?? ProcessInfo.processInfo.environment["HEARTH_METRICS_TOKEN_FILE"]
+        configuration.metricsToken = try metricsTokenPath.map { path in
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw fail("cannot read the metrics token file \(path)", .badConfiguration) }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        } ?? ProcessInfo.processInfo.environment["HEARTH_METRICS_TOKEN"]
         // Small uploads spend their time in fsync; more threads than cores let many wait at once.
         let filePool = NIOThreadPool(numberOfThreads: 16)
         filePool.start()

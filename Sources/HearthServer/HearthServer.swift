@@ -100,6 +100,12 @@ public struct HearthServer: Sendable {
         let (connections, registry) = (self.realtime.connections, self.registry)
         let metrics = ServerMetrics(connections: { connections.count }, listeners: { registry.listenerCount })
         self.metrics = metrics
+        // `/metrics` for the admin or the metrics token; `/readyz` is ready while the default database opens.
+        let defaultNamespace = configuration.defaultNamespace
+        metrics.operations.configure(metricsToken: configuration.metricsToken, isAdmin: { authenticator.isAdmin($0) }) {
+            do { try await registry.withNamespace(defaultNamespace) { _ in } } catch { return "the database \(defaultNamespace) cannot be opened" }
+            return nil
+        }
         self.admin = AdminController(
             database: controller, storage: self.storage, links: self.links, functions: runtime, metrics: metrics, authenticator: authenticator,
             configuration: configuration)
@@ -178,6 +184,8 @@ public struct HearthServer: Sendable {
         if let links { services.insert(LinkClickFlusher(recorder: links.service.clicks, store: links.service.store, logger: logger), at: 0) }
         // Last, so that on shutdown it stops first: no new function runs while requests finish.
         if let functions { services.append(FunctionsService(runtime: functions, database: controller.service, logger: logger)) }
+        // Very last: on shutdown `/readyz` turns 503 before anything else stops.
+        services.append(ReadinessWatcher(endpoints: metrics.operations))
         return ServiceGroup(
             configuration: .init(
                 services: services,

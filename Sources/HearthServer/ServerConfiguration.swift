@@ -57,6 +57,8 @@ public struct ServerConfiguration: Sendable {
     public var streamBufferBytes = 8 << 20
     /// Bytes all realtime connections together may hold of messages still arriving.
     public var realtimePartialBytes = defaultRealtimePartialBytes
+    /// A credential that reads `/metrics` and nothing else (`--metrics-token-file`); the admin credential always may.
+    public var metricsToken: String?
     /// The default for ``realtimePartialBytes``: 128 MiB.
     public static let defaultRealtimePartialBytes = 128 << 20
 

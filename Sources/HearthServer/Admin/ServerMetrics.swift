@@ -57,6 +57,14 @@ final class ServerMetrics: Sendable {
     let listeners: @Sendable () -> Int
     /// The cached sizes of the stores (see ``AdminController/overview(_:)``).
     let sizes = SizeCache()
+    /// Requests by route, status class and latency, for `/metrics`.
+    let http = HTTPMetrics()
+    /// Makes the ids of requests that came without a sane `X-Request-Id`.
+    let requestIDs = RequestID.Generator()
+    /// `/metrics`, `/healthz` and `/readyz`, wired by the server (``OperationsEndpoints/configure(metricsToken:isAdmin:ready:)``).
+    let operations = OperationsEndpoints()
+    /// When the server started, in milliseconds since 1970.
+    let startedAt = Int64(Date().timeIntervalSince1970 * 1000)
 
     /// Metrics that count from now; `connections` and `listeners` are read at each sample and each overview.
     init(connections: @escaping @Sendable () -> Int = { 0 }, listeners: @escaping @Sendable () -> Int = { 0 }) {
