@@ -20,6 +20,9 @@ public enum RealtimeFraming {
             var end = units.index(start, offsetBy: maxFrameCharacters, limitedBy: units.endIndex) ?? units.endIndex
             // Inside a surrogate pair: end the chunk before it.
             if end < units.endIndex, end.samePosition(in: scalars) == nil { end = units.index(before: end) }
+            // A chunk holds at least one scalar, so a limit of one unit cannot stall on a surrogate pair (found by
+            // FuzzTests; the protocol's own limit is 16,384).
+            if end == start { end = units.index(start, offsetBy: 2) }
             chunks.append(String(scalars[start..<end]))
             start = end
         }
