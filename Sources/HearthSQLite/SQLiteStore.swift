@@ -67,8 +67,13 @@ public final class SQLiteStore: DatabaseStore {
     }
 
     /// Runs `body` in one write transaction (SQLite allows one writer at a time), committed with the store's ``Durability`` before this returns.
+    /// A full disk (`SQLITE_FULL`) is thrown as ``StoreFullError``; the transaction is rolled back.
     public func write<R: Sendable>(_ body: @Sendable (any StoreTransaction) throws -> R) async throws -> R {
-        try await pool.write { db in try body(SQLiteTransaction(db)) }
+        do {
+            return try await pool.write { db in try body(SQLiteTransaction(db)) }
+        } catch let error as GRDB.DatabaseError where error.resultCode == .SQLITE_FULL {
+            throw StoreFullError(detail: "\(error)")
+        }
     }
 
     /// Closes the reader connections and the pool; later calls fail.

@@ -71,6 +71,10 @@ struct DatabaseController: Sendable {
     func errorReply(_ error: any Error, pretty: Bool) -> InlineReply {
         if let e = error as? RestError { return Responses.errorReply(e, pretty: pretty, diagnostics: configuration.dev) }
         if let e = error as? DatabaseError { return Responses.errorReply(RestError(e), pretty: pretty, diagnostics: configuration.dev) }
+        if let e = error as? StoreFullError {
+            logger.error("write refused: the disk is full", metadata: ["hearth.error": "\(e.detail)"])
+            return Responses.errorReply(RestError(HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), e.description), pretty: pretty)
+        }
         logger.error("request failed", metadata: ["hearth.error": "\(error)"])
         return Responses.errorReply(RestError(.internalServerError, "Internal error"), pretty: pretty)
     }

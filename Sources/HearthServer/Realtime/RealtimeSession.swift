@@ -142,6 +142,9 @@ actor RealtimeSession {
             case .permissionDenied: respond(id, .permissionDenied, .string("Permission denied"))
             case .invalid, .namespace: respond(id, .failed, .string(e.description))
             }
+        } catch let e as StoreFullError {
+            logger.error("write refused: the disk is full", metadata: ["hearth.error": "\(e.detail)"])
+            respond(id, .unavailable, .string(e.description))
         } catch {
             logger.error("realtime request failed", metadata: ["hearth.action": "\(action)", "hearth.error": "\(error)"])
             respond(id, .unavailable, .string("Internal error"))
