@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 import Testing
 
@@ -89,6 +90,23 @@ struct MetricsTests {
             #expect(stopping.0 == .serviceUnavailable && stopping.1 == "shutting down\n")
             #expect(try await client.send(.get, "/healthz", headers: [:]).0 == .ok)
         }
+    }
+
+    @Test("the readiness watcher sets the flag when graceful shutdown begins, not before")
+    func watcherFlipsOnShutdown() async throws {
+        let endpoints = OperationsEndpoints()
+        let group = ServiceGroup(
+            configuration: .init(services: [ReadinessWatcher(endpoints: endpoints)], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            try await Task.sleep(for: .milliseconds(50))
+            let early = endpoints.shuttingDown.load(ordering: .relaxed)
+            #expect(!early)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        let late = endpoints.shuttingDown.load(ordering: .relaxed)
+        #expect(late)
     }
 
     @Test("a sane X-Request-Id is returned as sent; others are replaced by a new id, unique per request")
