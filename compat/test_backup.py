@@ -152,3 +152,27 @@ def test_kill_during_backup_leaves_no_complete_backup(tmp_path: Path) -> None:
     assert not (backups / "tmp").exists()
     final = backup("list", "--backups", str(backups)).stdout.splitlines()
     assert len(final) == 1 and "complete " in final[0], final
+
+
+def test_scheduled_backups_keep_the_newest(tmp_path: Path) -> None:
+    data, backups = tmp_path / "data", tmp_path / "backups"
+    args = ["--dev", "--backup-every", "1s", "--backup-keep", "2", "--backup-dir", str(backups)]
+    with hearth_process(args, data, tmp_path / "live.log") as (base, _, log):
+        deadline = time.monotonic() + 20
+        made = 0
+        n = 0
+        while time.monotonic() < deadline and made < 4:
+            assert requests.put(f"{base}/tick.json", json=n, headers=ADMIN, timeout=10).ok
+            n += 1
+            made = log.read_text().count("backup made")
+            time.sleep(0.1)
+        assert made >= 4, log.read_text()[-2000:]
+        listed = backup("list", "--backups", str(backups)).stdout.splitlines()
+        complete = [line for line in listed if " complete " in line]
+        assert 1 <= len(complete) <= 3 and len(listed) <= 3, listed
+    checked = backup("verify", "--backups", str(backups))
+    assert checked.returncode == 0, checked.stdout
+    assert len([line for line in checked.stdout.splitlines() if line.endswith("files checked")]) == 2, checked.stdout
+    bad = subprocess.run([hearth_binary(), "serve", "--data", str(tmp_path / "x"), "--backup-every", "soon"],
+                         capture_output=True, text=True, timeout=30)
+    assert bad.returncode != 0 and "--backup-every must be" in bad.stderr, bad.stderr

@@ -47,6 +47,9 @@ extension Serve {
         -> (any StoreFactory, [any Service], PostgresServer?)
     {
         if let url = settings.postgres {
+            if settings.backup.every != nil {
+                throw fail("--backup-every backs up SQLite data folders; with --postgres back up the database with pg_dump (see docs/operations.md)", .badConfiguration)
+            }
             let location: PostgresLocation
             do { location = try PostgresLocation(url: url) } catch { throw fail("--postgres: \(error)", .badConfiguration) }
             let server: PostgresServer
@@ -57,6 +60,9 @@ extension Serve {
             }
             let feed = PostgresChangeFeed(server: server, logger: logger)
             return (PostgresStoreFactory(server: server, feed: feed), [feed], server)
+        }
+        if let schedule = try BackupSchedule(settings.backup, folder: folder, logger: logger) {
+            return (try await databases(settings, folder: folder, durability: durability), [schedule], nil)
         }
         return (try await databases(settings, folder: folder, durability: durability), [], nil)
     }

@@ -78,6 +78,10 @@ struct Serve: AsyncParsableCommand {
     var linkAllow: [String] = []
     @Flag(help: "Let anyone with an API key make short links, as Firebase did; otherwise outside --dev only the admin and signed-in users (HEARTH_LINKS_PUBLIC_CREATE).")
     var linksPublicCreate = false
+    @Option(help: "Back up the data folder while serving, every interval: 90s, 30m, 1h, 1d (HEARTH_BACKUP_EVERY; config backup.every). See hearth backup.")
+    var backupEvery: String?
+    @Option(help: "Scheduled backups: keep this many newest complete ones (HEARTH_BACKUP_KEEP; config backup.keep; default 48).") var backupKeep: Int?
+    @Option(help: "Scheduled backups: the backups folder (HEARTH_BACKUP_DIR; config backup.dir; default <data>/backups).") var backupDir: String?
     @Option(help: "Log format: text (one line per record, the default) or json (one JSON object per line) (HEARTH_LOG_FORMAT).")
     var logFormat: String?
     @Option(help: "File holding a credential that may read /metrics and nothing else, besides the admin credential (HEARTH_METRICS_TOKEN_FILE, or HEARTH_METRICS_TOKEN).")
@@ -137,6 +141,10 @@ struct Serve: AsyncParsableCommand {
         if let linkDomains { s.links.domains = Settings.rawList(linkDomains) }
         if !linkAllow.isEmpty { s.links.allow = linkAllow }
         if linksPublicCreate { s.links.publicCreate = true }
+        if let backupEvery { s.backup.every = backupEvery }
+        if let backupKeep { s.backup.keep = backupKeep }
+        if let backupDir { s.backup.dir = backupDir }
+        _ = try s.backup.checkedInterval()
         _ = try s.links.checkedDomains()
         _ = try s.links.allowlist(dev: s.dev, authorizedHosts: [])
         return s

@@ -40,6 +40,8 @@ struct Settings {
     var sms = SMSSettings()
     var services = OutsideServicesSettings()
     var links = LinkSettings()
+    /// Scheduled backups while serving (`--backup-every`, `--backup-keep`, `--backup-dir`).
+    var backup = BackupScheduleSettings()
 
     /// The mail server for auth emails; none configured = links are not mailed.
     struct SMTPSettings {
@@ -149,6 +151,7 @@ struct Settings {
             case ("sms", .object(let members)): try sms.apply(members, file: path)
             case ("services", .object(let members)): try services.apply(members, file: path)
             case ("links", .object(let members)): try links.apply(members, file: path)
+            case ("backup", .object(let members)): try backup.apply(members, file: path)
             default: throw Failure(description: "config file \(path): unknown or mistyped setting \"\(m.key)\"")
             }
         }
@@ -190,6 +193,7 @@ struct Settings {
         try smtp.apply(environment: env)
         sms.apply(environment: env)
         services.apply(environment: env)
+        try backup.apply(environment: env)
     }
 
     /// `HEARTH_PASSWORD_COST` alone (the `users` commands read only this of the environment).
