@@ -47,7 +47,9 @@ struct BackupRepository: Sendable {
     /// Every backup folder, oldest first, with its manifest when it has one.
     func list() throws -> [Listing] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-        return try names.filter { Self.isBackupID($0) }.sorted().map { id in
+        // By start time, then by the `-2`, `-3`… of backups started in the same second.
+        func order(_ id: String) -> (String, Int) { (String(id.prefix(15)), Int(id.dropFirst(16)) ?? 1) }
+        return try names.filter { Self.isBackupID($0) }.sorted { order($0) < order($1) }.map { id in
             Listing(id: id, manifest: try manifest(id))
         }
     }
