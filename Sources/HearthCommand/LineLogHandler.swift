@@ -7,8 +7,9 @@ import Darwin
 #endif
 import Logging
 
-/// Writes one line per log record to standard error, as swift-log's default handler does:
-/// `<time> <level> <label> : <metadata> [<source>] <message>`.
+/// Writes one line per log record to standard error: text as swift-log's default handler does,
+/// `<time> <level> <label> : <metadata> [<source>] <message>`, or one JSON object (`--log-format json`, see
+/// `LineLogHandler+JSON.swift`).
 ///
 /// swift-log's `StreamLogHandler` formats its whole metadata dictionary every time a key is set. Hummingbird sets
 /// `hb.request.id` on a copy of the logger for every request, so that formatting ran on every request even though
@@ -19,10 +20,13 @@ struct LineLogHandler: LogHandler {
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
     var metadataProvider: Logger.MetadataProvider?
+    /// Text or JSON lines.
+    let format: LogFormat
     private let descriptor: Int32
 
-    init(label: String, descriptor: Int32 = 2, metadataProvider: Logger.MetadataProvider? = nil) {
+    init(label: String, format: LogFormat = .text, descriptor: Int32 = 2, metadataProvider: Logger.MetadataProvider? = nil) {
         self.label = label
+        self.format = format
         self.descriptor = descriptor
         self.metadataProvider = metadataProvider
     }
@@ -37,6 +41,10 @@ struct LineLogHandler: LogHandler {
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
         if let error = event.error { merged["error"] = "\(error)" }
+        if format == .json {
+            Self.writeAll(descriptor, jsonLine(event, merged))
+            return
+        }
         var text = Self.timestamp() + " \(event.level) \(label) :"
         for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
             text += " \(key)=\(value)"

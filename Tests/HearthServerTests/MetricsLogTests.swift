@@ -11,7 +11,7 @@ struct MetricsLogTests {
     func lines(provider: Logger.MetadataProvider? = nil, _ body: (inout Logger) -> Void) throws -> [String] {
         let pipe = Pipe()
         var logger = Logger(label: "hearth-test") {
-            JSONLogHandler(label: $0, descriptor: pipe.fileHandleForWriting.fileDescriptor, metadataProvider: provider)
+            LineLogHandler(label: $0, format: .json, descriptor: pipe.fileHandleForWriting.fileDescriptor, metadataProvider: provider)
         }
         body(&logger)
         try pipe.fileHandleForWriting.close()

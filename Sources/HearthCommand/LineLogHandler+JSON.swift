@@ -5,47 +5,18 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import Logging
 
-/// Writes one JSON object per log record to standard error (`--log-format json`), for log collectors:
-/// `{"time":"2026-11-29T08:54:47.123Z","level":"info","label":"hearth","message":"…","metadata":{…},"source":"…"}`.
-///
-/// `time` is UTC with milliseconds; `metadata` holds the logger's, the metadata provider's (the request id,
-/// `hearth.request.id`) and the record's own, nested values as JSON arrays and objects. Like ``LineLogHandler`` it
-/// formats nothing until a record is written.
-struct JSONLogHandler: LogHandler {
-    /// The logger's label.
-    let label: String
-    /// Records below this level are dropped.
-    var logLevel: Logger.Level = .info
-    /// The logger's own metadata.
-    var metadata: Logger.Metadata = [:]
-    /// Metadata read at each record (the current request's id).
-    var metadataProvider: Logger.MetadataProvider?
-    /// Where lines go.
-    private let descriptor: Int32
-
-    /// A handler writing to `descriptor` (standard error by default).
-    init(label: String, descriptor: Int32 = 2, metadataProvider: Logger.MetadataProvider? = nil) {
-        self.label = label
-        self.descriptor = descriptor
-        self.metadataProvider = metadataProvider
-    }
-
-    /// One key of the logger's metadata.
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    /// Writes the record as one line.
-    func log(event: LogEvent) {
-        var merged = metadata
-        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
-        if let explicit = event.metadata { merged.merge(explicit) { _, new in new } }
-        if let error = event.error { merged["error"] = "\(error)" }
+extension LineLogHandler {
+    /// One JSON object per log record (`--log-format json`), for log collectors:
+    /// `{"time":"2026-11-29T08:54:47.123Z","level":"info","label":"hearth","message":"…","metadata":{…},"source":"…"}`.
+    ///
+    /// `time` is UTC with milliseconds; `metadata` holds the logger's, the metadata provider's (the request id,
+    /// `hearth.request.id`) and the record's own, nested values as JSON arrays and objects.
+    func jsonLine(_ event: LogEvent, _ merged: Logger.Metadata) -> String {
         var line = "{\"time\":"
-        Self.append(string: Self.timestamp(), to: &line)
+        Self.append(string: Self.utcTimestamp(), to: &line)
         line += ",\"level\":"
         Self.append(string: event.level.rawValue, to: &line)
         line += ",\"label\":"
@@ -57,7 +28,7 @@ struct JSONLogHandler: LogHandler {
         line += ",\"source\":"
         Self.append(string: event.source, to: &line)
         line += "}\n"
-        LineLogHandler.writeAll(descriptor, line)
+        return line
     }
 
     /// A metadata value as JSON; keys of objects sorted, so lines compare equal.
@@ -104,15 +75,14 @@ struct JSONLogHandler: LogHandler {
     }
 
     /// Now in UTC, as `2026-11-29T08:54:47.123Z`.
-    static func timestamp() -> String {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        var seconds = spec.tv_sec
+    static func utcTimestamp() -> String {
+        let now = Date().timeIntervalSince1970
+        var seconds = time_t(now.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
         var buffer = [CChar](repeating: 0, count: 32)
         let count = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S", &parts)
-        let millis = Int(spec.tv_nsec / 1_000_000)
+        let millis = min(999, Int((now - now.rounded(.down)) * 1000))
         let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
         return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self) + ".\(fraction)Z"
     }
@@ -120,19 +90,14 @@ struct JSONLogHandler: LogHandler {
 
 /// The log formats of `--log-format`.
 enum LogFormat: String, CaseIterable {
-    /// One line of text per record (``LineLogHandler``), the default.
+    /// One line of text per record, the default.
     case text
-    /// One JSON object per line (``JSONLogHandler``).
+    /// One JSON object per line.
     case json
 
     /// A logger named `hearth` writing records at `level` or above in this format, with the current request's id.
     func logger(level: Logger.Level, metadataProvider: Logger.MetadataProvider?) -> Logger {
-        var logger = Logger(label: "hearth") { label -> any LogHandler in
-            switch self {
-            case .text: LineLogHandler(label: label, metadataProvider: metadataProvider)
-            case .json: JSONLogHandler(label: label, metadataProvider: metadataProvider)
-            }
-        }
+        var logger = Logger(label: "hearth") { LineLogHandler(label: $0, format: self, metadataProvider: metadataProvider) }
         logger.logLevel = level
         return logger
     }
