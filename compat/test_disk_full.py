@@ -1,6 +1,6 @@
 """Running out of disk under write load: writes are refused with 507 and a clear message, every acknowledged
 write stays readable, and writes work again once space returns. The data folder is a small tmpfs, so the test
-needs root (CI runs as root); elsewhere it says why it did not run."""
+needs root; without it the test is skipped and says why."""
 
 from __future__ import annotations
 
