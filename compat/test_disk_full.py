@@ -63,3 +63,67 @@ def test_a_full_disk_refuses_writes_plainly_keeps_what_was_acknowledged_and_reco
         assert r.status_code == 200, r.text
         stored = requests.get(f"{url}/fill.json", headers=HEADERS, timeout=30).json()
         assert {k: v["i"] for k, v in stored.items()} == acked
+
+
+def _fill(folder) -> int:
+    """Writes a filler file into ``folder`` until the disk refuses more; returns the bytes it took."""
+    written = 0
+    with open(folder / "filler", "wb") as f:
+        chunk = b"\0" * 65536
+        try:
+            while True:
+                f.write(chunk)
+                f.flush()
+                written += len(chunk)
+        except OSError:
+            pass
+    return written
+
+
+def test_accounts_and_storage_answer_a_full_disk_with_507_and_recover(small_disk, tmp_path):
+    with hearth_process(["--password-cost", "12"], small_disk / "data", tmp_path / "server.log", env={"HEARTH_ADMIN_TOKEN": ADMIN},
+                        probe="/.json", probe_headers=HEADERS) as (url, _, _):
+        def sign_up(i: int) -> requests.Response:
+            return requests.post(f"{url}/identitytoolkit.googleapis.com/v1/accounts:signUp", params={"key": "k"},
+                                 json={"email": f"user{i}@example.com", "password": "secret123", "returnSecureToken": True},
+                                 timeout=30)
+
+        def upload(name: str, size: int) -> requests.Response:
+            return requests.post(f"{url}/v0/b/demo.appspot.com/o", params={"name": name}, data=b"u" * size,
+                                 headers={**HEADERS, "Content-Type": "application/octet-stream"}, timeout=30)
+
+        # Both stores exist and work before the disk fills.
+        assert sign_up(0).status_code == 200
+        assert upload("before.bin", 1000).status_code == 200
+        assert _fill(small_disk) > 0
+
+        # An upload's bytes cannot be stored: a plain 507 in Firebase's error shape, no object left behind.
+        refused = upload("during.bin", 200_000)
+        assert refused.status_code == 507, refused.text
+        assert "disk is full" in refused.json()["error"]["message"]
+        assert requests.get(f"{url}/v0/b/demo.appspot.com/o/during.bin", headers=HEADERS, timeout=30).status_code == 404
+
+        # Sign-ups until the account store runs out of room (SQLite may still fit a few in pages it already has):
+        # every answer is a success or a plain 507, never an internal error.
+        statuses = []
+        created = []
+        for i in range(1, 60):
+            r = sign_up(i)
+            statuses.append(r.status_code)
+            if r.status_code == 200:
+                created.append(i)
+            else:
+                assert r.status_code == 507, r.text
+                assert "disk is full" in r.json()["error"]["message"]
+                break
+        assert 507 in statuses, f"the account store never ran out of room: {statuses}"
+
+        # Space returns: both work again without a restart, and every acknowledged account signs in.
+        (small_disk / "filler").unlink()
+        assert sign_up(100).status_code == 200
+        assert upload("after.bin", 200_000).status_code == 200
+        for i in [0, *created, 100]:
+            r = requests.post(f"{url}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword", params={"key": "k"},
+                              json={"email": f"user{i}@example.com", "password": "secret123", "returnSecureToken": True},
+                              timeout=30)
+            assert r.status_code == 200, (i, r.text)

@@ -1,4 +1,5 @@
 import Foundation
+import HearthStore
 import Logging
 import NIOCore
 import PostgresNIO
@@ -84,6 +85,8 @@ final class PostgresSession {
                 rollBack()
                 attempt += 1
                 if error.isRetryable && attempt <= retries { continue }
+                // 53100 disk_full: answered as the stores' "disk full" (HTTP 507), not as an internal error.
+                if error.sqlState == "53100" { throw StoreFullError(detail: error.description) }
                 throw error
             } catch {
                 rollBack()

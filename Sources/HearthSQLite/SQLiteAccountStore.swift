@@ -67,7 +67,7 @@ public final class SQLiteAccountStore: AccountStore {
 
     /// Runs `body` in one write transaction on the store's serial queue, synced to disk before this returns.
     public func transaction<R: Sendable>(_ body: @Sendable (any AccountTransaction) throws -> R) async throws -> R {
-        try await queue.write { db in try body(Transaction(db: db)) }
+        try await SQLiteFull.mapping { try await queue.write { db in try body(Transaction(db: db)) } }
     }
 
     /// Runs `body` on a read-only connection on the calling thread; it never waits for the writer, and writes in it fail.

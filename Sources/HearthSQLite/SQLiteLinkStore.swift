@@ -68,7 +68,7 @@ public final class SQLiteLinkStore: LinkStore {
 
     /// Stores the link in one transaction unless the same link exists (`.duplicate`, checked first) or the suffix is taken.
     public func insert(_ record: LinkRecord) async throws -> LinkInsertResult {
-        try await queue.write { db in
+        try await SQLiteFull.mapping { try await queue.write { db in
             if let existing = try Self.find(db, record.longLink, record.option, record.inviter) { return .duplicate(existing) }
             let taken = try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM links WHERE suffix = ?)", arguments: [record.suffix]) ?? false
             if taken { return .suffixTaken }
@@ -76,7 +76,7 @@ public final class SQLiteLinkStore: LinkStore {
                 sql: "INSERT INTO links(\(Self.columns)) VALUES(?, ?, ?, ?, ?, ?)",
                 arguments: [record.suffix, record.prefix, record.longLink, record.option.rawValue, record.inviter ?? "", record.created])
             return .inserted
-        }
+        } }
     }
 
     /// Links in suffix order (SQLite's BINARY collation: UTF-8 bytes) after `suffix`, at most `limit`.
@@ -92,7 +92,7 @@ public final class SQLiteLinkStore: LinkStore {
     /// Adds every increment to its counter row (created at 0 when absent), all in one transaction.
     public func addCounts(_ increments: [LinkCounterKey: Int64]) async throws {
         guard !increments.isEmpty else { return }
-        try await queue.write { db in
+        try await SQLiteFull.mapping { try await queue.write { db in
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO link_counts(suffix, day, platform, event, count) VALUES(?, ?, ?, ?, ?)
                 ON CONFLICT(suffix, day, platform, event) DO UPDATE SET count = count + excluded.count
@@ -100,7 +100,7 @@ public final class SQLiteLinkStore: LinkStore {
             for (key, n) in increments {
                 try statement.execute(arguments: [key.suffix, key.day, key.platform.rawValue, key.event.rawValue, n])
             }
-        }
+        } }
     }
 
     /// Non-zero counters of `suffix` from day `fromDay` on, by day, then platform and event names.
@@ -118,12 +118,12 @@ public final class SQLiteLinkStore: LinkStore {
 
     /// Removes the link and its counters in one transaction; false when no link has this suffix.
     public func delete(suffix: String) async throws -> Bool {
-        try await queue.write { db in
+        try await SQLiteFull.mapping { try await queue.write { db in
             try db.execute(sql: "DELETE FROM links WHERE suffix = ?", arguments: [suffix])
             let removed = db.changesCount > 0
             try db.execute(sql: "DELETE FROM link_counts WHERE suffix = ?", arguments: [suffix])
             return removed
-        }
+        } }
     }
 
     /// Closes the file; later calls fail.

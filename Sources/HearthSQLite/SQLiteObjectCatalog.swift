@@ -35,7 +35,7 @@ public final class SQLiteObjectCatalog: ObjectCatalog {
     /// Concurrent transactions commit together (one sync for many uploads); each still succeeds or
     /// fails on its own.
     public func transaction<R: Sendable>(_ body: @escaping @Sendable (any ObjectTransaction) throws -> R) async throws -> R {
-        try await committer.write { db in try body(Transaction(db: db)) }
+        try await SQLiteFull.mapping { try await committer.write { db in try body(Transaction(db: db)) } }
     }
 
     /// Runs `body` in a read-only transaction on the catalog's serial queue: it waits while a batch commits,

@@ -22,6 +22,8 @@ package struct StorageError: Error, Sendable, Equatable {
         case requestedRangeNotSatisfiable
         /// The body is over the largest accepted size.
         case uploadTooLarge
+        /// The server's disk is full: nothing was saved; the request may be retried once space is freed.
+        case insufficientStorage
         /// Something failed on the server's side.
         case backendError
     }
@@ -47,6 +49,9 @@ package struct StorageError: Error, Sendable, Equatable {
     package static func noSuchObject(_ bucket: String, _ name: String) -> StorageError { .notFound("No such object: \(bucket)/\(name)") }
     package static let noSuchBucket = StorageError(.notFound, "The specified bucket does not exist.")
     package static let internalError = StorageError(.backendError, "Internal error")
+    /// The disk (or its quota) is full: nothing was saved.
+    package static let diskFull = StorageError(
+        .insufficientStorage, "The server's disk is full: the object was not saved. Try again once space is freed.")
 
     /// An error kept with a resumable session, as it was stored.
     package init(stored failure: UploadSession.Failure) {

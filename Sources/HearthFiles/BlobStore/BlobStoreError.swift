@@ -33,6 +33,10 @@ public struct BlobStoreError: Error, Sendable, CustomStringConvertible {
     /// The underlying error, if any (for `.io`, the failed system call and errno).
     public var cause: (any Error)?
 
+    /// True when the file system had no room left (or the quota was used up): the bytes were not saved, and the
+    /// same request can succeed once space is freed.
+    public var isDiskFull: Bool { code == .io && Posix.isDiskFull(self) }
+
     /// An error of kind `code`; `message` must not contain user data.
     public init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
         self.code = code

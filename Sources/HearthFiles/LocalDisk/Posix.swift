@@ -30,6 +30,12 @@ enum Posix {
         ((error as? BlobStoreError)?.cause as? PosixFailure)?.code == ENOENT
     }
 
+    /// True if `error` is a failed call that found the disk full (`ENOSPC`) or the user's quota used up (`EDQUOT`).
+    static func isDiskFull(_ error: any Error) -> Bool {
+        guard let code = ((error as? BlobStoreError)?.cause as? PosixFailure)?.code else { return false }
+        return code == ENOSPC || code == EDQUOT
+    }
+
     /// True if `error` is a `link` the file system cannot do (another device, no hard links,
     /// too many links), so that copying the bytes is the way out.
     static func isLinkUnsupported(_ error: any Error) -> Bool {

@@ -1,6 +1,7 @@
 import HTTPTypes
 import HearthAuth
 import HearthCore
+import HearthStore
 import HearthWire
 import Hummingbird
 import HummingbirdCore
@@ -78,6 +79,9 @@ struct AuthController: Sendable {
             return Self.error(status: Self.refusalStatus, message: e.message, reason: "invalid", rpcStatus: nil)
         } catch let e as PlatformError {
             return Self.error(status: e.status, message: e.message, reason: e.reason, rpcStatus: e.rpcStatus)
+        } catch let e as StoreFullError {
+            logger.error("auth write refused: the disk is full", metadata: ["hearth.error": "\(e.detail)"])
+            return Self.error(status: 507, message: e.description, reason: "insufficientStorage", rpcStatus: "RESOURCE_EXHAUSTED")
         } catch {
             logger.error("auth request failed", metadata: ["hearth.error": "\(error)"])
             return Self.error(status: 500, message: "Internal error", reason: "backendError", rpcStatus: "INTERNAL")
@@ -111,7 +115,7 @@ struct AuthController: Sendable {
         if path == Self.tokenPath {
             try requireKey(request, parameters, privileged)
             let body = try await tokenBody(request)
-            return try Self.wire(await service.refresh(Self.refreshRequest(body)))
+            return try await SignInCounts.counting(.refresh) { try Self.wire(await service.refresh(Self.refreshRequest(body))) }
         }
         switch path {
         case "/identitytoolkit.googleapis.com/v1/projects", Self.v3Prefix + "getProjectConfig":
@@ -145,7 +149,9 @@ struct AuthController: Sendable {
         if !privileged, [body["targetProjectId"], body["target_project_id"]].contains(where: { $0 != nil && $0 != .null }) {
             throw AuthError("INSUFFICIENT_PERMISSION", "Only authenticated requests can specify target_project_id.")
         }
-        return try await perform(operation, body, request: request, privileged: privileged, clientAddress: clientAddress)
+        return try await SignInCounts.counting(SignInCounts.Method(operation: operation, body: body, privileged: privileged)) {
+            try await perform(operation, body, request: request, privileged: privileged, clientAddress: clientAddress)
+        }
     }
 
     /// The account operation a path names (`accounts:signUp`, v3's `signupNewUser`, an admin's
@@ -359,8 +365,10 @@ struct AuthController: Sendable {
             guard let answer = try service.refreshNow(Self.refreshRequest(fields)) else {
                 return nil
             }
+            SignInCounts.record(.refresh, success: true)
             return Responses.jsonReply(try Self.wire(answer).jsonBytes)
         } catch let e as AuthError {
+            SignInCounts.record(.refresh, success: false)
             return Self.errorReply(status: Self.refusalStatus, message: e.message, reason: "invalid", rpcStatus: nil)
         } catch let e as PlatformError {
             return Self.errorReply(status: e.status, message: e.message, reason: e.reason, rpcStatus: e.rpcStatus)

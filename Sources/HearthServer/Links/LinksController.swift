@@ -59,6 +59,9 @@ struct LinksController: Sendable {
             }
         } catch let e as AuthController.PlatformError {
             return AuthController.error(status: e.status, message: e.message, reason: e.reason, rpcStatus: e.rpcStatus)
+        } catch let e as StoreFullError {
+            logger.error("links write refused: the disk is full", metadata: ["hearth.error": "\(e.detail)"])
+            return AuthController.error(status: 507, message: e.description, reason: "insufficientStorage", rpcStatus: "RESOURCE_EXHAUSTED")
         } catch {
             logger.error("links request failed", metadata: ["hearth.error": "\(error)"])
             return AuthController.error(status: 500, message: "Internal error", reason: "backendError", rpcStatus: "INTERNAL")

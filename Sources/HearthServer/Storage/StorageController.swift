@@ -59,6 +59,12 @@ struct StorageController: Sendable {
             return firebase ? Self.firebaseError(busy) : Self.cloudError(busy)
         } catch let error as BlobStoreError where error.code == .notFound {
             return firebase ? Self.firebaseError(.notFound()) : Self.cloudError(.notFound())
+        } catch let error as BlobStoreError where error.isDiskFull {
+            logger.error("storage write refused: the disk is full", metadata: ["hearth.error": "\(error)"])
+            return firebase ? Self.firebaseError(.diskFull) : Self.cloudError(.diskFull)
+        } catch let error as StoreFullError {
+            logger.error("storage write refused: the disk is full", metadata: ["hearth.error": "\(error.detail)"])
+            return firebase ? Self.firebaseError(.diskFull) : Self.cloudError(.diskFull)
         } catch {
             logger.error("storage request failed", metadata: ["hearth.error": "\(error)"])
             let failure = StorageError.internalError

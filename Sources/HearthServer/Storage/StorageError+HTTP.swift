@@ -12,6 +12,7 @@ extension StorageError {
         case .conditionNotMet: 412
         case .uploadTooLarge: 413
         case .requestedRangeNotSatisfiable: 416
+        case .insufficientStorage: 507
         case .backendError: 500
         }
     }
