@@ -18,9 +18,13 @@ public final class SQLiteStore: DatabaseStore {
 
     private let pool: DatabasePool
     private let readers: ReaderConnections
+    /// Whether every commit also records its changes in the `write_log` table (``WriteLog``).
+    public let writeLog: Bool
 
     /// Opens (creating when absent) the namespace database at `path` and creates its tables; throws if the file cannot be opened as SQLite.
-    public init(path: String, durability: Durability = .full) throws {
+    /// With `writeLog`, every commit also records its changes in the `write_log` table (see ``WriteLog``).
+    public init(path: String, durability: Durability = .full, writeLog: Bool = false) throws {
+        self.writeLog = writeLog
         var config = Configuration()
         config.maximumReaderCount = 2
         let sync = durability == .full ? "FULL" : "NORMAL"
@@ -40,6 +44,7 @@ public final class SQLiteStore: DatabaseStore {
                 CREATE INDEX IF NOT EXISTS idx_by_child ON idx(ix, parent, k);
                 """)
             try db.execute(sql: SQLiteOutbox.schema)
+            if writeLog { try db.execute(sql: WriteLog.schema) }
         }
     }
 
@@ -70,7 +75,12 @@ public final class SQLiteStore: DatabaseStore {
     /// A full disk (`SQLITE_FULL`) is thrown as ``StoreFullError``; the transaction is rolled back.
     public func write<R: Sendable>(_ body: @Sendable (any StoreTransaction) throws -> R) async throws -> R {
         do {
-            return try await pool.write { db in try body(SQLiteTransaction(db)) }
+            let writeLog = self.writeLog
+            return try await pool.write { db in
+                let tx = SQLiteTransaction(db)
+                tx.writeLog = writeLog
+                return try body(tx)
+            }
         } catch let error as GRDB.DatabaseError where error.resultCode == .SQLITE_FULL {
             throw StoreFullError(detail: "\(error)")
         }
@@ -89,6 +99,8 @@ public struct SQLiteStoreFactory: StoreFactory {
     public var folder: String
     /// The durability every store it opens uses.
     public var durability: SQLiteStore.Durability
+    /// Whether the stores it opens keep a write log (``WriteLog``); off unless set.
+    public var writeLog = false
 
     /// A factory for the files in `folder`; it does not create the folder.
     public init(folder: String, durability: SQLiteStore.Durability = .full) {
@@ -98,7 +110,7 @@ public struct SQLiteStoreFactory: StoreFactory {
 
     /// Opens `<folder>/<namespace>.sqlite`, creating it when absent; the namespace name is used as given (the caller validates it).
     public func open(namespace: String) async throws -> any DatabaseStore {
-        try SQLiteStore(path: folder + "/" + namespace + ".sqlite", durability: durability)
+        try SQLiteStore(path: folder + "/" + namespace + ".sqlite", durability: durability, writeLog: writeLog)
     }
 
     /// The `<name>.sqlite` files of the folder whose name has no dot (the accounts, storage and

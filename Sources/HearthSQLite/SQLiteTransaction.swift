@@ -8,6 +8,8 @@ final class SQLiteTransaction: StoreTransaction {
     let db: GRDB.Database
     /// Index declarations, loaded once per transaction.
     private var loadedSpecs: [(id: Int64, spec: IndexSpec)]?
+    /// Whether ``logChanges(_:)`` records the changes in `write_log` (see ``WriteLog``).
+    var writeLog = false
 
     init(_ db: GRDB.Database) {
         self.db = db
