@@ -56,6 +56,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "File holding the SMS account's auth token (HEARTH_SMS_AUTH_TOKEN_FILE, or HEARTH_SMS_AUTH_TOKEN).") var smsAuthTokenFile: String?
     @Option(help: "Sender of phone codes: an E.164 number or a messaging service id MG… (HEARTH_SMS_FROM).") var smsFrom: String?
     @Option(help: "The SMS API's origin (HEARTH_SMS_BASE_URL; default https://api.twilio.com, or a compatible provider).") var smsBaseUrl: String?
+    @Option(help: "PEM certificate (chain) file: serve HTTPS with HTTP/2 and HTTP/1.1 instead of plain HTTP; SIGHUP reloads it (HEARTH_TLS_CERT; config tls.cert).")
+    var tlsCert: String?
+    @Option(help: "PEM private key file of --tls-cert (HEARTH_TLS_KEY; config tls.key).") var tlsKey: String?
+    @Option(help: "Send Strict-Transport-Security: max-age=SECONDS on every response; TLS only (HEARTH_HSTS_MAX_AGE; config tls.hstsMaxAge; default off).")
+    var hstsMaxAge: Int?
     @Option(help: "Geocoder for functions, a Nominatim-compatible API (HEARTH_GEOCODER_URL; default https://nominatim.openstreetmap.org when a user agent is given).")
     var geocoderUrl: String?
     @Option(help: "User-Agent naming your app and a contact, required by the public Nominatim (HEARTH_GEOCODER_USER_AGENT).") var geocoderUserAgent: String?
@@ -132,6 +137,10 @@ struct Serve: AsyncParsableCommand {
         if let smsAuthTokenFile { s.sms.authTokenFile = smsAuthTokenFile }
         if let smsFrom { s.sms.from = smsFrom }
         if let smsBaseUrl { s.sms.baseURL = smsBaseUrl }
+        if let tlsCert { s.tls.certificate = tlsCert }
+        if let tlsKey { s.tls.key = tlsKey }
+        if let hstsMaxAge { s.tls.hstsMaxAge = hstsMaxAge }
+        _ = try s.tls.checked()
         if let geocoderUrl { s.services.geocoderURL = geocoderUrl }
         if let geocoderUserAgent { s.services.geocoderUserAgent = geocoderUserAgent }
         if let openhabUrl { s.services.openHABURL = openhabUrl }
@@ -192,6 +201,11 @@ struct Serve: AsyncParsableCommand {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw fail("cannot read the metrics token file \(path)", .badConfiguration) }
             return text.trimmingCharacters(in: .whitespacesAndNewlines)
         } ?? ProcessInfo.processInfo.environment["HEARTH_METRICS_TOKEN"]
+        // The certificate and key are read and checked before anything listens; a bad file stops the start.
+        do { configuration.tls = try settings.tls.certificates() } catch {
+            try? await postgres?.shutdown()
+            throw fail("\(error)", .badConfiguration)
+        }
         // Small uploads spend their time in fsync; more threads than cores let many wait at once.
         let filePool = NIOThreadPool(numberOfThreads: 16)
         filePool.start()
@@ -207,7 +221,9 @@ struct Serve: AsyncParsableCommand {
             configuration: configuration, stores: factory, logger: logger, auth: auth, storage: storage, storageRulesFile: rulesFile,
             functions: functions, links: links, outsideServices: outsideServices)
         let startLogger = logger
+        let servesTLS = configuration.tls != nil
         let group = server.serviceGroup(services: backendServices) { port in
+            if servesTLS { startLogger.info("serving HTTPS (HTTP/2 and HTTP/1.1) on port \(port); SIGHUP reloads the certificate") }
             startLogger.info(
                 "Hearth listening on http://\(settings.host):\(port) with data in \(postgres.map { "\($0.location) and " } ?? "")\(folder); \(settings.dev ? "databases are created on first use with open rules (--dev)" : "databases start locked until rules are set, and ones other than \(settings.project) exist once created (hearth namespaces create)")",
                 metadata: ["hearth.dev": "\(settings.dev)"])

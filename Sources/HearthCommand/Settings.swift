@@ -42,6 +42,8 @@ struct Settings {
     var links = LinkSettings()
     /// Scheduled backups while serving (`--backup-every`, `--backup-keep`, `--backup-dir`).
     var backup = BackupScheduleSettings()
+    /// HTTPS with a certificate and key, and HSTS (`--tls-cert`, `--tls-key`, `--hsts-max-age`).
+    var tls = TLSSettings()
 
     /// The mail server for auth emails; none configured = links are not mailed.
     struct SMTPSettings {
@@ -152,6 +154,7 @@ struct Settings {
             case ("services", .object(let members)): try services.apply(members, file: path)
             case ("links", .object(let members)): try links.apply(members, file: path)
             case ("backup", .object(let members)): try backup.apply(members, file: path)
+            case ("tls", .object(let members)): try tls.apply(members, file: path)
             default: throw Failure(description: "config file \(path): unknown or mistyped setting \"\(m.key)\"")
             }
         }
@@ -194,6 +197,7 @@ struct Settings {
         sms.apply(environment: env)
         services.apply(environment: env)
         try backup.apply(environment: env)
+        try tls.apply(environment: env)
     }
 
     /// `HEARTH_PASSWORD_COST` alone (the `users` commands read only this of the environment).

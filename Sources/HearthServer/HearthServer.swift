@@ -145,6 +145,10 @@ public struct HearthServer: Sendable {
         let inline: InlineResponseHandler.Answer? = configuration.inlineAnswers ? { @Sendable head in responder.respondNow(to: head) } : nil
         let count = inlineCount
         let configuration = self.configuration
+        // Over TLS (`--tls-cert`): HTTP/2 or HTTP/1.1 by ALPN, the certificate reloaded on SIGHUP (see TLS/).
+        if let tls = configuration.tls {
+            return tlsApplication(tls, responder: responder, inline: inline, inlineCount: count, logger: appLogger, onServerRunning: onServerRunning)
+        }
         return Application(
             responder: responder,
             server: HTTPServerBuilder { responder in
@@ -180,6 +184,8 @@ public struct HearthServer: Sendable {
         ]
         // The overview's history: a reading of the counters every second.
         services.append(MetricsSampler(metrics: metrics))
+        // SIGHUP reloads the TLS certificate and key (and no longer ends the process).
+        if let tls = configuration.tls { services.append(CertificateReloader(certificates: tls, logger: logger)) }
         // Writes buffered link clicks every second and once more after the server stopped.
         if let links { services.insert(LinkClickFlusher(recorder: links.service.clicks, store: links.service.store, logger: logger), at: 0) }
         // Last, so that on shutdown it stops first: no new function runs while requests finish.

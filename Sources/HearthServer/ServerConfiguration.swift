@@ -59,6 +59,9 @@ public struct ServerConfiguration: Sendable {
     public var realtimePartialBytes = defaultRealtimePartialBytes
     /// A credential that reads `/metrics` and nothing else (`--metrics-token-file`); the admin credential always may.
     public var metricsToken: String?
+    /// Serve HTTPS (HTTP/2 and HTTP/1.1) with this certificate and key instead of plain HTTP/1.1 (`--tls-cert`,
+    /// `--tls-key`); it also says whether responses carry HSTS. Nil: plain HTTP.
+    public var tls: TLSCertificates?
     /// The default for ``realtimePartialBytes``: 128 MiB.
     public static let defaultRealtimePartialBytes = 128 << 20
 

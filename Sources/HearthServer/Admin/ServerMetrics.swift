@@ -63,6 +63,8 @@ final class ServerMetrics: Sendable {
     let requestIDs = RequestID.Generator()
     /// `/metrics`, `/healthz` and `/readyz`, wired by the server (``OperationsEndpoints/configure(metricsToken:isAdmin:ready:)``).
     let operations = OperationsEndpoints()
+    /// The server's limits and its `maxOpenNamespaces`, for `/metrics` (set once by the server; nil: not shown).
+    let limits = Mutex<(limits: RequestLimits, openDatabases: Int)?>(nil)
     /// When the server started, in milliseconds since 1970.
     let startedAt = Int64(Date().timeIntervalSince1970 * 1000)
 

@@ -76,6 +76,8 @@ struct HearthResponder: HTTPResponder {
     }
 
     func respond(to request: Request, context: HearthRequestContext) async throws -> Response {
+        // Marked by `RateLimitHandler`: over a rate limit.
+        if let refusal = RequestLimiter.Refusal(marked: request.headers) { return refusal.response(target: request.uri.path) }
         guard let metrics else { return try await route(request, context: context).response }
         metrics.countRequest()
         let start = NIODeadline.now().uptimeNanoseconds
@@ -126,6 +128,7 @@ struct HearthResponder: HTTPResponder {
     /// The answer of the route that owns `head`, computed without a task when that route can (the
     /// database's small reads, auth's token refresh); nil sends the request the normal way.
     func respondNow(to head: HTTPRequest) -> InlinePlan? {
+        if let refusal = RequestLimiter.Refusal(marked: head.headerFields) { return .reply(refusal.reply(target: head.path)) }
         // Before parsing the URI: a write (most requests that are not reads) is routed once, by `respond`.
         guard inlineMethods.contains(head.method) else { return nil }
         // The console's cookie stands for a credential only `respond` applies.

@@ -23,6 +23,7 @@ enum MetricsPage {
         }
         page.single(
             "process_start_time_seconds", "Start time of the server since 1970, in seconds.", type: "gauge", Double(metrics.startedAt) / 1000)
+        LimitMetrics.render(metrics, into: &page)
         return page.text
     }
 

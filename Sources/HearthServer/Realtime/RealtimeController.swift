@@ -58,6 +58,9 @@ struct RealtimeController: Sendable {
         // Client messages are small; start the socket's read buffer small as well.
         try channel.syncOptions?.setOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 1 << 16))
         let handler = RealtimeChannelHandler(controller: self, namespace: name, host: host)
+        // The connection made while the handler is added learns its client address (for the rate limits).
+        AttachingClient.set(AttachingClient.address(of: channel, forwardedFor: head.headers["X-Forwarded-For"], proxies: database.configuration.trustedProxies))
+        defer { AttachingClient.set(nil) }
         try channel.pipeline.syncOperations.addHandler(handler)
     }
 
@@ -74,6 +77,7 @@ struct RealtimeController: Sendable {
             let session = RealtimeSession(
                 database: database.service, authenticator: database.authenticator, namespace: lease.namespace, outbox: connection.outbox, logger: logger,
                 signedIn: { [weak connection] in connection?.signedIn.store($0, ordering: .relaxed) })
+            await session.useLimits(RealtimeLimits(database, address: connection.clientAddress))
             connection.started(session, registration: connections.add(connection.outbox), lease: lease)
             connection.outbox.send(
                 RealtimeMessage.handshake(timestamp: database.service.clock(), host: connection.host, session: RealtimeConnections.sessionID()))
@@ -121,6 +125,8 @@ final class RealtimeConnection: Sendable {
     private let state = Mutex<(session: RealtimeSession?, registration: Int, lease: NamespaceLease?, readingPaused: Bool)>((nil, 0, nil, false))
     /// Whether the session's credential was accepted (set by the session, read on the event loop).
     let signedIn = Atomic(false)
+    /// The client's address, for the rate limits (set while the connection is made: see ``AttachingClient``).
+    let clientAddress = AttachingClient.current
 
     init(
         controller: RealtimeController, namespace: String, host: String, outbox: RealtimeOutbox,

@@ -36,12 +36,15 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
     let inlineCount: InlineCount?
     /// Head and idle timeouts, and the longest request head.
     let limits: RequestHeadLimits
+    /// Behind TLS: requests are `https`, and responses carry this `Strict-Transport-Security` value when set.
+    let tls: (secure: Bool, hsts: String?)
 
     init(
         responder: @escaping Responder, realtime: RealtimeController, inline: InlineResponseHandler.Answer? = nil,
-        inlineCount: InlineCount? = nil, limits: RequestHeadLimits = RequestHeadLimits()
+        inlineCount: InlineCount? = nil, limits: RequestHeadLimits = RequestHeadLimits(), tls: (secure: Bool, hsts: String?) = (false, nil)
     ) {
         self.limits = limits
+        self.tls = tls
         self.realtime = realtime
         self.inline = inline
         self.inlineCount = inlineCount
@@ -69,6 +72,7 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
             let inline = self.inline
             let inlineCount = self.inlineCount
             let limits = self.limits
+            let tls = self.tls
             let attempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                 maxFrameSize: RealtimeController.maxMessageBytes,
@@ -90,7 +94,8 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
                 upgraders: [upgrader],
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                        try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: tls.secure))
+                        if let hsts = tls.hsts { try channel.pipeline.syncOperations.addHandler(HSTSHandler(value: hsts)) }
                         try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: limits.idleTimeout, logger: logger))
                         if let inline { try channel.pipeline.syncOperations.addHandler(InlineResponseHandler(answered: inlineCount, answer: inline)) }
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(

@@ -107,6 +107,10 @@ actor RealtimeSession {
     }
 
     private func handle(id: Int, action: RealtimeAction, body: JSONValue) async {
+        if let refusal = limits?.check(uid: limitedUID, admin: isAdmin) {
+            respond(id, .unavailable, .string(refusal.message))
+            return
+        }
         do {
             switch action {
             case .stats, .appCheck, .appCheckRemove:
@@ -227,6 +231,15 @@ actor RealtimeSession {
 
     /// Who the rules see for this connection now.
     private var access: Access { auth.access }
+    /// The rate limits and the most listens (set when the connection opens; nil: none).
+    private var limits: RealtimeLimits?
+    /// The uid a request counts against (nil: signed out, or the admin).
+    private var limitedUID: String? { if case .user(let auth, _, _) = auth { auth["uid"]?.stringValue } else { nil } }
+    /// Whether the connection holds the admin credential (not rate limited).
+    private var isAdmin: Bool { if case .admin = auth { true } else { false } }
+
+    /// Sets the limits this connection's requests are held to.
+    func useLimits(_ limits: RealtimeLimits) { self.limits = limits }
 
     /// Moves to `state`: the previous state's expiry timer is cancelled, and the connection is told whether a
     /// credential counts (a signed-in client may send larger messages).
@@ -269,6 +282,10 @@ actor RealtimeSession {
         // Listening again to what is already listened starts it over: the client gets the current
         // data before the `ok`, as for any listen (rtdb.md 6.5), and still one hub listener.
         if listens[key] != nil { drop(key) }
+        if let limits, !limits.mayListen(holding: listens.count) {
+            respond(id, .failed, .string(limits.listenRefusal))
+            return
+        }
         var warnings: [JSONValue] = []
         if let query, !isIndexed(query, at: path) { warnings.append(.string("no_index")) }
         let checks = access.userAuth != nil
