@@ -91,6 +91,8 @@ struct Serve: AsyncParsableCommand {
     var logFormat: String?
     @Option(help: "File holding a credential that may read /metrics and nothing else, besides the admin credential (HEARTH_METRICS_TOKEN_FILE, or HEARTH_METRICS_TOKEN).")
     var metricsTokenFile: String?
+    @Option(help: "Also serve /metrics, /healthz and /readyz, without a credential, on this internal HOST:PORT (HEARTH_METRICS_LISTEN; config metrics.listen).")
+    var metricsListen: String?
 
     func resolve() throws -> Settings {
         let env = ProcessInfo.processInfo.environment
@@ -153,6 +155,8 @@ struct Serve: AsyncParsableCommand {
         if let backupEvery { s.backup.every = backupEvery }
         if let backupKeep { s.backup.keep = backupKeep }
         if let backupDir { s.backup.dir = backupDir }
+        if let metricsListen { s.metricsListen = metricsListen }
+        _ = try s.checkedMetricsListen()
         _ = try s.backup.checkedInterval()
         _ = try s.links.checkedDomains()
         _ = try s.links.allowlist(dev: s.dev, authorizedHosts: [])
@@ -201,6 +205,7 @@ struct Serve: AsyncParsableCommand {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw fail("cannot read the metrics token file \(path)", .badConfiguration) }
             return text.trimmingCharacters(in: .whitespacesAndNewlines)
         } ?? ProcessInfo.processInfo.environment["HEARTH_METRICS_TOKEN"]
+        configuration.metricsListen = try settings.checkedMetricsListen()
         // The certificate and key are read and checked before anything listens; a bad file stops the start.
         do { configuration.tls = try settings.tls.certificates() } catch {
             try? await postgres?.shutdown()

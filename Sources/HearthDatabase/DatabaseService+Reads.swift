@@ -25,6 +25,7 @@ extension DatabaseService {
         let clock = self.clock
         return { reader in
             let decision = rules.canRead(path, auth: auth, query: query, now: clock(), data: StoreRuleData(reader: reader))
+            if !decision.allowed { RuleDenials.count(.database, .read) }
             if !decision.allowed { throw DatabaseError.permissionDenied(reason: decision.reason) }
         }
     }

@@ -31,6 +31,7 @@ extension DatabaseService {
             } catch let e as ValidationError {
                 throw DatabaseError.invalid(e.message)
             } catch let e as PermissionDenied {
+                RuleDenials.count(.database, .write)
                 throw DatabaseError.permissionDenied(reason: e.reason)
             }
         }, refused: { error in

@@ -13,6 +13,8 @@ package struct EventQueue: Sendable {
     let settle: @Sendable ([Settlement]) async throws -> Void
     package let dead: @Sendable (_ after: Int64, _ limit: Int) async throws -> [OutboxEvent]
     package let revive: @Sendable (_ id: Int64, _ at: Int64) async throws -> Bool
+    /// Live events and dead letters, each counted up to the bound given (for `/metrics`).
+    package var counts: @Sendable (_ limit: Int) async throws -> OutboxCounts = { _ in OutboxCounts() }
 
     /// What became of one run.
     enum Settlement: Sendable {
@@ -51,6 +53,7 @@ package struct EventQueue: Sendable {
         settle = { s in try await store.write { try EventQueue.apply(s, $0) } }
         dead = { after, limit in try await store.snapshot { try $0.deadEvents(after: after, limit: limit) } }
         revive = { id, at in try await store.write { try $0.reviveEvent(id, at: at) } }
+        counts = { limit in try await store.snapshot { try $0.outboxCounts(limit: limit) } }
     }
 
     init(accounts store: any AccountStore) {
@@ -60,6 +63,7 @@ package struct EventQueue: Sendable {
         settle = { s in try await store.transaction { try EventQueue.apply(s, $0) } }
         dead = { after, limit in try await store.read { try $0.deadEvents(after: after, limit: limit) } }
         revive = { id, at in try await store.transaction { try $0.reviveEvent(id, at: at) } }
+        counts = { limit in try await store.read { try $0.outboxCounts(limit: limit) } }
     }
 
     init(objects catalog: any ObjectCatalog) {
@@ -69,6 +73,7 @@ package struct EventQueue: Sendable {
         settle = { s in try await catalog.transaction { try EventQueue.apply(s, $0) } }
         dead = { after, limit in try await catalog.read { try $0.deadEvents(after: after, limit: limit) } }
         revive = { id, at in try await catalog.transaction { try $0.reviveEvent(id, at: at) } }
+        counts = { limit in try await catalog.read { try $0.outboxCounts(limit: limit) } }
     }
 }
 

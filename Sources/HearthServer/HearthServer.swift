@@ -106,6 +106,7 @@ public struct HearthServer: Sendable {
             do { try await registry.withNamespace(defaultNamespace) { _ in } } catch { return "the database \(defaultNamespace) cannot be opened" }
             return nil
         }
+        metrics.operations.sources.wire(storage: storage, functions: runtime)
         self.admin = AdminController(
             database: controller, storage: self.storage, links: self.links, functions: runtime, metrics: metrics, authenticator: authenticator,
             configuration: configuration)
@@ -184,6 +185,8 @@ public struct HearthServer: Sendable {
         ]
         // The overview's history: a reading of the counters every second.
         services.append(MetricsSampler(metrics: metrics))
+        // `/metrics`, `/healthz` and `/readyz` without a credential on a second, internal address (`--metrics-listen`).
+        if let address = configuration.metricsListen { services.append(metricsApplication(address)) }
         // SIGHUP reloads the TLS certificate and key (and no longer ends the process).
         if let tls = configuration.tls { services.append(CertificateReloader(certificates: tls, logger: logger)) }
         // Writes buffered link clicks every second and once more after the server stopped.

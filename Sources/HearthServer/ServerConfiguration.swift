@@ -59,6 +59,8 @@ public struct ServerConfiguration: Sendable {
     public var realtimePartialBytes = defaultRealtimePartialBytes
     /// A credential that reads `/metrics` and nothing else (`--metrics-token-file`); the admin credential always may.
     public var metricsToken: String?
+    /// A second address serving only `/metrics`, `/healthz` and `/readyz`, without a credential (`--metrics-listen`).
+    public var metricsListen: MetricsListenAddress?
     /// Serve HTTPS (HTTP/2 and HTTP/1.1) with this certificate and key instead of plain HTTP/1.1 (`--tls-cert`,
     /// `--tls-key`); it also says whether responses carry HSTS. Nil: plain HTTP.
     public var tls: TLSCertificates?

@@ -43,6 +43,7 @@ package struct StorageAccess: Sendable {
         let decision = rules.current.evaluate(request)
         guard decision.allowed else {
             denied(method, bucket, name, "\(decision.reason)")
+            RuleDenials.count(.storage, method == .get || method == .list ? .read : .write)
             let verb = switch method {
             case .get: "READ"
             case .list: "LIST"

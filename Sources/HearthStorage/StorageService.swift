@@ -22,6 +22,8 @@ public final class StorageService: Sendable {
     private let lastSweep = Mutex<Int64>(0)
     /// Functions to run when objects are finalized or deleted (server functions install them).
     public let events = EventHook()
+    /// Stored bytes and objects, for `/metrics`.
+    public let usage = StorageUsage()
 
     /// The largest object Hearth accepts (5 TiB is Cloud Storage's; a single server is smaller).
     package static let maxObjectBytes: Int64 = 64 * 1024 * 1024 * 1024
@@ -142,6 +144,7 @@ public final class StorageService: Sendable {
             throw error
         }
         if let old = result.1, let id = BlobID(old.blob), old.blob != blob.id.rawValue { _ = try? await blobs.delete(id) }
+        usage.stored(size: result.0.size, replacing: result.1?.size)
         hook?.wake()
         return result.0
     }
@@ -205,6 +208,7 @@ public final class StorageService: Sendable {
             return record
         }
         hook?.wake()
+        usage.deleted(size: removed.size)
         if let id = BlobID(removed.blob) { _ = try? await blobs.delete(id) }
     }
 

@@ -156,6 +156,7 @@ public actor Database {
                 return (results, changes, queued)
             }
             if let last = changes.last { sequence = last.sequence }
+            CommitBatches.record(batch.count)
             if !changes.isEmpty {
                 CommittedWrites.add(changes.count)
                 observer.didCommit(changes)

@@ -56,6 +56,9 @@ public protocol OutboxReader {
     func event(_ id: Int64) throws -> OutboxEvent?
     /// Whether an idempotency key was claimed (and not yet forgotten).
     func isClaimed(_ key: String) throws -> Bool
+    /// Live events and dead letters, each counted up to `limit` (a default that reads the events is in
+    /// `OperationCounters.swift`).
+    func outboxCounts(limit: Int) throws -> OutboxCounts
 }
 
 /// A write carrying an idempotency key that an earlier committed write already claimed. Nothing of

@@ -337,4 +337,21 @@ struct OutboxConformanceTests {
         #expect(try await again.getJSON("a") == "1")
         #expect(try await again.snapshot { try $0.dueEvents(now: 3, limit: 5) }.map(\.payload) == [[7]])
     }
+
+    @Test(arguments: OutboxHost.allCases)
+    func countsOfWaitingEventsAndDeadLettersStopAtTheLimit(host: OutboxHost) async throws {
+        let box = try await host.open()
+        #expect(try await box.read { tx in try tx.outboxCounts(limit: 10) } == OutboxCounts(waiting: 0, dead: 0))
+        let ids = try await enqueue(box, 5, at: { Int64(100 + $0) })
+        try await box.write { tx in
+            try tx.buryEvent(ids[1], attempts: 3, error: "gave up")
+            // A retry later than any `now` still waits.
+            try tx.retryEvent(ids[2], attempts: 1, at: .max - 1, error: "again")
+        }
+        #expect(try await box.read { tx in try tx.outboxCounts(limit: 10) } == OutboxCounts(waiting: 4, dead: 1))
+        #expect(try await box.read { tx in try tx.outboxCounts(limit: 2) } == OutboxCounts(waiting: 2, dead: 1))
+        try await box.write { tx in try tx.finishEvents([ids[0], ids[3]]) }
+        #expect(try await box.read { tx in try tx.outboxCounts(limit: 10) } == OutboxCounts(waiting: 2, dead: 1))
+        try await box.close()
+    }
 }

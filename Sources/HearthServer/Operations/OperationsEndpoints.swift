@@ -25,6 +25,8 @@ final class OperationsEndpoints: Sendable {
     private let wiring = Mutex(Wiring())
     /// Set when graceful shutdown began: `/readyz` answers 503 from then on.
     let shuttingDown = Atomic<Bool>(false)
+    /// The products a scrape reads (storage usage, function outboxes).
+    let sources = ScrapeSources()
 
     /// Endpoints that refuse `/metrics` to everyone until configured.
     init() {}
@@ -41,8 +43,9 @@ final class OperationsEndpoints: Sendable {
         (method == .get || method == .head) && (path == "/metrics" || path == "/healthz" || path == "/readyz")
     }
 
-    /// The answer to a request ``handles(_:_:)`` accepted.
-    func respond(to request: Request, metrics: ServerMetrics) async -> Response {
+    /// The answer to a request ``handles(_:_:)`` accepted. `credentialRequired` false is for the separate metrics
+    /// listener (`--metrics-listen`), whose address is meant to be internal.
+    func respond(to request: Request, metrics: ServerMetrics, credentialRequired: Bool = true) async -> Response {
         switch request.uri.path {
         case "/healthz":
             return Self.text(.ok, "ok\n")
@@ -55,12 +58,13 @@ final class OperationsEndpoints: Sendable {
             let w = wiring.withLock { $0 }
             let token = request.authorizationToken()
             let allowed = w.isAdmin(token) || (w.metricsToken.flatMap { expected in token.map { !expected.isEmpty && constantTimeEquals($0, expected) } } ?? false)
-            guard allowed else {
+            guard allowed || !credentialRequired else {
                 var response = Self.text(.unauthorized, "The admin credential or the metrics token is required.\n")
                 response.headers[.wwwAuthenticate] = "Bearer"
                 return response
             }
-            var response = Self.text(.ok, MetricsPage.render(metrics))
+            let products = MetricsPage.renderProducts(await sources.read())
+            var response = Self.text(.ok, MetricsPage.render(metrics) + products)
             response.headers[.contentType] = PrometheusText.contentType
             return response
         }
