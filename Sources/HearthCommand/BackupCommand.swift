@@ -47,6 +47,9 @@ struct BackupCommand: AsyncParsableCommand {
                 print("backup \(m.id): \(m.files.count) files, \(Self.bytes(m.totalSize)) (\(Self.bytes(summary.newBytes)) new) in \(String(format: "%.1f", summary.seconds)) s, in \(repository.root)")
                 if let keep {
                     for id in try repository.prune(keep: keep) { print("removed backup \(id)") }
+                    for (path, n) in try repository.pruneWriteLogs(data: data).sorted(by: { $0.key < $1.key }) {
+                        print("pruned \(n) write log entries from \(path)")
+                    }
                 }
             } catch {
                 throw fail("backup failed: \(error)")
@@ -71,6 +74,7 @@ struct BackupCommand: AsyncParsableCommand {
                         print("\(listing.id)  incomplete  (no manifest: the backup never finished)")
                     }
                 }
+                print(try repository.windowText(data: location.folder))
             } catch {
                 throw fail(error)
             }
@@ -114,10 +118,16 @@ struct BackupCommand: AsyncParsableCommand {
         @OptionGroup var location: Location
         @Argument(help: "The backup's name (from list).") var id: String?
         @Option(help: "The new data folder; it must not exist or be empty.") var to: String
+        @Option(help: "Point in time: ISO 8601 UTC (2026-11-29T10:15:30Z) or Unix seconds; replays the realtime databases' write logs up to it.")
+        var at: String?
 
         func run() async throws {
             let repository = location.repository()
             let target = URL(fileURLWithPath: to).standardizedFileURL.path
+            if let at {
+                try await restore(at: at, repository: repository, target: target)
+                return
+            }
             do {
                 let listings = try repository.list()
                 let chosen = id.map { id in listings.first { $0.id == id } } ?? listings.last { $0.manifest != nil }
@@ -128,6 +138,34 @@ struct BackupCommand: AsyncParsableCommand {
             } catch {
                 throw fail(error, code: .backupDamaged)
             }
+        }
+    }
+}
+
+extension BackupCommand.Restore {
+    /// `restore --at`: a base backup, then the write logs replayed up to the point.
+    func restore(at text: String, repository: BackupRepository, target: String) async throws {
+        guard let millis = PointInTimeRestore.parse(text) else {
+            throw fail("--at must be ISO 8601 UTC (2026-11-29T10:15:30Z) or Unix seconds (got \(text))", .badConfiguration)
+        }
+        if let existing = try? FileManager.default.contentsOfDirectory(atPath: target), !existing.isEmpty {
+            throw fail("\(target) is not empty: restore only into a new or empty folder", .backupDamaged)
+        }
+        let restore = PointInTimeRestore(repository: repository, data: location.folder, at: millis)
+        // The folder was new or empty: a failed restore removes it, so no half-restored folder is
+        // left behind to be mistaken for a good one.
+        do {
+            let report = try await restore.run(to: target, id: id)
+            let changes = report.replayed.reduce(0) { $0 + $1.changes }
+            print("restored backup \(report.base.id) into \(target), then replayed \(changes) changes up to \(PointInTimeRestore.text(millis))")
+            for r in report.replayed where r.changes > 0 { print("  \(r.path): \(r.changes) changes from \(r.source)") }
+        } catch let refusal as PointInTimeRestore.Refusal {
+            try? FileManager.default.removeItem(atPath: target)
+            let window = (try? repository.windowText(data: location.folder)) ?? ""
+            throw fail("point-in-time restore refused: \(refusal.description)\n\(window)", .badConfiguration)
+        } catch {
+            try? FileManager.default.removeItem(atPath: target)
+            throw fail(error, code: .backupDamaged)
         }
     }
 }

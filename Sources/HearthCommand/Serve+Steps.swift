@@ -50,6 +50,9 @@ extension Serve {
             if settings.backup.every != nil {
                 throw fail("--backup-every backs up SQLite data folders; with --postgres back up the database with pg_dump (see docs/operations.md)", .badConfiguration)
             }
+            if settings.backup.writeLog == true {
+                throw fail("--write-log is for SQLite data folders; with --postgres use PostgreSQL's WAL archiving for point-in-time recovery (see docs/operations.md)", .badConfiguration)
+            }
             let location: PostgresLocation
             do { location = try PostgresLocation(url: url) } catch { throw fail("--postgres: \(error)", .badConfiguration) }
             let server: PostgresServer
@@ -68,7 +71,8 @@ extension Serve {
     }
 
     private static func databases(_ settings: Settings, folder: String, durability: SQLiteStore.Durability) async throws -> SQLiteStoreFactory {
-        let factory = SQLiteStoreFactory(folder: folder, durability: durability)
+        var factory = SQLiteStoreFactory(folder: folder, durability: durability)
+        factory.writeLog = settings.backup.keepsWriteLog
         do {
             let store = try await factory.open(namespace: settings.project)
             try await store.close()

@@ -87,6 +87,8 @@ struct Serve: AsyncParsableCommand {
     var backupEvery: String?
     @Option(help: "Scheduled backups: keep this many newest complete ones (HEARTH_BACKUP_KEEP; config backup.keep; default 48).") var backupKeep: Int?
     @Option(help: "Scheduled backups: the backups folder (HEARTH_BACKUP_DIR; config backup.dir; default <data>/backups).") var backupDir: String?
+    @Flag(inversion: .prefixedNo, help: "Keep a write log in each realtime database for point-in-time restores (HEARTH_WRITE_LOG; config backup.writeLog; default: on with --backup-every).")
+    var writeLog: Bool?
     @Option(help: "Log format: text (one line per record, the default) or json (one JSON object per line) (HEARTH_LOG_FORMAT).")
     var logFormat: String?
     @Option(help: "File holding a credential that may read /metrics and nothing else, besides the admin credential (HEARTH_METRICS_TOKEN_FILE, or HEARTH_METRICS_TOKEN).")
@@ -163,6 +165,7 @@ struct Serve: AsyncParsableCommand {
         return s
     }
 
+        if let writeLog { s.backup.writeLog = writeLog }
     func run() async throws {
         #if os(Linux)
         // Allocations of 128 KB and more (scrypt's 16 MB work buffers) go straight to mmap and back

@@ -87,16 +87,27 @@ struct BackupMaker {
 
     private func storeDatabase(_ path: String, newBytes: inout Int64) throws -> BackupManifest.Entry {
         let scratch = repository.temporary + "/" + UUID().uuidString + ".sqlite"
+        let started = Self.millis(Date())
         do {
             try SQLiteSnapshot.copy(from: data + "/" + path, to: scratch)
         } catch {
             throw BackupRepository.Failure(description: "cannot snapshot \(data)/\(path): \(error)")
         }
         let modified = Date().timeIntervalSince1970
+        var entry = BackupManifest.Entry(path: path, sha256: "", size: 0, kind: "sqlite", modified: modified)
+        if entry.isNamespace, let info = try? WriteLog.info(ofFile: scratch) {
+            entry.sequence = info.sequence
+            entry.snapshotStartMillis = started
+            entry.snapshotMillis = Int64((modified * 1000).rounded(.up))
+            entry.sequenceMillis = info.sequenceMillis
+            entry.logFirst = info.first
+        }
         try Self.syncFile(scratch)
         let (sha, size) = try BackupRepository.digest(of: scratch)
         newBytes += try place(scratch, sha: sha, size: size)
-        return .init(path: path, sha256: sha, size: size, kind: "sqlite", modified: modified)
+        entry.sha256 = sha
+        entry.size = size
+        return entry
     }
 
     /// Stores a plain file; nil when it vanished since the listing (a deleted blob).
@@ -171,6 +182,9 @@ struct BackupMaker {
         try FileManager.default.createDirectory(atPath: repository.root + "/" + id, withIntermediateDirectories: true)
         return id
     }
+
+    /// Milliseconds since 1970, rounded down.
+    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
 
     /// ISO 8601 in UTC.
     static func timestamp(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }

@@ -63,7 +63,7 @@ struct BackupRepository: Sendable {
         } catch {
             throw Failure(description: "\(manifestPath(id)) is damaged (\(error))")
         }
-        guard manifest.format == 1 else { throw Failure(description: "\(manifestPath(id)) has format \(manifest.format), newer than this hearth") }
+        guard (1...2).contains(manifest.format) else { throw Failure(description: "\(manifestPath(id)) has format \(manifest.format), newer than this hearth") }
         return manifest
     }
 

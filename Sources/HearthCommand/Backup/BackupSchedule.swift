@@ -12,6 +12,12 @@ struct BackupScheduleSettings {
     var keep = 48
     /// The backups folder; nil = `<data>/backups`.
     var dir: String?
+    /// `--write-log` / `--no-write-log` (config `backup.writeLog`, `HEARTH_WRITE_LOG`); nil = on exactly when
+    /// scheduled backups are.
+    var writeLog: Bool?
+
+    /// Whether the realtime databases keep a write log for point-in-time restores.
+    var keepsWriteLog: Bool { writeLog ?? (every != nil) }
 
     /// Applies the config file's `backup` object.
     mutating func apply(_ members: [JSONMember], file path: String) throws {
@@ -20,6 +26,7 @@ struct BackupScheduleSettings {
             case ("every", .string(let v)): every = v
             case ("keep", .int(let v)): keep = Int(clamping: v)
             case ("dir", .string(let v)): dir = v
+            case ("writeLog", .bool(let v)): writeLog = v
             default: throw Settings.Failure(description: "config file \(path): unknown or mistyped setting \"backup.\(m.key)\"")
             }
         }
@@ -33,6 +40,13 @@ struct BackupScheduleSettings {
             keep = n
         }
         if let v = env["HEARTH_BACKUP_DIR"], !v.isEmpty { dir = v }
+        if let v = env["HEARTH_WRITE_LOG"], !v.isEmpty {
+            switch v.lowercased() {
+            case "1", "true", "on", "yes": writeLog = true
+            case "0", "false", "off", "no": writeLog = false
+            default: throw Settings.Failure(description: "HEARTH_WRITE_LOG must be true or false (got \(v))")
+            }
+        }
     }
 
     /// The interval in seconds, nil when off; throws on a malformed value, an interval under 1 second or a keep under 1.
@@ -91,7 +105,9 @@ struct BackupSchedule: Service {
             DispatchQueue.global(qos: .utility).async {
                 done.resume(returning: Result {
                     let summary = try BackupMaker(data: data, repository: repository).make()
-                    return (summary, try repository.prune(keep: keep))
+                    let removed = try repository.prune(keep: keep)
+                    _ = try repository.pruneWriteLogs(data: data)
+                    return (summary, removed)
                 })
             }
         }
