@@ -95,14 +95,6 @@ struct Serve: AsyncParsableCommand {
     var metricsTokenFile: String?
     @Option(help: "Also serve /metrics, /healthz and /readyz, without a credential, on this internal HOST:PORT (HEARTH_METRICS_LISTEN; config metrics.listen).")
     var metricsListen: String?
-    @Option(help: "Requests per client address: 100/s, 6000/m or 50000/h, with an optional burst (100/s,burst=200); 0 = unlimited, the default (HEARTH_RATE_LIMIT_IP; config limits.ip). Over it: 429 with Retry-After.")
-    var rateLimitIp: String?
-    @Option(help: "Requests per signed-in user (uid of a valid ID token), written as --rate-limit-ip; 0 = unlimited, the default (HEARTH_RATE_LIMIT_USER; config limits.user).")
-    var rateLimitUser: String?
-    @Option(help: "Most connections (HTTP and WebSocket) open at once; more are closed at accept (HEARTH_MAX_CONNECTIONS; config limits.maxConnections; default: the descriptor limit less a reserve for databases and files).")
-    var maxConnections: Int?
-    @Option(help: "Most listens one realtime connection may hold; more fail (HEARTH_MAX_LISTENERS_PER_CONNECTION; config limits.maxListenersPerConnection; default 10000).")
-    var maxListenersPerConnection: Int?
 
     func resolve() throws -> Settings {
         let env = ProcessInfo.processInfo.environment
@@ -168,11 +160,6 @@ struct Serve: AsyncParsableCommand {
         if let writeLog { s.backup.writeLog = writeLog }
         if let metricsListen { s.metricsListen = metricsListen }
         _ = try s.checkedMetricsListen()
-        if let rateLimitIp { s.limits.ip = rateLimitIp }
-        if let rateLimitUser { s.limits.user = rateLimitUser }
-        if let maxConnections { s.limits.maxConnections = maxConnections }
-        if let maxListenersPerConnection { s.limits.maxListenersPerConnection = maxListenersPerConnection }
-        _ = try s.limits.checked()
         _ = try s.backup.checkedInterval()
         _ = try s.links.checkedDomains()
         _ = try s.links.allowlist(dev: s.dev, authorizedHosts: [])
@@ -216,18 +203,17 @@ struct Serve: AsyncParsableCommand {
             namespaceIdleSeconds: databaseIdleSeconds ?? 120, linksPublicCreate: settings.links.publicCreate)
         configuration.requestHeadTimeout = .seconds(settings.headerTimeout)
         configuration.idleTimeout = .seconds(settings.idleTimeout)
-        configuration.limits = try settings.limits.checked()
         let metricsTokenPath = metricsTokenFile ?? ProcessInfo.processInfo.environment["HEARTH_METRICS_TOKEN_FILE"]
         configuration.metricsToken = try metricsTokenPath.map { path in
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw fail("cannot read the metrics token file \(path)", .badConfiguration) }
             return text.trimmingCharacters(in: .whitespacesAndNewlines)
         } ?? ProcessInfo.processInfo.environment["HEARTH_METRICS_TOKEN"]
+        configuration.metricsListen = try settings.checkedMetricsListen()
         // The certificate and key are read and checked before anything listens; a bad file stops the start.
         do { configuration.tls = try settings.tls.certificates() } catch {
             try? await postgres?.shutdown()
             throw fail("\(error)", .badConfiguration)
         }
-        configuration.metricsListen = try settings.checkedMetricsListen()
         // Small uploads spend their time in fsync; more threads than cores let many wait at once.
         let filePool = NIOThreadPool(numberOfThreads: 16)
         filePool.start()
