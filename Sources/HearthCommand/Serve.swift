@@ -93,6 +93,14 @@ struct Serve: AsyncParsableCommand {
     var logFormat: String?
     @Option(help: "File holding a credential that may read /metrics and nothing else, besides the admin credential (HEARTH_METRICS_TOKEN_FILE, or HEARTH_METRICS_TOKEN).")
     var metricsTokenFile: String?
+    @Option(help: "Requests per client address: 100/s, 6000/m or 50000/h, with an optional burst (100/s,burst=200); 0 = unlimited, the default (HEARTH_RATE_LIMIT_IP; config limits.ip). Over it: 429 with Retry-After.")
+    var rateLimitIp: String?
+    @Option(help: "Requests per signed-in user (uid of a valid ID token), written as --rate-limit-ip; 0 = unlimited, the default (HEARTH_RATE_LIMIT_USER; config limits.user).")
+    var rateLimitUser: String?
+    @Option(help: "Most connections (HTTP and WebSocket) open at once; more are closed at accept (HEARTH_MAX_CONNECTIONS; config limits.maxConnections; default: the descriptor limit less a reserve for databases and files).")
+    var maxConnections: Int?
+    @Option(help: "Most listens one realtime connection may hold; more fail (HEARTH_MAX_LISTENERS_PER_CONNECTION; config limits.maxListenersPerConnection; default 10000).")
+    var maxListenersPerConnection: Int?
     @Option(help: "Also serve /metrics, /healthz and /readyz, without a credential, on this internal HOST:PORT (HEARTH_METRICS_LISTEN; config metrics.listen).")
     var metricsListen: String?
 
@@ -157,6 +165,11 @@ struct Serve: AsyncParsableCommand {
         if let backupEvery { s.backup.every = backupEvery }
         if let backupKeep { s.backup.keep = backupKeep }
         if let backupDir { s.backup.dir = backupDir }
+        if let rateLimitIp { s.limits.ip = rateLimitIp }
+        if let rateLimitUser { s.limits.user = rateLimitUser }
+        if let maxConnections { s.limits.maxConnections = maxConnections }
+        if let maxListenersPerConnection { s.limits.maxListenersPerConnection = maxListenersPerConnection }
+        _ = try s.limits.checked()
         if let writeLog { s.backup.writeLog = writeLog }
         if let metricsListen { s.metricsListen = metricsListen }
         _ = try s.checkedMetricsListen()
@@ -203,6 +216,7 @@ struct Serve: AsyncParsableCommand {
             namespaceIdleSeconds: databaseIdleSeconds ?? 120, linksPublicCreate: settings.links.publicCreate)
         configuration.requestHeadTimeout = .seconds(settings.headerTimeout)
         configuration.idleTimeout = .seconds(settings.idleTimeout)
+        configuration.limits = try settings.limits.checked()
         let metricsTokenPath = metricsTokenFile ?? ProcessInfo.processInfo.environment["HEARTH_METRICS_TOKEN_FILE"]
         configuration.metricsToken = try metricsTokenPath.map { path in
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw fail("cannot read the metrics token file \(path)", .badConfiguration) }

@@ -42,6 +42,8 @@ struct Settings {
     var links = LinkSettings()
     /// Scheduled backups while serving (`--backup-every`, `--backup-keep`, `--backup-dir`).
     var backup = BackupScheduleSettings()
+    /// Request rate limits and connection limits (`limits`).
+    var limits = LimitSettings()
     /// The separate metrics listener's `HOST:PORT` (`--metrics-listen`; config `metrics.listen`; `HEARTH_METRICS_LISTEN`).
     var metricsListen: String?
     /// HTTPS with a certificate and key, and HSTS (`--tls-cert`, `--tls-key`, `--hsts-max-age`).
@@ -156,6 +158,7 @@ struct Settings {
             case ("services", .object(let members)): try services.apply(members, file: path)
             case ("links", .object(let members)): try links.apply(members, file: path)
             case ("backup", .object(let members)): try backup.apply(members, file: path)
+            case ("limits", .object(let members)): try limits.apply(members, file: path)
             case ("metrics", .object(let members)): metricsListen = try Self.metricsListen(members, file: path) ?? metricsListen
             case ("tls", .object(let members)): try tls.apply(members, file: path)
             default: throw Failure(description: "config file \(path): unknown or mistyped setting \"\(m.key)\"")
@@ -200,6 +203,7 @@ struct Settings {
         sms.apply(environment: env)
         services.apply(environment: env)
         try backup.apply(environment: env)
+        try limits.apply(environment: env)
         if let v = env["HEARTH_METRICS_LISTEN"], !v.isEmpty { metricsListen = v }
         try tls.apply(environment: env)
     }

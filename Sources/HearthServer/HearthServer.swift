@@ -100,6 +100,7 @@ public struct HearthServer: Sendable {
         let (connections, registry) = (self.realtime.connections, self.registry)
         let metrics = ServerMetrics(connections: { connections.count }, listeners: { registry.listenerCount })
         self.metrics = metrics
+        metrics.limits.withLock { $0 = (configuration.limits, configuration.maxOpenNamespaces) }
         // `/metrics` for the admin or the metrics token; `/readyz` is ready while the default database opens.
         let defaultNamespace = configuration.defaultNamespace
         metrics.operations.configure(metricsToken: configuration.metricsToken, isAdmin: { authenticator.isAdmin($0) }) {
