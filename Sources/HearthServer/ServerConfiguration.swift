@@ -59,6 +59,9 @@ public struct ServerConfiguration: Sendable {
     public var realtimePartialBytes = defaultRealtimePartialBytes
     /// A credential that reads `/metrics` and nothing else (`--metrics-token-file`); the admin credential always may.
     public var metricsToken: String?
+    /// Request rate limits, the connection limit and the listens one realtime connection may hold (`limits` in the
+    /// config file; see ``RequestLimits``).
+    public var limits = RequestLimits()
     /// A second address serving only `/metrics`, `/healthz` and `/readyz`, without a credential (`--metrics-listen`).
     public var metricsListen: MetricsListenAddress?
     /// Serve HTTPS (HTTP/2 and HTTP/1.1) with this certificate and key instead of plain HTTP/1.1 (`--tls-cert`,

@@ -69,6 +69,8 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let realtime = self.realtime
+            // Over `limits.maxConnections`: closed here, before a byte is read (see `RequestLimits.admit`).
+            guard realtime.admit(channel) else { return Value(upgrade: channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel), channel: channel) }
             let inline = self.inline
             let inlineCount = self.inlineCount
             let limits = self.limits
@@ -96,6 +98,7 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: tls.secure))
                         if let hsts = tls.hsts { try channel.pipeline.syncOperations.addHandler(HSTSHandler(value: hsts)) }
+                        if let limiter = RequestLimiter(realtime.database) { try channel.pipeline.syncOperations.addHandler(RateLimitHandler(limiter)) }
                         try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: limits.idleTimeout, logger: logger))
                         if let inline { try channel.pipeline.syncOperations.addHandler(InlineResponseHandler(answered: inlineCount, answer: inline)) }
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
