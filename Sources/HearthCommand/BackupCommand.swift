@@ -74,7 +74,10 @@ struct BackupCommand: AsyncParsableCommand {
                         print("\(listing.id)  incomplete  (no manifest: the backup never finished)")
                     }
                 }
-                print(try repository.windowText(data: location.folder))
+                // Only for backups of realtime databases (a folder without any has no window to show).
+                if try !PointInTimeRestore(repository: repository, data: location.folder, at: 0).bases().isEmpty {
+                    print(try repository.windowText(data: location.folder))
+                }
             } catch {
                 throw fail(error)
             }

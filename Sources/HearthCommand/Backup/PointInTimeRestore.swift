@@ -39,10 +39,12 @@ struct PointInTimeRestore {
     /// The clock (milliseconds since 1970).
     var now: () -> Int64 = { BackupMaker.millis(Date()) }
 
-    /// The backups that can be a base, oldest first: complete, format 2 (with sequences).
+    /// The backups that can be a base, oldest first: complete, format 2 (with sequences), holding at
+    /// least one realtime database.
     func bases() throws -> [BackupManifest] {
         try repository.list().compactMap(\.manifest).filter { m in
-            m.files.filter(\.isNamespace).allSatisfy { $0.sequence != nil && $0.pointMillis != nil }
+            let namespaces = m.files.filter(\.isNamespace)
+            return !namespaces.isEmpty && namespaces.allSatisfy { $0.sequence != nil && $0.pointMillis != nil }
         }
     }
 
