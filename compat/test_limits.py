@@ -191,3 +191,26 @@ def _try_metrics(url: str) -> str | None:
     except requests.RequestException:
         return None
     return r.text if r.status_code == 200 else None
+
+
+def test_ip_limit_applies_over_http2(tmp_path):
+    """Over TLS, HTTP/2 requests (which no connection pipeline handler sees) are limited by the responder itself."""
+    import httpx
+
+    from test_tls import PKI, tls_server
+
+    folder = tmp_path / "pki"
+    folder.mkdir()
+    pki = PKI(folder)
+    cert, key, _ = pki.leaf("a")
+    with tls_server(tmp_path, pki, ["--tls-cert", str(cert), "--tls-key", str(key), "--rate-limit-ip", "1/m,burst=4"]) as (base, _, _):
+        with httpx.Client(http2=True, verify=pki.context(), timeout=30) as client:
+            statuses = []
+            for _ in range(8):
+                r = client.get(f"{base}/h2/value.json")
+                assert r.http_version == "HTTP/2", r.http_version
+                statuses.append(r.status_code)
+            assert 429 in statuses and statuses[0] == 200, statuses
+            refused = client.get(f"{base}/h2/value.json")
+            assert refused.status_code == 429 and 1 <= int(refused.headers["retry-after"]) <= 60
+            assert client.get(f"{base}/h2/value.json", headers=OWNER_HEADERS).status_code == 200  # the admin is exempt

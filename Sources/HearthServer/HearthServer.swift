@@ -101,6 +101,7 @@ public struct HearthServer: Sendable {
         let metrics = ServerMetrics(connections: { connections.count }, listeners: { registry.listenerCount })
         self.metrics = metrics
         metrics.limits.withLock { $0 = (configuration.limits, configuration.maxOpenNamespaces) }
+        metrics.requestLimiter.withLock { [controller] in $0 = RequestLimiter(controller) }
         // `/metrics` for the admin or the metrics token; `/readyz` is ready while the default database opens.
         let defaultNamespace = configuration.defaultNamespace
         metrics.operations.configure(metricsToken: configuration.metricsToken, isAdmin: { authenticator.isAdmin($0) }) {

@@ -65,6 +65,8 @@ final class ServerMetrics: Sendable {
     let operations = OperationsEndpoints()
     /// The server's limits and its `maxOpenNamespaces`, for `/metrics` (set once by the server; nil: not shown).
     let limits = Mutex<(limits: RequestLimits, openDatabases: Int)?>(nil)
+    /// The request limiter for requests no pipeline handler checked (HTTP/2 streams; nil: no request rate is limited).
+    let requestLimiter = Mutex<RequestLimiter?>(nil)
     /// When the server started, in milliseconds since 1970.
     let startedAt = Int64(Date().timeIntervalSince1970 * 1000)
 

@@ -78,6 +78,7 @@ struct HearthResponder: HTTPResponder {
     func respond(to request: Request, context: HearthRequestContext) async throws -> Response {
         // Marked by `RateLimitHandler`: over a rate limit.
         if let refusal = RequestLimiter.Refusal(marked: request.headers) { return refusal.response(target: request.uri.path) }
+        if let refusal = Self.unmarkedRefusal(request, context: context, metrics: metrics) { return refusal.response(target: request.uri.path) }
         guard let metrics else { return try await route(request, context: context).response }
         metrics.countRequest()
         let start = NIODeadline.now().uptimeNanoseconds
