@@ -101,23 +101,28 @@ struct BackupSchedule: Service {
     /// One backup and prune, on a dispatch thread (it reads and writes files for as long as it takes).
     func once() async {
         let (data, repository, keep) = (data, repository, keep)
-        let outcome: Result<(BackupMaker.Summary, [String]), any Error> = await withCheckedContinuation { done in
+        // The write logs are pruned after the backups; a failure there is logged on its own (the backup was made).
+        typealias Done = (summary: BackupMaker.Summary, removed: [String], pruned: Result<[String: Int], any Error>)
+        let outcome: Result<Done, any Error> = await withCheckedContinuation { done in
             DispatchQueue.global(qos: .utility).async {
                 done.resume(returning: Result {
                     let summary = try BackupMaker(data: data, repository: repository).make()
                     let removed = try repository.prune(keep: keep)
-                    _ = try repository.pruneWriteLogs(data: data)
-                    return (summary, removed)
+                    return (summary, removed, Result { try repository.pruneWriteLogs(data: data) })
                 })
             }
         }
         switch outcome {
-        case .success(let (summary, removed)):
+        case .success(let (summary, removed, pruned)):
             logger.info("backup made", metadata: [
                 "hearth.backup.id": "\(summary.manifest.id)", "hearth.backup.files": "\(summary.manifest.files.count)",
                 "hearth.backup.new_bytes": "\(summary.newBytes)", "hearth.backup.seconds": "\(String(format: "%.2f", summary.seconds))",
                 "hearth.backup.removed": "\(removed.joined(separator: ","))",
+                "hearth.backup.write_log_pruned": "\((try? pruned.get())?.values.reduce(0, +) ?? 0)",
             ])
+            if case .failure(let error) = pruned {
+                logger.error("pruning the write log failed", metadata: ["hearth.backup.error": "\(error)"])
+            }
         case .failure(let error):
             logger.error("scheduled backup failed", metadata: ["hearth.backup.error": "\(error)"])
         }
