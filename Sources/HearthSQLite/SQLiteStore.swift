@@ -27,6 +27,9 @@ public final class SQLiteStore: DatabaseStore {
         self.writeLog = writeLog
         var config = Configuration()
         config.maximumReaderCount = 2
+        // Another connection may write for a moment (`hearth backup` pruning the write log in small
+        // batches): wait for it instead of failing the request with SQLITE_BUSY.
+        config.busyMode = .timeout(10)
         let sync = durability == .full ? "FULL" : "NORMAL"
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(sync)")
