@@ -115,6 +115,14 @@ struct RateLimitTests {
         #expect(small.take("busy", limit: limit) != nil)
     }
 
+    /// A burst given as 0 is taken as 1: a bucket that can never hold a token would refuse every request.
+    @Test func burstIsAtLeastOne() {
+        let table = BucketTable(capacity: 64)
+        let limit = RateLimit(requests: 5, seconds: 1, burst: 0)
+        #expect(limit.burst == 1)
+        #expect(table.take("a", limit: limit) == nil)
+    }
+
     /// An unlimited rate never refuses and keeps no bucket.
     @Test func unlimitedKeepsNothing() {
         let table = BucketTable(capacity: 64)

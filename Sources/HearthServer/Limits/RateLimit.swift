@@ -18,13 +18,14 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     public var burst: Int
 
     /// No limit.
-    public static let unlimited = RateLimit(requests: 0, seconds: 1, burst: 0)
+    public static let unlimited = RateLimit(requests: 0, seconds: 1)
 
     /// `requests` per `seconds`, with bursts of `burst` (default: one second's worth, at least 1).
     public init(requests: Int, seconds: Int = 1, burst: Int? = nil) {
         self.requests = max(0, requests)
         self.seconds = max(1, seconds)
-        self.burst = burst ?? max(1, Int((Double(max(0, requests)) / Double(max(1, seconds))).rounded(.up)))
+        // A burst under 1 would refuse every request for ever.
+        self.burst = max(1, burst ?? Int((Double(max(0, requests)) / Double(max(1, seconds))).rounded(.up)))
     }
 
     /// Whether this limits anything.
