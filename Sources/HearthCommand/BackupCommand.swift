@@ -158,7 +158,7 @@ extension BackupCommand.Restore {
         // The folder was new or empty: a failed restore removes it, so no half-restored folder is
         // left behind to be mistaken for a good one.
         do {
-            let report = try await restore.run(to: target, id: id)
+            let report = try await repository.whileReading { try await restore.run(to: target, id: id) }
             let changes = report.replayed.reduce(0) { $0 + $1.changes }
             print("restored backup \(report.base.id) into \(target), then replayed \(changes) changes up to \(PointInTimeRestore.text(millis))")
             for r in report.replayed where r.changes > 0 { print("  \(r.path): \(r.changes) changes from \(r.source)") }

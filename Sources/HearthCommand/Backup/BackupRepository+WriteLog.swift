@@ -1,5 +1,10 @@
 import Foundation
 import HearthSQLite
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension BackupRepository {
     /// Retention of the write logs: deletes from each live namespace database of `data` the log rows the
@@ -40,5 +45,16 @@ extension BackupRepository {
         }
         if live { latest = "about now (the live write log continues the newest backup)" }
         return "point-in-time window: from \(PointInTimeRestore.text(PointInTimeRestore.point(first))) (backup \(first.id)) to \(latest)"
+    }
+
+    /// Runs `body` holding `<backups>/lock` shared: waits for a backup or prune in progress (they hold it
+    /// exclusively) to finish, and keeps them from removing what `body` reads. Used by `restore --at`.
+    func whileReading<R>(_ body: () async throws -> R) async throws -> R {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let fd = open(root + "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure(description: "cannot open \(root)/lock: errno \(errno)") }
+        defer { close(fd) }
+        guard flock(fd, LOCK_SH) == 0 else { throw Failure(description: "cannot lock \(root)/lock: errno \(errno)") }
+        return try await body()
     }
 }
