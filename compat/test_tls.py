@@ -422,3 +422,47 @@ def test_tls_from_the_config_file(tmp_path, pki):
         assert served_fingerprint(base, pki) == fingerprint
         r = requests.get(f"{base}/.well-known/hearth/health", verify=str(pki.ca_file), timeout=10)
         assert r.headers.get("strict-transport-security") == "max-age=120"
+
+
+def test_a_client_that_never_finishes_the_handshake_is_closed(tmp_path, pki):
+    cert, key, _ = pki.leaf("a")
+    with tls_server(tmp_path, pki, ["--tls-cert", str(cert), "--tls-key", str(key), "--header-timeout", "1"]) as (base, _, _):
+        host, port = base.removeprefix("https://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as raw:
+            started = time.monotonic()
+            assert raw.recv(1) == b"", "the server sent something to a client that never said hello"
+            assert time.monotonic() - started < 9
+
+
+def test_sigterm_with_an_open_http2_event_stream_exits_cleanly(tmp_path, pki):
+    cert, key, _ = pki.leaf("a")
+    port = free_port()
+    log_path = tmp_path / "server.log"
+    cmd = [hearth_binary(), "serve", "--host", "127.0.0.1", "--port", str(port), "--data", str(tmp_path / "data"), "--dev",
+           "--tls-cert", str(cert), "--tls-key", str(key)]
+    with open(log_path, "wb") as log_file:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            base = f"https://127.0.0.1:{port}"
+            eventually("the server to answer", lambda: _answers(base, pki), timeout=STARTUP_TIMEOUT)
+            with httpx.Client(http2=True, verify=pki.context(), timeout=15) as client:
+                with client.stream("GET", f"{base}/bye.json", headers={"Accept": "text/event-stream"}) as stream:
+                    events = sse_events(stream.iter_lines())
+                    assert next_put(events)["data"] is None
+                    proc.send_signal(signal.SIGTERM)
+                    # The stream ends (the server closes it for the shutdown) rather than hanging.
+                    with contextlib.suppress(httpx.HTTPError):
+                        for _ in events:
+                            pass
+                    assert proc.wait(timeout=SHUTDOWN_TIMEOUT) == 0, log_tail(log_path)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=SHUTDOWN_TIMEOUT)
+
+
+def _answers(base: str, pki: PKI) -> bool:
+    try:
+        return requests.get(f"{base}/.well-known/hearth/health", verify=str(pki.ca_file), timeout=2).status_code == 200
+    except requests.RequestException:
+        return False

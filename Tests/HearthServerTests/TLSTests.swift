@@ -195,4 +195,17 @@ struct TLSTests {
         #expect(!refused.isActive)
         _ = try channel.finish()
     }
+
+    @Test func anHTTP2ConnectionIsClosedTheGraceAfterTheShutdownBegan() throws {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(handler: HTTP2ShutdownDeadline(grace: .seconds(5)), loop: loop)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        loop.advanceTime(by: .seconds(60))
+        #expect(channel.isActive, "closed without a shutdown")
+        channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        loop.advanceTime(by: .seconds(4))
+        #expect(channel.isActive, "closed before the grace ended")
+        loop.advanceTime(by: .seconds(1))
+        #expect(!channel.isActive)
+    }
 }

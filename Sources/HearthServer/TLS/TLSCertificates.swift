@@ -75,6 +75,9 @@ public final class TLSCertificates: Sendable {
         var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         tls.minimumTLSVersion = .tlsv12
         tls.applicationProtocols = applicationProtocols
+        // After our close_notify, wait this long for the client's before closing anyway (NIOSSL's default is 5 s,
+        // which an idle client that never reads adds to every shutdown).
+        tls.shutdownTimeout = .seconds(1)
         do { return try NIOSSLContext(configuration: tls) } catch {
             throw TLSLoadError("the key in \(keyFile) does not belong to the certificate in \(certificateFile) (\(error))")
         }

@@ -34,6 +34,8 @@ struct TLSServerChannel: ServerChildChannel {
     let http2: HTTP2Channel
     /// The handshake must be done within the request head timeout.
     let limits: RequestHeadLimits
+    /// How long an HTTP/2 connection's requests have to finish once a graceful shutdown began.
+    static let shutdownGrace = TimeAmount.seconds(5)
 
     /// A channel that serves `responder` over TLS with HTTP/1.1 (`http1`) and HTTP/2.
     init(certificates: TLSCertificates, http1: RealtimeServerChannel, responder: @escaping HTTPChannelHandler.Responder, limits: RequestHeadLimits) {
@@ -63,7 +65,10 @@ struct TLSServerChannel: ServerChildChannel {
             let alpn = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result in
                 switch result {
                 case .negotiated("h2"):
-                    return http2.setup(channel: channel, logger: logger).map { .http2($0) }
+                    return http2.setup(channel: channel, logger: logger).flatMapThrowing { connection in
+                        try channel.pipeline.syncOperations.addHandler(HTTP2ShutdownDeadline(grace: Self.shutdownGrace))
+                        return .http2(connection)
+                    }
                 case .negotiated("http/1.1"), .fallback:
                     return http1.setup(channel: channel, logger: logger).map { .http1($0) }
                 case .negotiated:
