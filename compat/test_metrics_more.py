@@ -12,6 +12,7 @@ import requests
 
 from hearth_helpers import OWNER_HEADERS, eventually
 from hearth_process import hearth_process
+from test_realtime_process import raw_websocket, request
 
 BUCKET = "demo.appspot.com"
 KEY = {"key": "any-api-key"}
@@ -62,6 +63,17 @@ def test_denials_commits_sign_ins_storage_bytes_and_the_metrics_listener(tmp_pat
                 assert http.put(f"{url}/items/x.json", data="1").status_code == 401
             r = http.post(f"{url}/v0/b/{BUCKET}/o", params={"name": "anon.txt"}, data=b"x", headers={"Content-Type": "text/plain"})
             assert r.status_code == 403, r.text
+            rest_denied = http.get(f"{internal}/metrics").text
+            # The realtime protocol: two listens, a set and an onDisconnect registration, all refused.
+            sock = raw_websocket(url)
+            try:
+                assert request(sock, 1, "q", {"p": "/items", "h": ""})["s"] == "permission_denied"
+                assert request(sock, 2, "q", {"p": "/other", "h": ""})["s"] == "permission_denied"
+                assert request(sock, 3, "p", {"p": "/items/y", "d": 1})["s"] == "permission_denied"
+                assert request(sock, 4, "o", {"p": "/items/z", "d": 1})["s"] == "permission_denied"
+            finally:
+                sock.close()
+            realtime_denied = http.get(f"{internal}/metrics").text
 
             # Sign-ins: an anonymous account, its refresh (answered on the event loop), a wrong password, a bad refresh.
             r = http.post(f"{url}/identitytoolkit.googleapis.com/v1/accounts:signUp", params=KEY, json={"returnSecureToken": True})
@@ -81,6 +93,7 @@ def test_denials_commits_sign_ins_storage_bytes_and_the_metrics_listener(tmp_pat
             r = http.post(f"{url}/v0/b/{BUCKET}/o", params={"name": "k.bin"}, data=b"k" * 1000,
                           headers={**admin, "Content-Type": "application/octet-stream"})
             assert r.status_code == 200, r.text
+            assert http.get(f"{url}/v0/b/{BUCKET}/o/k.bin", params={"alt": "media"}).status_code == 403  # no sign-in
             uploaded = http.get(f"{internal}/metrics").text
 
             # A burst of concurrent writes: each reaches the database writer once.
@@ -96,10 +109,14 @@ def test_denials_commits_sign_ins_storage_bytes_and_the_metrics_listener(tmp_pat
         def delta(page: str, name: str, start: str = before.text) -> float:
             return sample(page, name) - sample(start, name)
 
-        assert delta(after, 'hearth_rule_denials_total{product="database",op="read"}') == 3
-        assert delta(after, 'hearth_rule_denials_total{product="database",op="write"}') == 2
-        assert delta(after, 'hearth_rule_denials_total{product="storage",op="write"}') == 1
-        assert delta(after, 'hearth_rule_denials_total{product="storage",op="read"}') == 0
+        assert delta(rest_denied, 'hearth_rule_denials_total{product="database",op="read"}') == 3
+        assert delta(rest_denied, 'hearth_rule_denials_total{product="database",op="write"}') == 2
+        assert delta(rest_denied, 'hearth_rule_denials_total{product="storage",op="write"}') == 1
+        assert delta(rest_denied, 'hearth_rule_denials_total{product="storage",op="read"}') == 0
+        assert delta(realtime_denied, 'hearth_rule_denials_total{product="database",op="read"}', rest_denied) == 2
+        assert delta(realtime_denied, 'hearth_rule_denials_total{product="database",op="write"}', rest_denied) == 2
+        assert delta(after, 'hearth_rule_denials_total{product="database",op="read"}', realtime_denied) == 0
+        assert delta(after, 'hearth_rule_denials_total{product="storage",op="read"}', realtime_denied) == 1
         assert delta(after, 'hearth_auth_sign_ins_total{method="anonymous",outcome="success"}') == 1
         assert delta(after, 'hearth_auth_sign_ins_total{method="refresh",outcome="success"}') == 1
         assert delta(after, 'hearth_auth_sign_ins_total{method="refresh",outcome="failure"}') == 1
@@ -119,8 +136,9 @@ def test_denials_commits_sign_ins_storage_bytes_and_the_metrics_listener(tmp_pat
         assert 1 <= batches <= 64
         assert delta(after, 'hearth_database_commit_batch_writes_bucket{le="+Inf"}', uploaded) == batches
         assert delta(after, 'hearth_database_commit_batch_writes_bucket{le="64"}', uploaded) == batches
-        # The two denied PUTs went to the writer too (the rules are checked in the commit): 2 more writes in batches.
-        assert delta(after, "hearth_database_commit_batch_writes_sum") == 64 + 2
+        # The denied PUT and realtime set went to the writer too (the rules are checked in the commit); the
+        # onDisconnect registration was refused before.
+        assert delta(after, "hearth_database_commit_batch_writes_sum") == 64 + 2 + 1
         for family, kind in [("hearth_rule_denials_total", "counter"), ("hearth_auth_sign_ins_total", "counter"),
                              ("hearth_storage_bytes", "gauge"), ("hearth_storage_objects", "gauge")]:
             assert has_family(after, family, kind), family

@@ -18,7 +18,7 @@ extension Settings {
     func checkedMetricsListen() throws -> MetricsListenAddress? {
         guard let text = metricsListen else { return nil }
         guard let address = MetricsListenAddress(parsing: text) else {
-            throw Failure(description: "--metrics-listen must be HOST:PORT (or [IPv6]:PORT), not \"\(text)\"")
+            throw Failure(description: "the metrics address (--metrics-listen, HEARTH_METRICS_LISTEN, metrics.listen) must be HOST:PORT or [IPv6]:PORT, not \"\(text)\"")
         }
         return address
     }

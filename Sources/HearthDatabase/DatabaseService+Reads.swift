@@ -63,6 +63,7 @@ extension DatabaseService {
         let now = clock()
         return try await namespace.database.store.snapshot { reader in
             let allowed = auth.map { rules.canRead(path, auth: $0, query: query, now: now, data: StoreRuleData(reader: reader)).allowed } ?? true
+            if !allowed { RuleDenials.count(.database, .read) }
             return (allowed, try reader.sequence())
         }
     }

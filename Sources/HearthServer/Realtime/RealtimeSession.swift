@@ -530,6 +530,7 @@ actor RealtimeSession {
         }
         // The permission is checked now (as Firebase does) and again when the operation runs.
         guard try await database.mayWrite(writes, priorities: priorities, in: namespace, access: access) else {
+            RuleDenials.count(.database, .write)
             throw DatabaseError.permissionDenied(reason: nil)
         }
         onDisconnect.append((path, operation))
