@@ -466,3 +466,39 @@ def _answers(base: str, pki: PKI) -> bool:
         return requests.get(f"{base}/.well-known/hearth/health", verify=str(pki.ca_file), timeout=2).status_code == 200
     except requests.RequestException:
         return False
+
+
+def test_max_connections_counts_tls_connections_of_both_protocols(tmp_path, pki):
+    """``--max-connections`` holds behind TLS for HTTP/2 as for HTTP/1.1: the connection over the maximum is closed
+    before its handshake, and once others close there is room again."""
+    cert, key, _ = pki.leaf("a")
+    with tls_server(tmp_path, pki, ["--tls-cert", str(cert), "--tls-key", str(key), "--max-connections", "4"]) as (base, _, _):
+        host, port = base.removeprefix("https://").split(":")
+        time.sleep(0.5)  # the start-up probe's connections are let go
+
+        def connect(offer: list[str]) -> ssl.SSLSocket | None:
+            raw = socket.create_connection((host, int(port)), timeout=5)
+            try:
+                return pki.context(offer).wrap_socket(raw, server_hostname=host)
+            except (ssl.SSLError, OSError):
+                raw.close()
+                return None
+
+        held = [connect(["h2"]), connect(["h2"]), connect(["http/1.1"]), connect(["h2"])]
+        assert all(held), "the first four connections are within the maximum"
+        assert [c.selected_alpn_protocol() for c in held] == ["h2", "h2", "http/1.1", "h2"]
+        assert connect(["h2"]) is None, "a fifth HTTP/2 connection is refused"
+        assert connect(["http/1.1"]) is None, "a fifth HTTP/1.1 connection is refused"
+        for c in held:
+            c.close()
+        page = eventually("room again once the others closed", lambda: _metrics_page(base, pki))
+        refused = [line for line in page.splitlines() if line.startswith("hearth_connections_refused_total")]
+        assert refused and float(refused[0].split()[-1]) == 2, refused
+
+
+def _metrics_page(base: str, pki: PKI) -> str | None:
+    try:
+        r = requests.get(f"{base}/metrics", headers={"Authorization": "Bearer owner"}, verify=str(pki.ca_file), timeout=2)
+        return r.text if r.status_code == 200 else None
+    except requests.RequestException:
+        return None

@@ -69,8 +69,9 @@ struct RealtimeServerChannel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let realtime = self.realtime
-            // Over `limits.maxConnections`: closed here, before a byte is read (see `RequestLimits.admit`).
-            guard realtime.admit(channel) else { return Value(upgrade: channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel), channel: channel) }
+            // Over `limits.maxConnections`: closed here, before a byte is read (see `RequestLimits.admit`). Behind TLS the
+            // TLS channel counted the connection already, before its handshake.
+            guard tls.secure || realtime.admit(channel) else { return Value(upgrade: channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel), channel: channel) }
             let inline = self.inline
             let inlineCount = self.inlineCount
             let limits = self.limits

@@ -61,6 +61,10 @@ struct TLSServerChannel: ServerChildChannel {
         channel.eventLoop.makeCompletedFuture {
             let http1 = self.http1
             let http2 = self.http2
+            // Over `limits.maxConnections`: closed before the handshake, whichever protocol it would have spoken.
+            guard http1.realtime.admit(channel) else {
+                return Value(negotiated: channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel), channel: channel)
+            }
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: certificates.context))
             let alpn = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result in
                 switch result {
