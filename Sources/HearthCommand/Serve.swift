@@ -247,7 +247,7 @@ struct Serve: AsyncParsableCommand {
         let group = server.serviceGroup(services: backendServices) { port in
             if servesTLS { startLogger.info("serving HTTPS (HTTP/2 and HTTP/1.1) on port \(port); SIGHUP reloads the certificate") }
             startLogger.info(
-                "Hearth listening on http://\(settings.host):\(port) with data in \(postgres.map { "\($0.location) and " } ?? "")\(folder); \(settings.dev ? "databases are created on first use with open rules (--dev)" : "databases start locked until rules are set, and ones other than \(settings.project) exist once created (hearth namespaces create)")",
+                "Hearth listening on \(servesTLS ? "https" : "http")://\(settings.host):\(port) with data in \(postgres.map { "\($0.location) and " } ?? "")\(folder); \(settings.dev ? "databases are created on first use with open rules (--dev)" : "databases start locked until rules are set, and ones other than \(settings.project) exist once created (hearth namespaces create)")",
                 metadata: ["hearth.dev": "\(settings.dev)"])
         }
         do {
