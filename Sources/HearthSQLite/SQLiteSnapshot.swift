@@ -3,14 +3,10 @@ import GRDB
 
 /// An online, consistent copy of a SQLite database that a server may be writing at the same time.
 ///
-/// The copy is made with SQLite's online backup API in a single step: it reads every page inside one read
-/// transaction, so in WAL mode the writer keeps committing while it runs, and the copy holds exactly the
-/// commits that were done when it started. The file's bytes are never copied directly (a copy of a live file,
-/// or of the file without its WAL, can be torn or stale).
-///
-/// The backup API copies pages as they are; `VACUUM INTO`, used before, rebuilt every table and index into
-/// the new file, which took about twice the CPU time for a 1.2 GB database and slowed the server's writers
-/// more while it ran (docs/benchmarks.md, "Writes during a backup").
+/// The copy is made with `VACUUM INTO`, which reads the database inside one read transaction: in WAL
+/// mode the writer keeps committing while it runs, and the copy holds exactly the commits that were
+/// done when it started. The file's bytes are never copied directly (a copy of a live file, or of the
+/// file without its WAL, can be torn or stale).
 public enum SQLiteSnapshot {
     /// Writes a consistent copy of the database at `source` to `target`, a new file (it must not exist).
     ///
@@ -23,16 +19,9 @@ public enum SQLiteSnapshot {
         config.label = "hearth-backup"
         let queue = try DatabaseQueue(path: source, configuration: config)
         defer { try? queue.close() }
-        var targetConfig = Configuration()
-        targetConfig.label = "hearth-backup-copy"
-        // The caller syncs the finished file once; a sync per transaction here would only add waits.
-        targetConfig.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = OFF") }
-        let copy = try DatabaseQueue(path: target, configuration: targetConfig)
-        defer { try? copy.close() }
-        // One step (all pages): a backup in several steps starts over whenever the source is written between them.
-        try queue.backup(to: copy, pagesPerStep: -1)
-        // The pages carry the source's WAL mode in their header; a copy in rollback mode opens read-only anywhere.
-        try copy.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
+        try queue.inDatabase { db in
+            try db.execute(sql: "VACUUM INTO ?", arguments: [target])
+        }
     }
 
     /// `PRAGMA quick_check` of the database file at `path`: nil when it is intact, else SQLite's first complaint.
