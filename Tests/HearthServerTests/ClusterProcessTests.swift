@@ -153,7 +153,8 @@ struct ClusterProcessTests {
 
     @Test(.enabled(if: PostgresSandbox.available, "needs Debian's PostgreSQL binaries (scripts/postgres-sandbox)"))
     func postgresRestartedUnderLoadLosesNoAcknowledgedWriteAndListenersCatchUp() async throws {
-        let sandbox = try PostgresSandbox.start(port: 55466)
+        // Below the ephemeral range (32768-60999 on Linux), so no client socket of another test can hold the port.
+        let sandbox = try PostgresSandbox.start(port: 25466)
         defer { sandbox.stop() }
         let data = temporaryDataFolder()
         let writerNode = try await HearthProcess.serve(data: data, extra: ["--postgres", sandbox.url])
