@@ -1,4 +1,5 @@
 import Foundation
+/// Public: the logger ``TLSCertificates/reload(logger:)`` reports a file that does not load to.
 public import Logging
 import NIOCore
 import NIOSSL
