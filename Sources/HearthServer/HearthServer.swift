@@ -159,15 +159,21 @@ public struct HearthServer: Sendable {
                     responder: responder, realtime: realtime, inline: inline, inlineCount: count, limits: RequestHeadLimits(configuration))
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-            onServerRunning: { [functions] channel in
-                let port = channel.localAddress?.port ?? 0
-                // Functions store and send links (download URLs) that must lead back here.
-                let host = ["0.0.0.0", "::", ""].contains(configuration.host) ? "127.0.0.1" : configuration.host
-                functions?.publicURL = configuration.publicURL ?? "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-                await onServerRunning(port)
-            },
+            onServerRunning: started(scheme: "http", then: onServerRunning),
             logger: appLogger
         )
+    }
+
+    /// What runs once the server listens: the functions' default public URL (download links they store and send
+    /// must lead back here) is set to `scheme://host:port`, then `onServerRunning` gets the bound port.
+    func started(scheme: String, then onServerRunning: @escaping @Sendable (Int) async -> Void) -> @Sendable (any Channel) async -> Void {
+        let (functions, configuration) = (functions, configuration)
+        return { channel in
+            let port = channel.localAddress?.port ?? 0
+            let host = ["0.0.0.0", "::", ""].contains(configuration.host) ? "127.0.0.1" : configuration.host
+            functions?.publicURL = configuration.publicURL ?? "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+            await onServerRunning(port)
+        }
     }
 
     /// The server and its stream keeper as one service group. On a shutdown signal the keeper ends

@@ -1,4 +1,3 @@
-import HearthFunctions
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -28,13 +27,7 @@ extension HearthServer {
                     responder: responder, limits: limits)
             },
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-            onServerRunning: { [functions] channel in
-                let port = channel.localAddress?.port ?? 0
-                // Functions store and send links (download URLs) that must lead back here.
-                let host = ["0.0.0.0", "::", ""].contains(configuration.host) ? "127.0.0.1" : configuration.host
-                functions?.publicURL = configuration.publicURL ?? "https://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-                await onServerRunning(port)
-            },
+            onServerRunning: started(scheme: "https", then: onServerRunning),
             logger: appLogger
         )
     }
