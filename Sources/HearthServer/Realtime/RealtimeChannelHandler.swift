@@ -249,6 +249,7 @@ final class RealtimeChannelHandler: ChannelInboundHandler, RemovableChannelHandl
     private func ping(context: ChannelHandlerContext) {
         guard !closing else { return }
         if awaitingPong {
+            controller.logger.notice("realtime client did not answer a ping; closing it as dead")
             close(context: context, code: .goingAway, reason: "Ping timeout")
             context.close(promise: nil)
             return
