@@ -327,8 +327,8 @@ let package = Package(
             name: "HearthStoreTests",
             dependencies: [
                 "HearthCore", "HearthStore", "HearthPostgres", "HearthSQLite", "HearthTesting", .product(name: "Logging", package: "swift-log"),
-                // The PostgreSQL index tests look at the index rows themselves.
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                // The PostgreSQL index tests look at the index rows themselves; the snapshot tests write SQLite directly.
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: strict
         ),
