@@ -36,13 +36,22 @@ struct BackupCommand: AsyncParsableCommand {
         @OptionGroup var location: Location
         @Option(help: "Backups folder (the same as --backups).") var to: String?
         @Option(help: "Afterwards keep only this many newest complete backups (and drop incomplete ones).") var keep: Int?
+        @Option(help: "Read at most this many bytes per second: 64M, 1G, or 0 for no limit (default \(BackupPace.defaultRateText)).")
+        var maxRate: String?
+        @Option(help: "CPU priority: idle (the server's threads always go first) or normal.") var priority: BackupPace.Priority = .idle
 
         func run() async throws {
             let data = location.folder
             guard FileManager.default.fileExists(atPath: data) else { throw fail("no data folder at \(data)", .badConfiguration) }
             let repository = location.repository(to)
+            let pace: BackupPace
             do {
-                let summary = try BackupMaker(data: data, repository: repository).make()
+                pace = BackupPace(bytesPerSecond: try maxRate.map(BackupPace.rate) ?? BackupPace.defaultRate, priority: priority)
+            } catch {
+                throw fail("\(error)", .badConfiguration)
+            }
+            do {
+                let summary = try await pace.run { try BackupMaker(data: data, repository: repository, pace: pace).make() }
                 let m = summary.manifest
                 print("backup \(m.id): \(m.files.count) files, \(Self.bytes(m.totalSize)) (\(Self.bytes(summary.newBytes)) new) in \(String(format: "%.1f", summary.seconds)) s, in \(repository.root)")
                 if let keep {

@@ -28,6 +28,8 @@ struct BackupMaker {
     let data: String
     /// Where the backup goes.
     let repository: BackupRepository
+    /// How fast it may read (its priority is the caller's: see ``BackupPace/run(_:)``).
+    var pace = BackupPace()
 
     /// Makes the backup and returns its manifest; throws (leaving no manifest) when any file cannot be stored.
     func make() throws -> Summary {
@@ -36,6 +38,7 @@ struct BackupMaker {
 
     private func makeLocked() throws -> Summary {
         let start = Date()
+        let pacer = BackupPacer(pace)
         let fm = FileManager.default
         try? fm.removeItem(atPath: repository.temporary)
         try fm.createDirectory(atPath: repository.temporary, withIntermediateDirectories: true)
@@ -47,13 +50,13 @@ struct BackupMaker {
         var newBytes: Int64 = 0
         func storeFiles() throws {
             for path in try sourceFiles().files where entries[path] == nil {
-                guard let entry = try storeFile(path, known: known[path], newBytes: &newBytes) else { continue }
+                guard let entry = try storeFile(path, known: known[path], pacer: pacer, newBytes: &newBytes) else { continue }
                 entries[path] = entry
             }
         }
         try storeFiles()
         for path in try sourceFiles().databases {
-            entries[path] = try storeDatabase(path, newBytes: &newBytes)
+            entries[path] = try storeDatabase(path, pacer: pacer, newBytes: &newBytes)
         }
         try storeFiles()
         let manifest = BackupManifest(
@@ -85,11 +88,11 @@ struct BackupMaker {
         return (files.sorted(), databases.sorted())
     }
 
-    private func storeDatabase(_ path: String, newBytes: inout Int64) throws -> BackupManifest.Entry {
+    private func storeDatabase(_ path: String, pacer: BackupPacer, newBytes: inout Int64) throws -> BackupManifest.Entry {
         let scratch = repository.temporary + "/" + UUID().uuidString + ".sqlite"
         let started = Self.millis(Date())
         do {
-            try SQLiteSnapshot.copy(from: data + "/" + path, to: scratch)
+            try SQLiteSnapshot.copy(from: data + "/" + path, to: scratch) { pacer.read($0) }
         } catch {
             throw BackupRepository.Failure(description: "cannot snapshot \(data)/\(path): \(error)")
         }
@@ -103,7 +106,7 @@ struct BackupMaker {
             entry.logFirst = info.first
         }
         try Self.syncFile(scratch)
-        let (sha, size) = try BackupRepository.digest(of: scratch)
+        let (sha, size) = try BackupRepository.digest(of: scratch) { pacer.read($0) }
         newBytes += try place(scratch, sha: sha, size: size)
         entry.sha256 = sha
         entry.size = size
@@ -111,7 +114,7 @@ struct BackupMaker {
     }
 
     /// Stores a plain file; nil when it vanished since the listing (a deleted blob).
-    private func storeFile(_ path: String, known: BackupManifest.Entry?, newBytes: inout Int64) throws -> BackupManifest.Entry? {
+    private func storeFile(_ path: String, known: BackupManifest.Entry?, pacer: BackupPacer, newBytes: inout Int64) throws -> BackupManifest.Entry? {
         let source = data + "/" + path
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: source) else { return nil }
         let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
@@ -120,7 +123,7 @@ struct BackupMaker {
             return known
         }
         let scratch = repository.temporary + "/" + UUID().uuidString
-        guard let (sha, copied) = try Self.copyHashing(from: source, to: scratch) else { return nil }
+        guard let (sha, copied) = try Self.copyHashing(from: source, to: scratch, afterPiece: pacer.read) else { return nil }
         newBytes += try place(scratch, sha: sha, size: copied)
         return .init(path: path, sha256: sha, size: copied, kind: "file", modified: modified)
     }
@@ -141,7 +144,8 @@ struct BackupMaker {
     }
 
     /// Copies `source` to `target`, hashing what it copies, and syncs the copy; nil when `source` is gone.
-    static func copyHashing(from source: String, to target: String) throws -> (String, Int64)? {
+    /// `afterPiece` gets the size of each piece (up to 1 MiB) read.
+    static func copyHashing(from source: String, to target: String, afterPiece: (Int) -> Void = { _ in }) throws -> (String, Int64)? {
         guard let input = FileHandle(forReadingAtPath: source) else { return nil }
         defer { try? input.close() }
         guard FileManager.default.createFile(atPath: target, contents: nil), let output = FileHandle(forWritingAtPath: target) else {
@@ -154,6 +158,7 @@ struct BackupMaker {
             hasher.update(data: piece)
             try output.write(contentsOf: piece)
             size += Int64(piece.count)
+            afterPiece(piece.count)
         }
         try output.synchronize()
         return (BackupRepository.hex(hasher.finalize()), size)

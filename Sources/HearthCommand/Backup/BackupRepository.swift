@@ -96,7 +96,7 @@ struct BackupRepository: Sendable {
     }
 
     /// SHA-256 (lowercase hex) and size of the file at `path`, read in 1 MiB pieces.
-    static func digest(of path: String) throws -> (sha256: String, size: Int64) {
+    static func digest(of path: String, afterPiece: (Int) -> Void = { _ in }) throws -> (sha256: String, size: Int64) {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw Failure(description: "cannot read \(path)") }
         defer { try? handle.close() }
         var hasher = SHA256()
@@ -104,6 +104,7 @@ struct BackupRepository: Sendable {
         while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
             hasher.update(data: piece)
             size += Int64(piece.count)
+            afterPiece(piece.count)
         }
         return (hex(hasher.finalize()), size)
     }

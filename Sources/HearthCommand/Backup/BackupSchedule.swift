@@ -15,6 +15,25 @@ struct BackupScheduleSettings {
     /// `--write-log` / `--no-write-log` (config `backup.writeLog`, `HEARTH_WRITE_LOG`); nil = on exactly when
     /// scheduled backups are.
     var writeLog: Bool?
+    /// Bytes per second a backup reads at most (`64M`; `0` = no limit); nil = ``BackupPace/defaultRate``.
+    var maxRate: String?
+    /// `idle` or `normal`; nil = idle.
+    var priority: String?
+
+    /// The pace `maxRate` and `priority` describe; throws on a malformed value.
+    func checkedPace() throws -> BackupPace {
+        var pace = BackupPace()
+        if let maxRate {
+            do { pace.bytesPerSecond = try BackupPace.rate(maxRate) } catch { throw Settings.Failure(description: "backup max rate: \(error)") }
+        }
+        if let priority {
+            guard let p = BackupPace.Priority(rawValue: priority) else {
+                throw Settings.Failure(description: "backup priority must be idle or normal (got \(priority))")
+            }
+            pace.priority = p
+        }
+        return pace
+    }
 
     /// Whether the realtime databases keep a write log for point-in-time restores.
     var keepsWriteLog: Bool { writeLog ?? (every != nil) }
@@ -27,6 +46,9 @@ struct BackupScheduleSettings {
             case ("keep", .int(let v)): keep = Int(clamping: v)
             case ("dir", .string(let v)): dir = v
             case ("writeLog", .bool(let v)): writeLog = v
+            case ("maxRate", .string(let v)): maxRate = v
+            case ("maxRate", .int(let v)): maxRate = String(v)
+            case ("priority", .string(let v)): priority = v
             default: throw Settings.Failure(description: "config file \(path): unknown or mistyped setting \"backup.\(m.key)\"")
             }
         }
@@ -40,6 +62,8 @@ struct BackupScheduleSettings {
             keep = n
         }
         if let v = env["HEARTH_BACKUP_DIR"], !v.isEmpty { dir = v }
+        if let v = env["HEARTH_BACKUP_MAX_RATE"], !v.isEmpty { maxRate = v }
+        if let v = env["HEARTH_BACKUP_PRIORITY"], !v.isEmpty { priority = v }
         if let v = env["HEARTH_WRITE_LOG"], !v.isEmpty {
             switch v.lowercased() {
             case "1", "true", "on", "yes": writeLog = true
@@ -57,6 +81,7 @@ struct BackupScheduleSettings {
             throw Settings.Failure(description: "--backup-every must be a number and a unit: 90s, 30m, 1h, 1d (got \(every))")
         }
         guard keep >= 1 else { throw Settings.Failure(description: "--backup-keep must be at least 1") }
+        _ = try checkedPace()
         return n * unit
     }
 }
@@ -72,6 +97,8 @@ struct BackupSchedule: Service {
     let seconds: Int
     /// Newest complete backups kept.
     let keep: Int
+    /// How fast and at what priority each backup runs.
+    let pace: BackupPace
     /// Where results go.
     let logger: Logger
 
@@ -82,6 +109,7 @@ struct BackupSchedule: Service {
         repository = BackupRepository(root: settings.dir ?? folder + "/backups")
         self.seconds = seconds
         keep = settings.keep
+        pace = try settings.checkedPace()
         self.logger = logger
     }
 
@@ -98,19 +126,20 @@ struct BackupSchedule: Service {
         }
     }
 
-    /// One backup and prune, on a dispatch thread (it reads and writes files for as long as it takes).
+    /// One backup and prune, on a thread of its own at the pace's priority (it reads and writes files for as long as it takes).
     func once() async {
-        let (data, repository, keep) = (data, repository, keep)
+        let (data, repository, keep, pace) = (data, repository, keep, pace)
         // The write logs are pruned after the backups; a failure there is logged on its own (the backup was made).
         typealias Done = (summary: BackupMaker.Summary, removed: [String], pruned: Result<[String: Int], any Error>)
-        let outcome: Result<Done, any Error> = await withCheckedContinuation { done in
-            DispatchQueue.global(qos: .utility).async {
-                done.resume(returning: Result {
-                    let summary = try BackupMaker(data: data, repository: repository).make()
-                    let removed = try repository.prune(keep: keep)
-                    return (summary, removed, Result { try repository.pruneWriteLogs(data: data) })
-                })
-            }
+        let outcome: Result<Done, any Error>
+        do {
+            outcome = .success(try await pace.run {
+                let summary = try BackupMaker(data: data, repository: repository, pace: pace).make()
+                let removed = try repository.prune(keep: keep)
+                return (summary, removed, Result { try repository.pruneWriteLogs(data: data) })
+            })
+        } catch {
+            outcome = .failure(error)
         }
         switch outcome {
         case .success(let (summary, removed, pruned)):
