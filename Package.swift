@@ -122,6 +122,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Push notifications: the notification model, the APNs and FCM HTTP v1 requests and what their answers
+        // mean, and the providers' credentials; no HTTP server types.
+        .target(
+            name: "HearthMessaging",
+            dependencies: [
+                "HearthAuth", "HearthCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         // Server functions: the registry an app fills (triggers, callables, HTTP functions, cron jobs), the contexts
         // functions run with, the outbox dispatchers and the scheduler. A team's functions import this and
         // HearthCommand, never Hummingbird or NIO (the server's FunctionsHTTP is the HTTP edge).
@@ -289,6 +300,10 @@ let package = Package(
             path: "Examples/Stays/Tests/StaysTests",
             swiftSettings: strict),
         .testTarget(name: "HearthGeoTests", dependencies: ["HearthGeo"], swiftSettings: strict),
+        .testTarget(
+            name: "HearthMessagingTests",
+            dependencies: ["HearthAuth", "HearthCore", "HearthMessaging", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")],
+            swiftSettings: strict),
         // Reference app 4: Gifts — wishlists, secret exclusive reservations, top gifts, and the original REST API.
         .target(
             name: "GiftsCore", dependencies: ["Hearth", "HearthCore", "HearthWire"], path: "Examples/Gifts/Sources/GiftsCore",
