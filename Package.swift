@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
@@ -123,13 +124,16 @@ let package = Package(
             swiftSettings: strict
         ),
         // Push notifications: the notification model, the APNs and FCM HTTP v1 requests and what their answers
-        // mean, and the providers' credentials; no HTTP server types.
+        // mean, the providers' credentials, and the clients that send (AsyncHTTPClient); no HTTP server types.
         .target(
             name: "HearthMessaging",
             dependencies: [
                 "HearthAuth", "HearthCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
@@ -235,13 +239,22 @@ let package = Package(
         .target(
             name: "HearthTesting",
             dependencies: [
-                "HearthAuth", "HearthDatabase", "HearthFunctions", "HearthServer", "HearthSQLite", "HearthStorage", "HearthStore",
+                "HearthAuth", "HearthCore", "HearthDatabase", "HearthFunctions", "HearthServer", "HearthSQLite", "HearthStorage", "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                // The push provider doubles: APNs speaks HTTP/2 over TLS from a test authority.
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
@@ -302,7 +315,14 @@ let package = Package(
         .testTarget(name: "HearthGeoTests", dependencies: ["HearthGeo"], swiftSettings: strict),
         .testTarget(
             name: "HearthMessagingTests",
-            dependencies: ["HearthAuth", "HearthCore", "HearthMessaging", .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto")],
+            dependencies: [
+                "HearthAuth", "HearthCore", "HearthMessaging", "HearthTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strict),
         // Reference app 4: Gifts — wishlists, secret exclusive reservations, top gifts, and the original REST API.
         .target(
