@@ -90,6 +90,17 @@ enum PostgresSchema {
         """
         CREATE INDEX hearth_changes_by_age ON hearth_changes USING brin(committed_at);
         """,
+        // 6: push devices and their topic subscriptions. A topic's subscribers are read in token order (the "C"
+        // collation), a page at a time, along the (project, topic, token) key.
+        """
+        CREATE TABLE hearth_devices(
+            project text NOT NULL, token text COLLATE "C" NOT NULL, uid text NOT NULL, service text NOT NULL,
+            sandbox boolean NOT NULL, updated bigint NOT NULL, PRIMARY KEY(project, token));
+        CREATE INDEX hearth_devices_by_uid ON hearth_devices(project, uid, updated);
+        CREATE TABLE hearth_device_topics(
+            project text NOT NULL, topic text COLLATE "C" NOT NULL, token text COLLATE "C" NOT NULL, PRIMARY KEY(project, topic, token));
+        CREATE INDEX hearth_device_topics_by_token ON hearth_device_topics(project, token);
+        """,
     ]
 
     /// The version this build writes.
