@@ -128,8 +128,9 @@ let package = Package(
         .target(
             name: "HearthMessaging",
             dependencies: [
-                "HearthAuth", "HearthCore",
+                "HearthAuth", "HearthCore", "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -316,7 +317,8 @@ let package = Package(
         .testTarget(
             name: "HearthMessagingTests",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthMessaging", "HearthTesting",
+                "HearthAuth", "HearthCore", "HearthMessaging", "HearthStore", "HearthTesting",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
