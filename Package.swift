@@ -144,7 +144,8 @@ let package = Package(
         .target(
             name: "HearthFunctions",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthDatabase", "HearthGeo", "HearthLinks", "HearthStorage", "HearthStore", "HearthWire",
+                "HearthAuth", "HearthCore", "HearthDatabase", "HearthGeo", "HearthLinks", "HearthMessaging", "HearthStorage", "HearthStore",
+                "HearthWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -165,7 +166,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "CZlib", "HearthConsole", "HearthCore", "HearthAuth", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthLinks", "HearthRules", "HearthStorage", "HearthWire",
+                "CZlib", "HearthConsole", "HearthCore", "HearthAuth", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthLinks", "HearthMessaging", "HearthRules", "HearthStorage", "HearthWire",
                 "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -190,11 +191,14 @@ let package = Package(
         .target(
             name: "HearthCommand",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthLinks", "HearthRules", "HearthServer",
+                "HearthAuth", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthLinks", "HearthMessaging", "HearthRules", "HearthServer",
                 "HearthPostgres", "HearthSQLite",
                 "HearthStorage", "HearthStore", "HearthWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -240,7 +244,8 @@ let package = Package(
         .target(
             name: "HearthTesting",
             dependencies: [
-                "HearthAuth", "HearthCore", "HearthDatabase", "HearthFunctions", "HearthServer", "HearthSQLite", "HearthStorage", "HearthStore",
+                "HearthAuth", "HearthCore", "HearthDatabase", "HearthFunctions", "HearthMessaging", "HearthServer", "HearthSQLite", "HearthStorage",
+                "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -372,7 +377,8 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "Hearth", "HearthAuth", "HearthCommand", "HearthConsole", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthServer",
+                "Hearth", "HearthAuth", "HearthCommand", "HearthConsole", "HearthCore", "HearthDatabase", "HearthFiles", "HearthFunctions", "HearthMessaging",
+                "HearthServer",
                 "HearthStore", "HearthSQLite", "HearthLinks", "HearthPostgres", "HearthStorage", "HearthTestSupport", "HearthTesting", "HearthWire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -382,6 +388,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),

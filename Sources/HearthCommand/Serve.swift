@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import HearthAuth
 import Foundation
 import HearthCore
@@ -22,6 +23,7 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the Hearth server.")
 
     @Option(help: "Port to listen on (HEARTH_PORT; default 9000, 0 = any free port).") var port: Int?
+    @OptionGroup(title: "Push notifications") var push: PushOptions
     @Option(help: "Address to bind (HEARTH_HOST; default 127.0.0.1).") var host: String?
     @Option(help: "Data folder (HEARTH_DATA; default ./hearth-data).") var data: String?
     @Option(help: "Project id, also the default namespace (HEARTH_PROJECT; default demo).") var project: String?
@@ -153,6 +155,8 @@ struct Serve: AsyncParsableCommand {
         if let smsAuthTokenFile { s.sms.authTokenFile = smsAuthTokenFile }
         if let smsFrom { s.sms.from = smsFrom }
         if let smsBaseUrl { s.sms.baseURL = smsBaseUrl }
+        push.apply(to: &s.push)
+        _ = try s.push.checkedAPNs()
         if let tlsCert { s.tls.certificate = tlsCert }
         if let tlsKey { s.tls.key = tlsKey }
         if let hstsMaxAge { s.tls.hstsMaxAge = hstsMaxAge }
@@ -245,9 +249,12 @@ struct Serve: AsyncParsableCommand {
         let links = try await orClose {
             try Self.linkService(settings, folder: folder, durability: durability, publicURL: publicURL, postgres: postgres, logger: logger)
         }
+        let messaging = try await orClose {
+            try Self.messagingService(settings, folder: folder, durable: durability == .full, postgres: postgres, logger: logger)
+        }
         let server = HearthServer(
             configuration: configuration, stores: factory, logger: logger, auth: auth, storage: storage, storageRulesFile: rulesFile,
-            functions: functions, links: links, outsideServices: outsideServices)
+            functions: functions, links: links, outsideServices: outsideServices, messaging: messaging?.service)
         let startLogger = logger
         let servesTLS = configuration.tls != nil
         let group = server.serviceGroup(services: backendServices) { port in
@@ -260,6 +267,7 @@ struct Serve: AsyncParsableCommand {
             try await group.run()
         } catch {
             await server.shutdown()
+            try? await messaging?.http.shutdown()
             try? await postgres?.shutdown()
             if "\(error)".contains("Address already in use") || "\(error)".contains("EADDRINUSE") {
                 throw fail("port \(settings.port) on \(settings.host) is already in use", .portInUse)
@@ -267,6 +275,7 @@ struct Serve: AsyncParsableCommand {
             throw fail("\(error)")
         }
         await server.shutdown()
+        try? await messaging?.http.shutdown()
         try? await postgres?.shutdown()
         try? await filePool.shutdownGracefully()
         logger.info("Hearth stopped")

@@ -48,6 +48,8 @@ struct Settings {
     var metricsListen: String?
     /// HTTPS with a certificate and key, and HSTS (`--tls-cert`, `--tls-key`, `--hsts-max-age`).
     var tls = TLSSettings()
+    /// Push notifications through APNs and FCM (`--apns-*`, `--fcm-*`).
+    var push = PushSettings()
 
     /// The mail server for auth emails; none configured = links are not mailed.
     struct SMTPSettings {
@@ -161,6 +163,7 @@ struct Settings {
             case ("limits", .object(let members)): try limits.apply(members, file: path)
             case ("metrics", .object(let members)): metricsListen = try Self.metricsListen(members, file: path) ?? metricsListen
             case ("tls", .object(let members)): try tls.apply(members, file: path)
+            case ("push", .object(let members)): try push.apply(members, file: path)
             default: throw Failure(description: "config file \(path): unknown or mistyped setting \"\(m.key)\"")
             }
         }
@@ -206,6 +209,7 @@ struct Settings {
         try limits.apply(environment: env)
         if let v = env["HEARTH_METRICS_LISTEN"], !v.isEmpty { metricsListen = v }
         try tls.apply(environment: env)
+        push.apply(environment: env)
     }
 
     /// `HEARTH_PASSWORD_COST` alone (the `users` commands read only this of the environment).

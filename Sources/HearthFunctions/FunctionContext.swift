@@ -3,6 +3,8 @@ import Foundation
 import HTTPTypes
 public import HearthAuth
 public import HearthCore
+/// Public: functions send `PushNotification`s through `context.messaging` and `AtomicWrites.send`.
+public import HearthMessaging
 import HearthDatabase
 import HearthLinks
 import HearthStorage
@@ -23,6 +25,8 @@ public struct FunctionContext: Sendable {
     public let storage: AdminStorage?
     /// Short links (nil when the server runs without them).
     public let links: AdminLinks?
+    /// Push notifications (nil when the server has no APNs or FCM credentials).
+    public let messaging: AdminMessaging?
     /// Shared by all functions; do not shut it down.
     public let httpClient: HTTPClient
     /// The outside services the server is configured with (geocoder, smart home, weather); each nil when
@@ -212,7 +216,7 @@ public struct AdminDatabase: Sendable {
     ) async throws -> R? {
         let service = self.service
         let outcome = Mutex<AtomicOutcome<R>?>(nil)
-        var request = WriteRequest.computed(at: .root) { data, now in
+        var request = WriteRequest.computed(at: .root) { data, now, events in
             // Checked first: `Database.apply` checks the key only after the operation is computed, and not at all
             // when there is none. This read and the claim are in one transaction of the serial writer.
             if let key, try data.isClaimed(key) {
@@ -223,6 +227,7 @@ public struct AdminDatabase: Sendable {
                 var writes = AtomicWrites()
                 let result = try body(AtomicSnapshot(data: data, now: now), &writes)
                 outcome.withLock { $0 = .ran(result) }
+                events += writes.pushes.map { WriteRequest.QueuedEvent(function: QueuedPush.function, payload: $0.payload) }
                 // With a key, an empty update still commits, and so claims the key; without one, nothing is written.
                 if writes.values.isEmpty { return key == nil ? nil : .update([], priorities: []) }
                 return try service.updateOperation(writes.values.map { JSONMember($0.key, $0.value) }, at: .root)
@@ -334,6 +339,17 @@ public struct AtomicSnapshot {
 public struct AtomicWrites: Sendable {
     /// Path to value, committed together.
     public var values: [String: JSONValue] = [:]
+    /// Push notifications queued with the writes (``send(_:to:)``).
+    public private(set) var pushes: [QueuedPush] = []
+
+    /// Queues a push notification in the same transaction as the writes: it goes out only if they commit,
+    /// and a crash after the commit delays it but never loses it. Throws a ``PushError`` for a notification
+    /// or target that cannot be sent (the whole atomic write then fails, writing nothing).
+    public mutating func send(_ notification: PushNotification, to target: PushTarget) throws {
+        try notification.validate()
+        try target.validate()
+        pushes.append(QueuedPush(notification, to: .target(target)))
+    }
 
     /// Sets the value at `path`.
     public subscript(path: String) -> JSONValue? {

@@ -4,6 +4,7 @@ import HearthAuth
 import HearthCore
 import HearthDatabase
 import HearthLinks
+import HearthMessaging
 import HearthStorage
 import HearthStore
 import Logging
@@ -19,6 +20,8 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
     let auth: AuthService?
     let storage: StorageService?
     let links: LinkService?
+    /// Push notifications, when the server has provider credentials: `$push` events are delivered through it.
+    let messaging: MessagingService?
     /// The outside services every function's context carries, their HTTP clients on ``httpClient``.
     let services: OutsideServices
     /// Milliseconds since 1970.
@@ -42,7 +45,7 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
 
     package init(
         functions: Functions, defaultNamespace: String, auth: AuthService?, storage: StorageService?, links: LinkService? = nil, logger: Logger,
-        services: OutsideServices = OutsideServices(),
+        services: OutsideServices = OutsideServices(), messaging: MessagingService? = nil,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
         self.functions = functions
@@ -51,6 +54,7 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
         self.auth = auth
         self.storage = storage
         self.links = links
+        self.messaging = messaging
         self.logger = logger
         self.httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
         self.services = services.resolved(httpClient: httpClient, logger: logger)
@@ -79,14 +83,20 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
         }
     }
 
-    /// Namespaces that have database triggers (opened at start so pending events are delivered).
-    var triggerNamespaces: [String] { triggersByNamespace.keys.sorted() }
+    /// Namespaces that have database triggers, and the default one when push is configured (opened at start so
+    /// pending events are delivered).
+    var triggerNamespaces: [String] {
+        var names = Set(triggersByNamespace.keys)
+        if messaging != nil { names.insert(defaultNamespace) }
+        return names.sorted()
+    }
 
     package func triggers(for namespace: String) -> [DatabaseTrigger] { triggersByNamespace[namespace] ?? [] }
 
     /// The dispatcher for a namespace's outbox, created when the namespace opens.
     package func opened(_ namespace: String, store: any DatabaseStore) -> (@Sendable () -> Void)? {
-        guard triggersByNamespace[namespace] != nil else { return nil }
+        // With push configured any namespace's outbox may hold `$push` events.
+        guard triggersByNamespace[namespace] != nil || messaging != nil else { return nil }
         // Where other nodes enqueue into the same outbox, nobody wakes this dispatcher for their events.
         let dispatcher = makeDispatcher(EventQueue(database: store, namespace: namespace), poll: store is any OutboxLeasing ? .seconds(1) : nil)
         return { dispatcher.wake() }
@@ -117,8 +127,9 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
         return FunctionContext(
             logger: log, database: AdminDatabase(service: database, defaultNamespace: defaultNamespace, triggerDepth: triggerDepth),
             auth: auth, storage: storage.map { AdminStorage(service: $0, publicURL: publicURL) },
-            links: links.map { AdminLinks(service: $0) }, httpClient: httpClient, services: services, functionName: function,
-            publicURL: publicURL)
+            links: links.map { AdminLinks(service: $0) },
+            messaging: messaging.map { AdminMessaging(service: $0, database: database, defaultNamespace: defaultNamespace) }, httpClient: httpClient,
+            services: services, functionName: function, publicURL: publicURL)
     }
 
     private let publicBase = Mutex<String?>(nil)
@@ -148,6 +159,7 @@ package final class FunctionsRuntime: NamespaceTriggers, Sendable {
 
     /// Runs one outbox event's function.
     private func deliver(_ event: OutboxEvent, from queue: String, database: DatabaseService) async -> OutboxDispatcher.RunResult {
+        if event.function == QueuedPush.function { return await deliverPush(event, from: queue, database: database) }
         guard let handler = handlers[event.function] else {
             return .failure("No function named \"\(event.function)\" is registered in this server", .never)
         }

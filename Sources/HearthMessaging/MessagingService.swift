@@ -149,6 +149,21 @@ public final class MessagingService: Sendable {
         return report
     }
 
+    /// Sends `notification` to each of `tokens` (registered or not), as ``send(_:to:)`` does for one token.
+    public func send(_ notification: PushNotification, toTokens tokens: [String]) async throws -> PushReport {
+        try notification.validate()
+        var report = PushReport()
+        var targets: [DeviceRegistration] = []
+        for token in tokens {
+            try PushTarget.device(token).validate()
+            targets.append(
+                try await devices.device(token: token)
+                    ?? DeviceRegistration(token: token, uid: "", service: Self.looksLikeAPNsToken(token) ? .apns : .fcm, updated: 0))
+        }
+        try await fanOut(notification, to: targets, into: &report)
+        return report
+    }
+
     /// Sends to `targets` with at most ``concurrency`` in flight, and removes the tokens found invalid.
     private func fanOut(_ notification: PushNotification, to targets: [DeviceRegistration], into report: inout PushReport) async throws {
         report.devices += targets.count
@@ -167,17 +182,23 @@ public final class MessagingService: Sendable {
             }
             return results
         }
+        var batch = PushReport()
+        defer { PushMetrics.record(batch) }
         for (token, outcome) in outcomes {
             switch outcome {
-            case .delivered: report.delivered += 1
+            case .delivered: batch.delivered += 1
             case .tokenInvalid:
                 _ = try await devices.remove(token: token)
-                report.removed.append(token)
-            case .retry(let reason, let after): report.retryable.append(.init(token: token, reason: reason, retryAfter: after))
-            case .credentialRefused(let reason): report.retryable.append(.init(token: token, reason: reason, retryAfter: nil))
-            case .rejected(let reason): report.rejected.append(.init(token: token, reason: reason, retryAfter: nil))
+                batch.removed.append(token)
+            case .retry(let reason, let after): batch.retryable.append(.init(token: token, reason: reason, retryAfter: after))
+            case .credentialRefused(let reason): batch.retryable.append(.init(token: token, reason: reason, retryAfter: nil))
+            case .rejected(let reason): batch.rejected.append(.init(token: token, reason: reason, retryAfter: nil))
             }
         }
+        report.delivered += batch.delivered
+        report.removed += batch.removed
+        report.retryable += batch.retryable
+        report.rejected += batch.rejected
     }
 
     /// One device through its provider.

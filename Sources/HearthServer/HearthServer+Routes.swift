@@ -9,7 +9,7 @@ extension HearthServer {
     ///
     /// 1. the console (`/_/…`, `/.hearth/console/session`), so no function's route can take its pages;
     /// 2. functions: callable and HTTP functions' routes and the dead-letter API;
-    /// 3. Hearth's other admin endpoints (`/.hearth/…`);
+    /// 3. push (`/.hearth/messaging/…`: users' devices, the admin's sends), then Hearth's other admin endpoints (`/.hearth/…`);
     /// 4. `/.well-known/…` and Google's key paths: Hummingbird's router (`wellKnown`);
     /// 5. auth: Identity Toolkit, Secure Token, the emulator's and the action page's paths;
     /// 6. storage: the Firebase and Cloud Storage APIs;
@@ -31,6 +31,12 @@ extension HearthServer {
             routes.append(
                 Route("functions", claim: { functions.mayRespond(path: $1, method: $0) ? .possible : .none }) { request, _ in
                     await functions.respond(to: request, controller: controller)
+                })
+        }
+        if let messaging {
+            routes.append(
+                Route("messaging", claim: { _, path in MessagingController.handles(path) ? .certain : .none }) { request, _ in
+                    await messaging.respond(to: request)
                 })
         }
         let admin = self.admin

@@ -6,6 +6,7 @@ import HearthCore
 import HearthDatabase
 public import HearthFunctions
 public import HearthLinks
+public import HearthMessaging
 public import HearthStorage
 public import HearthStore
 public import Hummingbird
@@ -31,6 +32,7 @@ public struct HearthServer: Sendable {
     let auth: AuthController?
     let storage: StorageController?
     let links: LinksController?
+    let messaging: MessagingController?
     let realtime: RealtimeController
     let functions: FunctionsRuntime?
     let console: ConsoleController
@@ -56,13 +58,15 @@ public struct HearthServer: Sendable {
         functions: Functions = Functions(),
         links: LinkService? = nil,
         outsideServices: OutsideServices = OutsideServices(),
+        messaging: MessagingService? = nil,
         clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
     ) {
-        let runtime = functions.isEmpty
+        // Push needs the runtime too: it delivers the `$push` events of the outboxes.
+        let runtime = functions.isEmpty && messaging == nil
             ? nil
             : FunctionsRuntime(
                 functions: functions, defaultNamespace: configuration.defaultNamespace, auth: auth, storage: storage, links: links, logger: logger,
-                services: outsideServices, clock: clock)
+                services: outsideServices, messaging: messaging, clock: clock)
         self.functions = runtime
         // One policy for every product's credentials, and one cache of checked tokens.
         // Console sessions are signed with a key derived from the admin credential: every node that shares it accepts them.
@@ -86,8 +90,12 @@ public struct HearthServer: Sendable {
                 createOnFirstUse: configuration.dev, maxOpen: max(1, configuration.maxOpenNamespaces),
                 idleMillis: Int64(configuration.namespaceIdleSeconds) * 1000),
             triggers: runtime, logger: logger)
-        self.controller = DatabaseController(
+        let databaseController = DatabaseController(
             configuration: configuration, registry: registry, logger: logger, auth: auth, authenticator: authenticator, clock: clock)
+        self.controller = databaseController
+        self.messaging = messaging.map {
+            MessagingController(service: $0, functions: runtime, database: databaseController, authenticator: authenticator)
+        }
         self.realtime = RealtimeController(
             database: controller, logger: logger, partialMessages: PartialMessageBudget(limit: configuration.realtimePartialBytes))
         var products: [String] = []
@@ -95,6 +103,7 @@ public struct HearthServer: Sendable {
         if storage != nil { products.append("storage") }
         if runtime != nil { products.append("functions") }
         if links != nil { products.append("links") }
+        if messaging != nil { products.append("messaging") }
         self.console = ConsoleController(
             sessions: sessions, configuration: configuration, project: auth?.projectID ?? configuration.defaultNamespace, products: products, clock: clock)
         let (connections, registry) = (self.realtime.connections, self.registry)

@@ -118,12 +118,13 @@ public actor Database {
                     if let compute = request.compute {
                         let operation: WriteRequest.Operation?
                         do {
-                            operation = try compute(tx, now)
+                            operation = try compute(tx, now, &request.events)
                         } catch {
                             results.append(.failure(error))
                             continue
                         }
                         guard let operation else {
+                            queued += try Database.enqueue(request.events, tx: tx, now: now)
                             results.append(.success(.committed(.update(entries: [], priorities: []), etag: nil)))
                             continue
                         }
@@ -140,6 +141,7 @@ public actor Database {
                             changes.append(change)
                             seq += 1
                         }
+                        if case .committed = outcome { queued += try Database.enqueue(request.events, tx: tx, now: now) }
                         results.append(.success(outcome))
                     } catch let error as ValidationError {
                         results.append(.failure(error))
@@ -167,6 +169,12 @@ public actor Database {
         } catch {
             return Array(repeating: .failure(error), count: batch.count)
         }
+    }
+
+    /// Enqueues a committed request's own events in its transaction; returns how many.
+    private static func enqueue(_ events: [WriteRequest.QueuedEvent], tx: any StoreTransaction, now: Int64) throws -> Int {
+        for event in events { try tx.enqueueEvent(function: event.function, payload: event.payload, at: now) }
+        return events.count
     }
 
     private static func authorize(_ request: WriteRequest, _ writes: [(path: Path, node: Node)], tx: any StoreTransaction, now: Int64) throws {

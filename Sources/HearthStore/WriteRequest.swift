@@ -39,12 +39,32 @@ public struct WriteRequest: Sendable {
     /// Decides the operation inside the writer's transaction, from the data as that transaction sees it
     /// (see ``WriteRequest/computed(at:_:)``); nil for a request whose operation is given.
     public var compute: ComputeOperation?
+    /// Outbox events enqueued in the write's own transaction when it commits (a push notification a
+    /// function sends with its writes, say): a crash can delay them but never lose them, and a write that
+    /// fails enqueues nothing.
+    public var events: [QueuedEvent] = []
 
-    /// Reads the data inside the writer's transaction and returns what to write there (nil: write nothing).
+    /// Reads the data inside the writer's transaction and returns what to write there (nil: write nothing);
+    /// it may add outbox events to `events`, enqueued when the request commits (also when it writes nothing).
     /// Runs on the serial writer, so nothing else can write between its reads and its write, on this node
     /// or on any other sharing the store; the namespace's other writes wait for it, so it must be quick and
     /// must not block. A throw fails this request only.
-    public typealias ComputeOperation = @Sendable (_ data: any StoreReader, _ now: Int64) throws -> Operation?
+    public typealias ComputeOperation = @Sendable (_ data: any StoreReader, _ now: Int64, _ events: inout [QueuedEvent]) throws -> Operation?
+
+    /// An outbox event a write enqueues: the function (or built-in handler, such as `$push`) that will
+    /// run it and what it receives.
+    public struct QueuedEvent: Sendable, Hashable {
+        /// Who runs it.
+        public var function: String
+        /// What it receives (JSON).
+        public var payload: [UInt8]
+
+        /// An event for `function` carrying `payload`.
+        public init(function: String, payload: [UInt8]) {
+            self.function = function
+            self.payload = payload
+        }
+    }
 
     /// A write whose operation at `path` is decided inside the writer's transaction by `compute`: an atomic
     /// read-modify-write of any number of locations, without retries. When `compute` returns nil the request

@@ -1,6 +1,7 @@
 public import HearthAuth
 public import HearthDatabase
 public import HearthFunctions
+public import HearthMessaging
 public import HearthServer
 public import HearthStorage
 public import HearthStore
@@ -52,6 +53,7 @@ public actor LiveServer {
     private let storage: StorageService?
     private let functions: Functions
     private let outsideServices: OutsideServices
+    private let messaging: MessagingService?
     private let logger: Logger
     private let services: [any Service]
     private var running: (server: HearthServer, group: ServiceGroup, task: Task<Void, any Error>)?
@@ -59,13 +61,14 @@ public actor LiveServer {
     /// A stopped server. It listens on 127.0.0.1, in `--dev` mode unless `dev` is false; `auth`,
     /// `storage` and `functions` are the products it serves beside the database (none by default),
     /// `outsideServices` are what its functions reach as `context.services` (doubles such as ``FixedWeather``, or
-    /// clients pointed at a ``FakeOutsideServer``), `services` run with it (a PostgreSQL change feed), and
-    /// `configure` adjusts anything else.
+    /// clients pointed at a ``FakeOutsideServer``), `services` run with it (a PostgreSQL change feed), `messaging`
+    /// sends push notifications (clients pointed at an ``APNsDouble`` and an ``FCMDouble``), and `configure` adjusts
+    /// anything else.
     public init(
         stores: any StoreFactory = MemoryStoreFactory(), dev: Bool = true, adminToken: String = "owner",
         indexPolicy: IndexPolicy = .enforce, auth: AuthService? = nil, storage: StorageService? = nil,
         functions: Functions = Functions(), outsideServices: OutsideServices = OutsideServices(), inlineAnswers: Bool = true,
-        services: [any Service] = [],
+        services: [any Service] = [], messaging: MessagingService? = nil,
         logger: Logger = Logger(label: "hearth-test", factory: { _ in SwiftLogNoOpLogHandler() }),
         configure: (inout ServerConfiguration) -> Void = { _ in }
     ) {
@@ -79,6 +82,7 @@ public actor LiveServer {
         self.storage = storage
         self.functions = functions
         self.outsideServices = outsideServices
+        self.messaging = messaging
         self.logger = logger
     }
 
@@ -89,7 +93,7 @@ public actor LiveServer {
         configuration.port = port
         let server = HearthServer(
             configuration: configuration, stores: stores, logger: logger, auth: auth, storage: storage, functions: functions,
-            outsideServices: outsideServices)
+            outsideServices: outsideServices, messaging: messaging)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let group = server.serviceGroup(gracefulShutdownSignals: [], services: services) { port in portContinuation.yield(port) }
         let task = Task { try await group.run() }

@@ -1,4 +1,5 @@
 import HearthFunctions
+import HearthMessaging
 import HearthStorage
 import HearthStore
 import Synchronization
@@ -64,6 +65,12 @@ extension MetricsPage {
                     "hearth_auth_sign_ins_total", ["method": method.label, "outcome": success ? "success" : "failure"],
                     Double(SignInCounts.total(method, success: success)))
             }
+        }
+        page.family(
+            "hearth_push_notifications_total", "Push notifications sent to devices, by outcome (delivered, token_removed, retryable, rejected).",
+            type: "counter")
+        for outcome in PushMetrics.Outcome.allCases {
+            page.sample("hearth_push_notifications_total", ["outcome": outcome.label], Double(PushMetrics.total(outcome)))
         }
         if let storage = readings.storage {
             page.single("hearth_storage_bytes", "Bytes of the stored objects (the catalog's sizes).", type: "gauge", Double(storage.bytes))
