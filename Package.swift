@@ -279,7 +279,7 @@ let package = Package(
         .testTarget(
             name: "HearthSDKTests",
             dependencies: [
-                "Hearth", "HearthAuth", "HearthCore", "HearthFiles", "HearthFunctions", "HearthWire", "HearthServer", "HearthStorage", "HearthStore",
+                "Hearth", "HearthAuth", "HearthCore", "HearthFiles", "HearthFunctions", "HearthMessaging", "HearthWire", "HearthServer", "HearthStorage", "HearthStore",
                 "HearthSQLite", "HearthTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -26,6 +26,9 @@ public final class HearthApp: Sendable {
     public let storage: Storage
     /// Callable server functions, called as the signed-in user.
     public let functions: CloudFunctions
+    /// Push notifications: this device's token and topics, registered for the signed-in user (Firebase's
+    /// `Messaging.messaging()`).
+    public let messaging: Messaging
     private let connection: PersistentConnection
     private let tokenRelay: Task<Void, Never>
 
@@ -48,6 +51,7 @@ public final class HearthApp: Sendable {
             options: options, connection: connection, persistence: folder.map { $0.appendingPathComponent("database", isDirectory: true) })
         self.storage = Storage(options: options, auth: auth)
         self.functions = CloudFunctions(options: options, auth: auth)
+        self.messaging = Messaging(options: options, auth: auth)
         // The connection always uses the current ID token: changes (sign-in, sign-out, refresh)
         // are passed on, and a check every minute refreshes the token before it expires.
         tokenRelay = Task {

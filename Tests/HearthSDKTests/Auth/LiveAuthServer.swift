@@ -3,6 +3,7 @@ import Foundation
 import HearthAuth
 import HearthFiles
 import HearthFunctions
+import HearthMessaging
 import HearthServer
 import class HearthStorage.StorageService
 import HearthStore
@@ -117,7 +118,8 @@ private let testSigningKey = try! SigningKey.generate()
 ///
 /// `recentSignInWindow` turns on the production rule that password and email changes and deletion need a recent sign-in.
 func withAuthStorageServer<R: Sendable>(
-    functions: Functions = Functions(), recentSignInWindow: Int64? = nil, _ body: @Sendable (LiveHearth) async throws -> R
+    functions: Functions = Functions(), recentSignInWindow: Int64? = nil, messaging: MessagingService? = nil,
+    _ body: @Sendable (LiveHearth) async throws -> R
 ) async throws -> R {
     let clock = ShiftedClock()
     let logger = Logger(label: "hearth-sdk-test", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -131,7 +133,7 @@ func withAuthStorageServer<R: Sendable>(
     let storage = StorageService(
         catalog: MemoryObjectCatalog(), blobs: try await LocalDiskBlobStore(folder: folder.path, configuration: blobConfiguration),
         defaultBucket: "demo.appspot.com")
-    let server = LiveServer(dev: true, auth: auth, storage: storage, functions: functions, logger: logger)
+    let server = LiveServer(dev: true, auth: auth, storage: storage, functions: functions, messaging: messaging, logger: logger)
     let port = try await server.start()
     do {
         let result = try await body(LiveHearth(port: port, serverClock: clock))
