@@ -212,7 +212,7 @@ let package = Package(
         .executableTarget(
             name: "hearth-functions-example",
             dependencies: [
-                "HearthAuth", "HearthCommand", "HearthCore", "HearthFunctions", "HearthGeo", "HearthStore", "HearthWire",
+                "HearthAuth", "HearthCommand", "HearthCore", "HearthFunctions", "HearthGeo", "HearthMessaging", "HearthStore", "HearthWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -315,6 +315,7 @@ let package = Package(
             name: "StaysTests",
             dependencies: [
                 "StaysCore", "Hearth", "HearthCore", "HearthFunctions", "HearthGeo", "HearthTesting", .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Examples/Stays/Tests/StaysTests",
             swiftSettings: strict),

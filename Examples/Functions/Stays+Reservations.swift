@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthFunctions
+import HearthMessaging
 import HearthWire
 
 extension Stays {
@@ -105,6 +106,14 @@ extension Stays {
                     writes["userReservations/\(user)/\(id)"] = .bool(true)
                     writes["userConversations/\(user)/\(id)"] = .bool(true)
                 }
+                // The host hears of it only if the reservation commits (queued in the same transaction).
+                if context.messaging != nil {
+                    var note = PushNotification(
+                        title: "New reservation", body: "\(from) to \(to), \(input.guests) \(input.guests == 1 ? "guest" : "guests")",
+                        data: ["reservationId": id, "conversationId": id], threadID: id, category: "RESERVATION")
+                    note.collapseID = "reservation-\(id)"
+                    try writes.send(note, to: .user(host))
+                }
                 return ReserveResult(reservationId: id, conversationId: id)
             }
         }
@@ -121,6 +130,16 @@ extension Stays {
                     throw refused(.failedPrecondition, "Already cancelled", reason: "alreadyCancelled")
                 }
                 writes["reservations/\(id)/status"] = .string("cancelled")
+                // The other side of the stay hears of it.
+                if context.messaging != nil,
+                    let other = [reservation["guestId"]?.stringValue, reservation["hostId"]?.stringValue].compactMap({ $0 }).first(where: { $0 != caller })
+                {
+                    var note = PushNotification(
+                        title: "Reservation cancelled", body: "\(reservation["from"]?.stringValue ?? "") to \(reservation["to"]?.stringValue ?? "")",
+                        data: ["reservationId": id], threadID: id, category: "RESERVATION")
+                    note.collapseID = "reservation-\(id)"
+                    try writes.send(note, to: .user(other))
+                }
                 if let from = reservation["from"]?.stringValue.flatMap(Day.init), let to = reservation["to"]?.stringValue.flatMap(Day.init) {
                     for night in (from.number..<to.number).map({ Day(number: $0) })
                     where try data.value("reservedNights/\(couch)/\(night)").stringValue == id {

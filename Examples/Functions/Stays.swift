@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthFunctions
+import HearthMessaging
 import HearthGeo
 import HearthStore
 import HearthWire
@@ -54,6 +55,25 @@ enum Stays {
             var result = [JSONMember("lat", .double(place.latitude)), JSONMember("lng", .double(place.longitude))]
             if let city = place.city { result.append(JSONMember("city", .string(city))) }
             return .object(result)
+        }
+
+        // A chat message reaches the other members' devices (the text is the notification's body, cut to 200 characters).
+        // The first message, written by `reserve` with the reservation, is announced by the reservation's own push.
+        try functions.onValueCreated("/messages/{conversationId}/{messageId}") { event, context in
+            guard let messaging = context.messaging, let from = event.after["from"]?.stringValue,
+                let text = event.after["text"]?.stringValue
+            else { return }
+            let conversation = event.params["conversationId"]!
+            let reservation = try await context.database.get("/reservations/\(conversation)")
+            if reservation["createdAt"] != nil, reservation["createdAt"] == event.after["at"] { return }
+            guard case .object(let members) = try await context.database.get("/conversations/\(conversation)/members") else { return }
+            for member in members where member.key != from && member.value == .bool(true) {
+                var note = PushNotification(
+                    title: "New message", body: String(text.prefix(200)), data: ["conversationId": conversation], threadID: conversation,
+                    category: "MESSAGE")
+                note.collapseID = "message-\(event.params["messageId"]!)"
+                try await messaging.send(note, to: .user(member.key))
+            }
         }
 
         try registerPhotos(in: &functions)

@@ -11,6 +11,8 @@ import X509
 public struct TestCertificateAuthority: Sendable {
     /// The root certificate, to trust.
     public let root: NIOSSLCertificate
+    /// The root certificate in PEM, for a process told to trust it (`hearth serve --push-ca-file`).
+    public let rootPEM: String
     /// The server certificate (subject alternative name IP 127.0.0.1, server auth), signed by the root.
     public let serverCertificate: NIOSSLCertificate
     /// The server certificate's key.
@@ -40,7 +42,8 @@ public struct TestCertificateAuthority: Sendable {
                 try ExtendedKeyUsage([.serverAuth])
             },
             issuerPrivateKey: .init(rootKey))
-        root = try NIOSSLCertificate(bytes: Array(try rootCertificate.serializeAsPEM().pemString.utf8), format: .pem)
+        rootPEM = try rootCertificate.serializeAsPEM().pemString
+        root = try NIOSSLCertificate(bytes: Array(rootPEM.utf8), format: .pem)
         serverCertificate = try NIOSSLCertificate(bytes: Array(try certificate.serializeAsPEM().pemString.utf8), format: .pem)
         serverKey = try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem)
     }
