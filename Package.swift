@@ -294,7 +294,7 @@ let package = Package(
         .testTarget(
             name: "BarcodeCommentsTests",
             dependencies: [
-                "BarcodeCommentsCore", "Hearth", "HearthCore", "HearthTesting",
+                "BarcodeCommentsCore", "Hearth", "HearthCore", "HearthTesting", .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Examples/BarcodeComments/Tests/BarcodeCommentsTests",
             swiftSettings: strict),

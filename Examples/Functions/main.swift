@@ -12,6 +12,7 @@ do {
     try Rewards.register(in: &functions)
     try Stays.register(in: &functions)
     try Gifts.register(in: &functions)
+    try BarcodeComments.register(in: &functions)
     try ConsoleDemo.register(in: &functions)
 } catch {
     fatalError("invalid function registration: \(error)")
