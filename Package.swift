@@ -338,7 +338,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "GiftsTests",
-            dependencies: ["GiftsCore", "Hearth", "HearthCore", "HearthTesting", .product(name: "NIOHTTP1", package: "swift-nio")],
+            dependencies: ["GiftsCore", "Hearth", "HearthCore", "HearthTesting", .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto")],
             path: "Examples/Gifts/Tests/GiftsTests",
             swiftSettings: strict),
         .target(name: "HearthTestSupport", path: "Tests/HearthTestSupport", swiftSettings: strict),

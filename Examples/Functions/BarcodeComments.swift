@@ -13,21 +13,21 @@ enum BarcodeComments {
         try functions.onValueCreated("/comments/{code}/{commentId}", name: "barcodeCommentsNotify") { event, context in
             let code = event.params["code"]!
             guard let author = event.after["userId"]?.stringValue else { return }
-            // Adds the author to the commenters and reads the others, in one step (a retried event adds nobody twice).
-            let others = try await context.database.atomically { data, writes -> [String] in
-                let commenters = try data.value("topicCommenters/\(code)")
-                if commenters[author] == nil { writes["topicCommenters/\(code)/\(author)"] = .bool(true) }
-                guard case .object(let members) = commenters else { return [] }
-                return members.map(\.key).filter { $0 != author }
-            }
-            guard let messaging = context.messaging, !others.isEmpty else { return }
             let name = event.after["displayName"]?.stringValue ?? "Someone"
             let text = event.after["commentText"]?.stringValue ?? ""
-            for uid in others {
-                var note = PushNotification(
-                    title: "\(name) commented on \(code)", body: String(text.prefix(200)), data: ["code": code], threadID: "topic-\(code)")
-                note.collapseID = "comment-\(event.params["commentId"]!)"
-                try await messaging.send(note, to: .user(uid))
+            let pushes = context.messaging != nil
+            // The author joins the commenters and the others' notifications are queued, in one step, once per event
+            // (a retried event neither adds the author twice nor notifies anyone twice).
+            _ = try await context.database.atomically(once: event.id) { data, writes in
+                let commenters = try data.value("topicCommenters/\(code)")
+                if commenters[author] == nil { writes["topicCommenters/\(code)/\(author)"] = .bool(true) }
+                guard pushes, case .object(let members) = commenters else { return }
+                for uid in members.map(\.key) where uid != author {
+                    var note = PushNotification(
+                        title: "\(name) commented on \(code)", body: String(text.prefix(200)), data: ["code": code], threadID: "topic-\(code)")
+                    note.collapseID = "comment-\(event.params["commentId"]!)"
+                    try writes.send(note, to: .user(uid))
+                }
             }
         }
     }

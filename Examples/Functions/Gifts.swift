@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthFunctions
+import HearthMessaging
 import HearthWire
 import Logging
 
@@ -58,6 +59,22 @@ enum Gifts {
                         writes[path] = .null
                     }
                 }
+            }
+        }
+
+        // The owner hears that a wish was reserved, never by whom: the notification names the wish only. Queued once
+        // per event, and only while the reservation still stands.
+        try functions.onValueCreated("/reservations/{owner}/{wish}", name: "giftsReservedNotice") { event, context in
+            guard context.messaging != nil else { return }
+            let (owner, wish) = (event.params["owner"]!, event.params["wish"]!)
+            _ = try await context.database.atomically(once: event.id) { data, writes in
+                guard try data.value("reservations/\(owner)/\(wish)") != .null else { return }
+                let name = try data.value("wishes/\(owner)/\(wish)/name").stringValue ?? "a wish"
+                var note = PushNotification(
+                    title: "A wish was reserved", body: "Someone will give you \"\(String(name.prefix(100)))\".", data: ["wishId": wish],
+                    threadID: "reservations")
+                note.collapseID = "reserved-\(wish)"
+                try writes.send(note, to: .user(owner))
             }
         }
 

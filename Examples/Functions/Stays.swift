@@ -60,19 +60,21 @@ enum Stays {
         // A chat message reaches the other members' devices (the text is the notification's body, cut to 200 characters).
         // The first message, written by `reserve` with the reservation, is announced by the reservation's own push.
         try functions.onValueCreated("/messages/{conversationId}/{messageId}") { event, context in
-            guard let messaging = context.messaging, let from = event.after["from"]?.stringValue,
-                let text = event.after["text"]?.stringValue
-            else { return }
+            guard context.messaging != nil, let from = event.after["from"]?.stringValue, let text = event.after["text"]?.stringValue else { return }
             let conversation = event.params["conversationId"]!
-            let reservation = try await context.database.get("/reservations/\(conversation)")
-            if reservation["createdAt"] != nil, reservation["createdAt"] == event.after["at"] { return }
-            guard case .object(let members) = try await context.database.get("/conversations/\(conversation)/members") else { return }
-            for member in members where member.key != from && member.value == .bool(true) {
-                var note = PushNotification(
-                    title: "New message", body: String(text.prefix(200)), data: ["conversationId": conversation], threadID: conversation,
-                    category: "MESSAGE")
-                note.collapseID = "message-\(event.params["messageId"]!)"
-                try await messaging.send(note, to: .user(member.key))
+            let messageID = event.params["messageId"]!
+            // Queued once per event (a retried event notifies nobody twice).
+            _ = try await context.database.atomically(once: event.id) { data, writes in
+                let reservation = try data.value("reservations/\(conversation)")
+                if reservation["createdAt"] != nil, reservation["createdAt"] == event.after["at"] { return }
+                guard case .object(let members) = try data.value("conversations/\(conversation)/members") else { return }
+                for member in members where member.key != from && member.value == .bool(true) {
+                    var note = PushNotification(
+                        title: "New message", body: String(text.prefix(200)), data: ["conversationId": conversation], threadID: conversation,
+                        category: "MESSAGE")
+                    note.collapseID = "message-\(messageID)"
+                    try writes.send(note, to: .user(member.key))
+                }
             }
         }
 
