@@ -46,6 +46,7 @@ struct HearthCLI: AsyncParsableCommand {
             Serve.self, MigrateCommand.self, RulesCommand.self, StorageCommand.self, UsersCommand.self, AuthCommand.self, LinksCommand.self, NamespacesCommand.self,
             DBCommand.self,
             BackupCommand.self,
+            PushCommand.self,
         ]
     )
 }

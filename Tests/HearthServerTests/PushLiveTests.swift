@@ -187,6 +187,45 @@ struct PushLiveTests {
         }
     }
 
+    /// Runs the built `hearth` with `arguments`; its exit code and standard output and error.
+    static func hearth(_ arguments: [String]) async throws -> (code: Int32, output: String) {
+        let process = Process()
+        process.executableURL = try HearthProcess.binary
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = await Task.detached { pipe.fileHandleForReading.readDataToEndOfFile() }.value
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    @Test func hearthPushSendSendsATestNotification() async throws {
+        try await withServer(Functions()) { s in
+            try await s.devices.register(DeviceRegistration(token: Self.token(9), uid: "u9", service: .apns, updated: 1))
+            s.apns.unregister(Self.token(10))
+            try await s.devices.register(DeviceRegistration(token: Self.token(10), uid: "u9", service: .apns, updated: 2))
+            let url = "http://127.0.0.1:\(s.port)"
+            var run = try await Self.hearth([
+                "push", "send", "--url", url, "--token", "owner", "--user", "u9", "--title", "Hello", "--body", "It works", "--field", "k=v=w",
+            ])
+            #expect(run.code == 0, "\(run.output)")
+            #expect(run.output.contains("devices 2, delivered 1"), "\(run.output)")
+            #expect(run.output.contains("removed (invalid token): \(Self.token(10))"), "\(run.output)")
+            let got = try #require(s.apns.received.first)
+            #expect(got.payload["aps"]?["alert"]?["body"] == .string("It works") && got.payload["k"] == .string("v=w"))
+            // Bad input is refused before anything is sent.
+            run = try await Self.hearth(["push", "send", "--url", url, "--token", "owner", "--user", "u9", "--topic", "x", "--title", "Hi"])
+            #expect(run.code != 0 && run.output.contains("exactly one of"), "\(run.output)")
+            run = try await Self.hearth(["push", "send", "--url", url, "--token", "owner", "--user", "u9"])
+            #expect(run.code != 0 && run.output.contains("needs a title"), "\(run.output)")
+            run = try await Self.hearth(["push", "send", "--url", url, "--token", "wrong", "--user", "u9", "--title", "Hi"])
+            #expect(run.code != 0 && run.output.contains("401"), "\(run.output)")
+            #expect(s.apns.received.count == 1)
+        }
+    }
+
     @Test func aRefusedPushBecomesADeadLetterWithTheProvidersReason() async throws {
         try await withServer(Functions()) { s in
             try await s.devices.register(DeviceRegistration(token: Self.token(5), uid: "u5", service: .apns, updated: 1))
