@@ -231,8 +231,9 @@ let package = Package(
         .executableTarget(
             name: "hearth-bench",
             dependencies: [
-                "Hearth", "HearthAuth", "HearthCore", "HearthStore", "HearthWire",
+                "Hearth", "HearthAuth", "HearthCore", "HearthStore", "HearthTesting", "HearthWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -38,7 +38,9 @@ struct HearthBench: ParsableCommand {
             50 (quick 20) REST writes add a child one at a time; it times write → observer and the bench's CPU per write.
             realtime-connections starts its own server and opens --realtime-connections WebSocket clients (protocol v5, \
             gauth as owner, listens on /conns/<i> and /shared) and reads the server's RSS before and after; \
-            realtime-fanout then PUTs --realtime-writes values to /shared over REST and times every client's push.
+            realtime-fanout then PUTs --realtime-writes values to /shared over REST and times every client's push. \
+            push-fanout starts its own server with APNs pointed at an APNs double in this process (HTTP/2, TLS), registers \
+            --push-devices devices (each its own user) on one topic, and times one send to the topic.
             """)
 
     @Option(help: "The hearth binary (default: `hearth` next to this executable).")
@@ -110,6 +112,9 @@ struct HearthBench: ParsableCommand {
     @Option(help: "realtime-connections/realtime-fanout: WebSocket clients, each listening on its own path and /shared.")
     var realtimeConnections = 10_000
 
+    @Option(help: "push-fanout: devices subscribed to the topic (default 10,000; quick 1,000).")
+    var pushDevices: Int?
+
     @Option(help: "realtime-fanout: REST writes to /shared.")
     var realtimeWrites = 20
 
@@ -180,7 +185,7 @@ struct HearthBench: ParsableCommand {
             authTokens: authTokens, refreshUsers: refreshUsers, signinUsers: signinUsers, signinClients: signinClients,
             signinReadConnections: signinReadConnections, signinDelayMs: signinDelayMs, passwordCost: passwordCost,
             realtimeConnections: realtimeConnections,
-            realtimeWrites: realtimeWrites, realtimeWriteIntervalMs: realtimeWriteInterval)
+            realtimeWrites: realtimeWrites, realtimeWriteIntervalMs: realtimeWriteInterval, pushDevices: pushDevices ?? (quick ? 1_000 : 10_000))
         let generatorName = wrk.map { "wrk (\($0), \(loadThreads) threads)" } ?? "in-process SwiftNIO (\(loadThreads) event loops)"
         log("server \(binary); scratch \(scratch); load generator: \(generatorName)"
             + (database.map { "; PostgreSQL database \($0.name), \(nodes) node(s)" } ?? ""))
@@ -265,6 +270,7 @@ struct HearthBench: ParsableCommand {
                     defer { realtime = nil }
                     result = try Scenarios.realtimeFanout(config, run: realtime)
                 case .triggerLatency: result = try Scenarios.triggerLatency(config)
+                case .pushFanout: result = try Scenarios.pushFanout(config)
                 }
                 if [.sseFanout, .sseFanoutRules, .query1m].contains(scenario), let m0 = cpu0.0, let s0 = cpu0.1,
                     let m1 = machineBusyCPUSeconds(), let s1 = server?.cpuSeconds

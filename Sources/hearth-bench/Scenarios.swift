@@ -35,6 +35,8 @@ struct BenchConfig {
     var realtimeConnections: Int
     var realtimeWrites: Int
     var realtimeWriteIntervalMs: Int
+    /// push-fanout: devices subscribed to the topic sent to.
+    var pushDevices = 10_000
 }
 
 enum Scenario: String, CaseIterable {
@@ -69,9 +71,12 @@ enum Scenario: String, CaseIterable {
     case realtimeFanout = "realtime-fanout"
     // Server functions: its own hearth-functions-fixture server.
     case triggerLatency = "trigger-latency"
+    // Push: its own server with APNs pointed at a double in this process.
+    case pushFanout = "push-fanout"
 
-    /// Whether the scenario runs against the shared server (startup, the realtime ones and trigger-latency spawn their own).
-    var usesSharedServer: Bool { ![.startup, .realtimeConnections, .realtimeFanout, .triggerLatency].contains(self) }
+    /// Whether the scenario runs against the shared server (startup, the realtime ones, trigger-latency and push-fanout spawn
+    /// their own).
+    var usesSharedServer: Bool { ![.startup, .realtimeConnections, .realtimeFanout, .triggerLatency, .pushFanout].contains(self) }
 }
 
 enum Scenarios {

@@ -226,6 +226,25 @@ struct PushLiveTests {
         }
     }
 
+    @Test func badPushSettingsStopTheStartWithAReason() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("push-settings-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n".write(toFile: dir + "/bad.p8", atomically: true, encoding: .utf8)
+        try #"{"type":"service_account","project_id":"p"}"#.write(toFile: dir + "/account.json", atomically: true, encoding: .utf8)
+        let serve = ["serve", "--port", "0", "--data", dir + "/data"]
+        let cases: [([String], String)] = [
+            (["--apns-key", dir + "/bad.p8"], "APNs needs all of"),
+            (["--apns-key", dir + "/bad.p8", "--apns-key-id", "K", "--apns-team-id", "T", "--apns-bundle-id", "b"], "not a P-256 private key"),
+            (["--apns-key", dir + "/none.p8", "--apns-key-id", "K", "--apns-team-id", "T", "--apns-bundle-id", "b"], "cannot read the APNs key file"),
+            (["--fcm-service-account", dir + "/account.json"], "has no \"client_email\""),
+        ]
+        for (flags, reason) in cases {
+            let run = try await Self.hearth(serve + flags)
+            #expect(run.code == 6 && run.output.contains(reason), "\(flags): \(run.code) \(run.output)")
+        }
+    }
+
     @Test func aRefusedPushBecomesADeadLetterWithTheProvidersReason() async throws {
         try await withServer(Functions()) { s in
             try await s.devices.register(DeviceRegistration(token: Self.token(5), uid: "u5", service: .apns, updated: 1))
