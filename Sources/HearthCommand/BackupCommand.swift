@@ -38,7 +38,6 @@ struct BackupCommand: AsyncParsableCommand {
         @Option(help: "Afterwards keep only this many newest complete backups (and drop incomplete ones).") var keep: Int?
         @Option(help: "Read at most this many bytes per second: 64M, 1G, or 0 for no limit (default \(BackupPace.defaultRateText)).")
         var maxRate: String?
-        @Option(help: "CPU priority: idle (the server's threads always go first) or normal.") var priority: BackupPace.Priority = .idle
 
         func run() async throws {
             let data = location.folder
@@ -46,7 +45,7 @@ struct BackupCommand: AsyncParsableCommand {
             let repository = location.repository(to)
             let pace: BackupPace
             do {
-                pace = BackupPace(bytesPerSecond: try maxRate.map(BackupPace.rate) ?? BackupPace.defaultRate, priority: priority)
+                pace = BackupPace(bytesPerSecond: try maxRate.map(BackupPace.rate) ?? BackupPace.defaultRate)
             } catch {
                 throw fail("\(error)", .badConfiguration)
             }

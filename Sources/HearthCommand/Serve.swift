@@ -89,10 +89,8 @@ struct Serve: AsyncParsableCommand {
     var backupEvery: String?
     @Option(help: "Scheduled backups: keep this many newest complete ones (HEARTH_BACKUP_KEEP; config backup.keep; default 48).") var backupKeep: Int?
     @Option(help: "Scheduled backups: the backups folder (HEARTH_BACKUP_DIR; config backup.dir; default <data>/backups).") var backupDir: String?
-    @Option(help: "Scheduled backups: read at most this many bytes per second, 64M, 1G, 0 = no limit (HEARTH_BACKUP_MAX_RATE; config backup.maxRate).")
+    @Option(help: "Scheduled backups: read at most this many bytes per second, 64M, 1G, 0 = no limit (HEARTH_BACKUP_MAX_RATE; config backup.maxRate; default 64M).")
     var backupMaxRate: String?
-    @Option(help: "Scheduled backups: CPU priority, idle or normal (HEARTH_BACKUP_PRIORITY; config backup.priority; default idle).")
-    var backupPriority: String?
     @Flag(inversion: .prefixedNo, help: "Keep a write log in each realtime database for point-in-time restores (HEARTH_WRITE_LOG; config backup.writeLog; default: on with --backup-every).")
     var writeLog: Bool?
     @Option(help: "Log format: text (one line per record, the default) or json (one JSON object per line) (HEARTH_LOG_FORMAT).")
@@ -180,7 +178,6 @@ struct Serve: AsyncParsableCommand {
         _ = try s.limits.checked()
         if let writeLog { s.backup.writeLog = writeLog }
         if let backupMaxRate { s.backup.maxRate = backupMaxRate }
-        if let backupPriority { s.backup.priority = backupPriority }
         if let metricsListen { s.metricsListen = metricsListen }
         _ = try s.checkedMetricsListen()
         _ = try s.backup.checkedInterval()

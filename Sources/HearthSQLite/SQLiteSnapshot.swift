@@ -1,5 +1,10 @@
 import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An online, consistent copy of a SQLite database that a server may be writing at the same time.
 ///
@@ -19,8 +24,12 @@ public enum SQLiteSnapshot {
     /// Hearth's stores switch it back to WAL when they open it. Waits up to `busyTimeout` seconds
     /// for a lock (only a checkpoint or a schema change takes one that blocks a reader). After each
     /// step `afterStep` gets the bytes that step copied; what it throws ends the copy.
+    ///
+    /// With `syncEvery`, the copy's pages are synced to disk each time that many more bytes were copied: a large copy
+    /// then never leaves a gigabyte of dirty pages for one final sync, whose burst of disk writes stalled the server's
+    /// own commits for up to half a second (docs/benchmarks.md, "Writes during a backup").
     public static func copy(
-        from source: String, to target: String, busyTimeout: Double = 30,
+        from source: String, to target: String, busyTimeout: Double = 30, syncEvery: Int? = nil,
         afterStep: ((_ bytes: Int) throws -> Void)? = nil
     ) throws {
         var config = Configuration()
@@ -44,10 +53,19 @@ public enum SQLiteSnapshot {
             _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema")
             let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
             var copied = 0
+            var unsynced = 0
+            // Syncing through a descriptor of our own flushes the file's pages whoever wrote them.
+            let descriptor = syncEvery == nil ? -1 : open(target, O_RDONLY | O_CLOEXEC)
+            defer { if descriptor >= 0 { close(descriptor) } }
             try copy.writeWithoutTransaction { target in
                 try db.backup(to: target, pagesPerStep: CInt(max(1, stepBytes / pageSize))) { progress in
                     let pages = progress.completedPageCount - copied
                     copied = progress.completedPageCount
+                    unsynced += pages * pageSize
+                    if let syncEvery, descriptor >= 0, unsynced >= syncEvery {
+                        _ = fdatasync(descriptor)
+                        unsynced = 0
+                    }
                     try afterStep?(pages * pageSize)
                 }
             }

@@ -2,12 +2,8 @@ import Foundation
 @testable import HearthCommand
 import Testing
 
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// How a backup is held back: the rate syntax, the pacer's sleeps on a fake clock, the settings'
-/// checks, and the idle CPU priority of the backup's thread.
+/// How a backup is held back: the rate syntax, the pacer's sleeps on a fake clock, and the settings' checks.
 @Suite struct BackupPaceTests {
     @Test func ratesAreBytesPerSecondWithAUnit() throws {
         #expect(try BackupPace.rate("64M") == 64 << 20)
@@ -44,30 +40,16 @@ import Glibc
         #expect(slept == 0)
     }
 
-    @Test func scheduleSettingsCheckTheRateAndPriority() throws {
+    @Test func scheduleSettingsCheckTheRate() throws {
         var settings = BackupScheduleSettings()
         settings.every = "1h"
+        #expect(try settings.checkedPace().bytesPerSecond == 64 << 20)
         settings.maxRate = "32M"
-        settings.priority = "normal"
-        let pace = try settings.checkedPace()
-        #expect(pace.bytesPerSecond == 32 << 20 && pace.priority == .normal)
+        #expect(try settings.checkedPace().bytesPerSecond == 32 << 20)
         settings.maxRate = "quick"
         #expect(throws: Settings.Failure.self) { try settings.checkedInterval() }
-        settings.maxRate = nil
-        settings.priority = "high"
-        #expect(throws: Settings.Failure.self) { try settings.checkedInterval() }
-        try settings.apply(environment: ["HEARTH_BACKUP_MAX_RATE": "0", "HEARTH_BACKUP_PRIORITY": "idle"])
+        try settings.apply(environment: ["HEARTH_BACKUP_MAX_RATE": "0"])
         #expect(try settings.checkedPace().bytesPerSecond == nil)
-        #expect(try settings.checkedPace().priority == .idle)
     }
 
-    #if os(Linux)
-    @Test func theBackupThreadRunsAtIdlePriorityAndTheCallerDoesNot() async throws {
-        let idle = try await BackupPace(priority: .idle).run { sched_getscheduler(0) }
-        #expect(idle == 5)  // SCHED_IDLE
-        let normal = try await BackupPace(priority: .normal).run { sched_getscheduler(0) }
-        #expect(normal == SCHED_OTHER)
-        #expect(sched_getscheduler(0) == SCHED_OTHER)
-    }
-    #endif
 }

@@ -17,20 +17,12 @@ struct BackupScheduleSettings {
     var writeLog: Bool?
     /// Bytes per second a backup reads at most (`64M`; `0` = no limit); nil = ``BackupPace/defaultRate``.
     var maxRate: String?
-    /// `idle` or `normal`; nil = idle.
-    var priority: String?
 
-    /// The pace `maxRate` and `priority` describe; throws on a malformed value.
+    /// The pace `maxRate` describes; throws on a malformed value.
     func checkedPace() throws -> BackupPace {
         var pace = BackupPace()
         if let maxRate {
             do { pace.bytesPerSecond = try BackupPace.rate(maxRate) } catch { throw Settings.Failure(description: "backup max rate: \(error)") }
-        }
-        if let priority {
-            guard let p = BackupPace.Priority(rawValue: priority) else {
-                throw Settings.Failure(description: "backup priority must be idle or normal (got \(priority))")
-            }
-            pace.priority = p
         }
         return pace
     }
@@ -48,7 +40,6 @@ struct BackupScheduleSettings {
             case ("writeLog", .bool(let v)): writeLog = v
             case ("maxRate", .string(let v)): maxRate = v
             case ("maxRate", .int(let v)): maxRate = String(v)
-            case ("priority", .string(let v)): priority = v
             default: throw Settings.Failure(description: "config file \(path): unknown or mistyped setting \"backup.\(m.key)\"")
             }
         }
@@ -63,7 +54,6 @@ struct BackupScheduleSettings {
         }
         if let v = env["HEARTH_BACKUP_DIR"], !v.isEmpty { dir = v }
         if let v = env["HEARTH_BACKUP_MAX_RATE"], !v.isEmpty { maxRate = v }
-        if let v = env["HEARTH_BACKUP_PRIORITY"], !v.isEmpty { priority = v }
         if let v = env["HEARTH_WRITE_LOG"], !v.isEmpty {
             switch v.lowercased() {
             case "1", "true", "on", "yes": writeLog = true
@@ -97,7 +87,7 @@ struct BackupSchedule: Service {
     let seconds: Int
     /// Newest complete backups kept.
     let keep: Int
-    /// How fast and at what priority each backup runs.
+    /// How fast each backup reads.
     let pace: BackupPace
     /// Where results go.
     let logger: Logger
@@ -126,7 +116,7 @@ struct BackupSchedule: Service {
         }
     }
 
-    /// One backup and prune, on a thread of its own at the pace's priority (it reads and writes files for as long as it takes).
+    /// One backup and prune, on a thread of its own (it reads and writes files for as long as it takes).
     func once() async {
         let (data, repository, keep, pace) = (data, repository, keep, pace)
         // The write logs are pruned after the backups; a failure there is logged on its own (the backup was made).
