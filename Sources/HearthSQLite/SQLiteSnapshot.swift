@@ -8,7 +8,7 @@ import Darwin
 
 /// An online, consistent copy of a SQLite database that a server may be writing at the same time.
 ///
-/// The copy is made with SQLite's online backup API, a step of about 1 MiB of pages at a time, all
+/// The copy is made with SQLite's online backup API, a step of 256 KiB of pages at a time, all
 /// inside one read transaction on the source: in WAL mode the server keeps committing while it runs,
 /// and the copy holds exactly the commits that were done when the transaction began (commits made
 /// between steps neither show up in it nor restart it). Between steps the caller may pause, which is
@@ -16,7 +16,7 @@ import Darwin
 /// or of the file without its WAL, can be torn or stale).
 public enum SQLiteSnapshot {
     /// Bytes of pages copied per step.
-    static let stepBytes = 1 << 20
+    static let stepBytes = 256 << 10
 
     /// Writes a consistent copy of the database at `source` to `target`, a new file (it must not exist).
     ///

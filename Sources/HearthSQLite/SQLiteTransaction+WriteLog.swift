@@ -4,8 +4,8 @@ import HearthCore
 import HearthStore
 
 /// The write log: what each committed change did, kept in the namespace's own database, in the
-/// transaction of the write itself, so it is exactly as durable as the data and a `VACUUM INTO`
-/// snapshot carries it up to its own sequence (see ``WriteLog``).
+/// transaction of the write itself, so it is exactly as durable as the data and a backup's snapshot
+/// (``SQLiteSnapshot``) carries it up to its own sequence (see ``WriteLog``).
 extension SQLiteTransaction {
     /// Records `changes` in `write_log` when the store keeps a write log; otherwise does nothing
     /// (one boolean test: no cost on the write path).

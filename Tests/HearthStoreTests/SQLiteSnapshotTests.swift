@@ -7,7 +7,7 @@ import Testing
 /// another connection commits between every step; a failing step ends the copy.
 @Suite("SQLite snapshot")
 struct SQLiteSnapshotTests {
-    /// A WAL database of `rows` rows of 20 KiB each (several 1 MiB copy steps), in a new folder.
+    /// A WAL database of `rows` rows of 20 KiB each (many 256 KiB copy steps), in a new folder.
     func liveDatabase(rows: Int) throws -> (folder: String, queue: DatabaseQueue) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("snapshot-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -49,7 +49,7 @@ struct SQLiteSnapshotTests {
                 try db.execute(sql: "DELETE FROM t WHERE id = ?", arguments: [399 - steps])
             }
         }
-        #expect(steps > 3, "a database of about 8 MiB is copied in 1 MiB steps")
+        #expect(steps > 3, "a database of about 8 MiB is copied in 256 KiB steps")
         let file = try #require(try FileManager.default.attributesOfItem(atPath: dir + "/copy.sqlite")[.size] as? Int)
         #expect(copied == file)
         let copy = try DatabaseQueue(path: dir + "/copy.sqlite")

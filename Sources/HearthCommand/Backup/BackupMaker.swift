@@ -144,7 +144,7 @@ struct BackupMaker {
     }
 
     /// Copies `source` to `target`, hashing what it copies, and syncs the copy; nil when `source` is gone.
-    /// `afterPiece` gets the size of each piece (up to 1 MiB) read.
+    /// `afterPiece` gets the size of each piece (up to 256 KiB) read.
     static func copyHashing(from source: String, to target: String, afterPiece: (Int) -> Void = { _ in }) throws -> (String, Int64)? {
         guard let input = FileHandle(forReadingAtPath: source) else { return nil }
         defer { try? input.close() }
@@ -155,7 +155,7 @@ struct BackupMaker {
         var hasher = SHA256()
         var size: Int64 = 0
         var unsynced = 0
-        while let piece = try input.read(upToCount: 1 << 20), !piece.isEmpty {
+        while let piece = try input.read(upToCount: 256 << 10), !piece.isEmpty {
             hasher.update(data: piece)
             try output.write(contentsOf: piece)
             size += Int64(piece.count)

@@ -95,13 +95,13 @@ struct BackupRepository: Sendable {
         return try body()
     }
 
-    /// SHA-256 (lowercase hex) and size of the file at `path`, read in 1 MiB pieces.
+    /// SHA-256 (lowercase hex) and size of the file at `path`, read in 256 KiB pieces.
     static func digest(of path: String, afterPiece: (Int) -> Void = { _ in }) throws -> (sha256: String, size: Int64) {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw Failure(description: "cannot read \(path)") }
         defer { try? handle.close() }
         var hasher = SHA256()
         var size: Int64 = 0
-        while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
+        while let piece = try handle.read(upToCount: 256 << 10), !piece.isEmpty {
             hasher.update(data: piece)
             size += Int64(piece.count)
             afterPiece(piece.count)

@@ -124,7 +124,7 @@ struct PointInTimeRestore {
         }
         let file = data + "/" + path
         if FileManager.default.fileExists(atPath: file) {
-            // A read-only snapshot (`VACUUM INTO`) of the live file: the server keeps writing meanwhile.
+            // An online snapshot of the live file (a read): the server keeps writing meanwhile.
             let copy = scratch + "/live-" + path
             try? FileManager.default.removeItem(atPath: copy)
             let started = now()
