@@ -34,7 +34,8 @@ struct MessagingTests {
             #expect(app.messaging.token == hex)
             #expect(try await devices.device(token: hex) == nil)
             let ada = try await app.auth.signInAnonymously()
-            #expect(try await Self.eventually { try await devices.device(token: hex)?.uid == ada.uid })
+            let settled1 = try await Self.eventually { try await devices.device(token: hex)?.uid == ada.uid }
+            #expect(settled1)
             #expect(try await devices.device(token: hex)?.sandbox == true)
             try await app.messaging.subscribe(toTopic: "campaigns-berlin")
             #expect(try await devices.device(token: hex)?.topics == ["campaigns-berlin"])
@@ -43,10 +44,12 @@ struct MessagingTests {
             #expect(try await devices.device(token: hex)?.topics == [])
             // Sign-out unregisters it.
             try app.auth.signOut()
-            #expect(try await Self.eventually { try await devices.device(token: hex) == nil })
+            let settled2 = try await Self.eventually { try await devices.device(token: hex) == nil }
+            #expect(settled2)
             // The next user gets it.
             let bob = try await app.auth.signInAnonymously()
-            #expect(try await Self.eventually { try await devices.device(token: hex)?.uid == bob.uid })
+            let settled3 = try await Self.eventually { try await devices.device(token: hex)?.uid == bob.uid }
+            #expect(settled3)
             try await app.messaging.unregister()
             #expect(try await devices.device(token: hex) == nil)
         }
