@@ -1,5 +1,5 @@
-// Public: callers pass the HTTPClient the sends go through (AsyncHTTPClient speaks HTTP/2 to APNs over
-// TLS and keeps the connections: many sends share one connection's streams).
+/// Public: callers pass the HTTPClient the sends go through (AsyncHTTPClient speaks HTTP/2 to APNs over
+/// TLS and keeps the connections: many sends share one connection's streams).
 public import AsyncHTTPClient
 import Foundation
 import HearthCore

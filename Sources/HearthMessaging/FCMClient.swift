@@ -1,4 +1,4 @@
-// Public: callers pass the HTTPClient the sends and the token requests go through.
+/// Public: callers pass the HTTPClient the sends and the token requests go through.
 public import AsyncHTTPClient
 import Foundation
 import HearthCore

@@ -1,5 +1,5 @@
 import Foundation
-// Public: the service is made over a DeviceStore and logs through the Logger it is given.
+/// Public: the service is made over a DeviceStore and logs through the Logger it is given.
 public import HearthStore
 public import Logging
 import Synchronization

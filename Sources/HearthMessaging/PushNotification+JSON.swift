@@ -1,3 +1,4 @@
+/// Public: notifications and targets are read from and written as JSONValue.
 public import HearthCore
 
 extension PushNotification {

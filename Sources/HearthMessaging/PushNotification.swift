@@ -1,3 +1,4 @@
+/// Public: JSONMember carries the extra APNs payload and FCM's android block.
 public import HearthCore
 
 /// A notification to send: what the user sees (title, body, badge, sound), the data the app gets, and

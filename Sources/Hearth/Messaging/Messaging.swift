@@ -1,7 +1,9 @@
 #if canImport(FoundationNetworking)
 import Foundation
+/// Public: URLSession, which the initializer takes, lives here on Linux.
 public import FoundationNetworking
 #else
+/// Public: URLSession and Data appear in the API.
 public import Foundation
 #endif
 import HearthCore
