@@ -368,3 +368,19 @@ public final class FCMDouble: Sendable {
         Response(status: .init(code: status), headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 }
+
+extension APNsDouble {
+    /// A started double for `bundleID` with a new key, and the `hearth serve` flags that point a server at it: the
+    /// key (`.p8`) and the authority's root are written into `folder`, which must exist.
+    public static func forServer(bundleID: String, folder: String) async throws -> (double: APNsDouble, arguments: [String]) {
+        let key = P256.Signing.PrivateKey()
+        let double = try APNsDouble(teamID: "TEAM123456", keyID: "KEY1234567", key: key.publicKey, topics: [bundleID])
+        try await double.start()
+        try key.pemRepresentation.write(toFile: folder + "/apns.p8", atomically: true, encoding: .utf8)
+        try double.authority.rootPEM.write(toFile: folder + "/push-ca.pem", atomically: true, encoding: .utf8)
+        return (double, [
+            "--apns-key", folder + "/apns.p8", "--apns-key-id", "KEY1234567", "--apns-team-id", "TEAM123456",
+            "--apns-bundle-id", bundleID, "--apns-url", double.baseURL, "--push-ca-file", folder + "/push-ca.pem",
+        ])
+    }
+}

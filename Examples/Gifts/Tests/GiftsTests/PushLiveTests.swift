@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GiftsCore
 import Hearth
@@ -17,21 +16,13 @@ import Glibc
 @Suite("Gifts push against a live server", .serialized)
 struct PushLiveTests {
     @Test func theOwnerHearsOfAReservationButNotWhoMadeIt() async throws {
-        let key = P256.Signing.PrivateKey()
-        let apns = try APNsDouble(teamID: "TEAM123456", keyID: "KEY1234567", key: key.publicKey, topics: ["com.example.gifts"])
-        try await apns.start()
         let data = temporaryDataFolder()
         defer { try? FileManager.default.removeItem(atPath: data) }
         try FileManager.default.createDirectory(atPath: data + "/secrets", withIntermediateDirectories: true)
-        try key.pemRepresentation.write(toFile: data + "/secrets/apns.p8", atomically: true, encoding: .utf8)
-        try apns.authority.rootPEM.write(toFile: data + "/secrets/ca.pem", atomically: true, encoding: .utf8)
+        let (apns, push) = try await APNsDouble.forServer(bundleID: "com.example.gifts", folder: data + "/secrets")
         let server = try HearthProcess(
             executable: try HearthProcess.binary.deletingLastPathComponent().appendingPathComponent("hearth-functions-example"),
-            arguments: [
-                "serve", "--port", "0", "--data", data + "/db", "--dev", "--apns-key", data + "/secrets/apns.p8", "--apns-key-id", "KEY1234567",
-                "--apns-team-id", "TEAM123456", "--apns-bundle-id", "com.example.gifts", "--apns-url", apns.baseURL,
-                "--push-ca-file", data + "/secrets/ca.pem",
-            ])
+            arguments: ["serve", "--port", "0", "--data", data + "/db", "--dev"] + push)
         do {
             try await server.waitForPort()
             let rules = try String(contentsOf: LiveAppTests.example.appendingPathComponent("rules.json"), encoding: .utf8)

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Hearth
 import HearthCore
@@ -27,24 +26,18 @@ struct PushLiveTests {
     func withServer(_ body: (HearthProcess, FakeOutsideServer, APNsDouble) async throws -> Void) async throws {
         let outside = FakeOutsideServer()
         _ = try await outside.start()
-        let key = P256.Signing.PrivateKey()
-        let apns = try APNsDouble(teamID: "TEAM123456", keyID: "KEY1234567", key: key.publicKey, topics: [Self.bundleID])
-        try await apns.start()
         let data = temporaryDataFolder()
         defer { try? FileManager.default.removeItem(atPath: data) }
         let secrets = data + "/secrets"
         try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true)
-        try key.pemRepresentation.write(toFile: secrets + "/apns.p8", atomically: true, encoding: .utf8)
-        try apns.authority.rootPEM.write(toFile: secrets + "/ca.pem", atomically: true, encoding: .utf8)
+        let (apns, push) = try await APNsDouble.forServer(bundleID: Self.bundleID, folder: secrets)
         let binary = try HearthProcess.binary.deletingLastPathComponent().appendingPathComponent("hearth-functions-example")
         let server = try HearthProcess(
             executable: binary,
             arguments: [
                 "serve", "--port", "0", "--data", data + "/db", "--dev", "--geocoder-url", outside.baseURL,
                 "--geocoder-user-agent", "Stays tests (tests@example.com)",
-                "--apns-key", secrets + "/apns.p8", "--apns-key-id", "KEY1234567", "--apns-team-id", "TEAM123456",
-                "--apns-bundle-id", Self.bundleID, "--apns-url", apns.baseURL, "--push-ca-file", secrets + "/ca.pem",
-            ])
+            ] + push)
         do {
             try await server.waitForPort()
             let rules = try String(contentsOf: LiveAppTests.example.appendingPathComponent("rules.json"), encoding: .utf8)
